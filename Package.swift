@@ -1,0 +1,74 @@
+// swift-tools-version: 6.1
+//
+// AudioPipeline: an offline audio-pipeline toolkit for voice-agent clients.
+//
+// Layers (arrows point down only):
+//   audiopipe (CLI)  ->  AudioPipelineAdapters (links libsndfile, libsamplerate, FFTW)  ->  AudioPipelineCore
+//
+// AudioPipelineCore is pure Swift (no C library, no platform #if) so an iOS/macOS app can depend on
+// it alone. The benchmark suite lives in its own package under Benchmarks/ so that depending on this
+// package never pulls in package-benchmark.
+
+import PackageDescription
+
+let package = Package(
+    name: "AudioPipeline",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "AudioPipelineCore", targets: ["AudioPipelineCore"]),
+        .library(name: "AudioPipelineAdapters", targets: ["AudioPipelineAdapters"]),
+        .executable(name: "audiopipe", targets: ["audiopipe"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+    ],
+    targets: [
+        // MARK: Core: pure Swift DSP.
+        .target(name: "AudioPipelineCore"),
+
+        // MARK: System C libraries, each behind a module map and a one-line shim header.
+        .systemLibrary(
+            name: "CSndFile",
+            pkgConfig: "sndfile",
+            providers: [.apt(["libsndfile1-dev"]), .brew(["libsndfile"])]
+        ),
+        .systemLibrary(
+            name: "CSampleRate",
+            pkgConfig: "samplerate",
+            providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]
+        ),
+        .systemLibrary(
+            name: "CFFTW3f",
+            pkgConfig: "fftw3f",
+            providers: [.apt(["libfftw3-dev"]), .brew(["fftw"])]
+        ),
+
+        // MARK: Adapters: the only place that links C libraries.
+        .target(
+            name: "AudioPipelineAdapters",
+            dependencies: ["AudioPipelineCore", "CSndFile", "CSampleRate", "CFFTW3f"]
+        ),
+
+        // MARK: CLI: thin; parses, opens, wires stages, reports.
+        .executableTarget(
+            name: "audiopipe",
+            dependencies: [
+                "AudioPipelineCore",
+                "AudioPipelineAdapters",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "AudioPipelineCoreTests", dependencies: ["AudioPipelineCore"]),
+        .testTarget(
+            name: "AudioPipelineAdaptersTests",
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"]
+        ),
+        .testTarget(
+            name: "AudiopipeCLITests",
+            // Depends on the executable so `swift test` always builds a current `audiopipe`.
+            dependencies: ["audiopipe", "AudioPipelineAdapters"]
+        ),
+    ]
+)
