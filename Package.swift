@@ -21,10 +21,14 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-numerics.git", from: "1.0.0"),
     ],
     targets: [
         // MARK: Core: pure Swift DSP.
-        .target(name: "AudioPipelineCore"),
+        .target(
+            name: "AudioPipelineCore",
+            dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+        ),
 
         // MARK: System C libraries, each behind a module map and a one-line shim header.
         .systemLibrary(

@@ -1,0 +1,44 @@
+# AudioPipeline — the two commands of the README's Quick start, plus a few helpers.
+#   make demo   install system libraries if missing, build release, run the main job on samples/
+#   make test   install system libraries if missing, run the test suite
+#   make bench  run the benchmark suite (release) and write a report
+
+SHELL := /bin/bash
+APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
+# Tools the tests and sample script use: sox (cross-checks), espeak-ng (samples), python3 (scorers).
+APT_TEST_PACKAGES := sox
+PKGCONFIG_MODULES := sndfile samplerate fftw3f
+DEMO_OUT := demo-out
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: deps test-deps demo test build release bench clean samples
+
+# Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
+# sudo, else explain what to install.
+deps:
+	@bash scripts/install-deps.sh $(APT_PACKAGES) -- $(PKGCONFIG_MODULES)
+
+test-deps: deps
+	@bash scripts/install-deps.sh $(APT_TEST_PACKAGES) -- --commands sox
+
+build: deps
+	swift build $(SWIFT_BUILD_FLAGS)
+
+release: deps
+	swift build -c release $(SWIFT_BUILD_FLAGS)
+
+demo: release
+	@bash scripts/demo.sh "$$(swift build -c release --show-bin-path)/audiopipe" $(DEMO_OUT)
+
+test: test-deps
+	swift test $(SWIFT_BUILD_FLAGS)
+
+bench: deps
+	@bash scripts/install-deps.sh libsoxr-dev -- soxr
+	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+
+samples:
+	samples/make-samples.sh
+
+clean:
+	rm -rf .build $(DEMO_OUT) Benchmarks/.build

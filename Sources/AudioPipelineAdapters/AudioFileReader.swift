@@ -1,0 +1,131 @@
+import AudioPipelineCore
+import CSndFile
+import Foundation
+
+/// A streaming reader over any file libsndfile decodes (WAV, FLAC, OGG/Vorbis, AIFF, CAF, W64,
+/// RF64, …, or headerless raw with an explicit `RawFormat`). Reads whole frames into caller-owned
+/// interleaved buffers, block by block, so memory stays constant whatever the file length.
+///
+/// `path` "-" reads standard input. The handle is owned here and closed in `deinit`.
+public final class AudioFileReader {
+    /// The name used in messages: the path, or "stdin".
+    public let displayName: String
+    public let description: AudioFileDescription
+    private var handle: OpaquePointer?
+    /// Frames delivered so far.
+    public private(set) var framesRead = 0
+
+    /// Opens `path` for reading.
+    ///
+    /// - Throws: `inputUnavailable` (missing, unreadable, a directory), `invalidData` (empty, corrupt
+    ///   or truncated header, zero channels, absurd rate), `unsupportedFormat` (libsndfile does not
+    ///   know it). Every message names the file.
+    public init(path: String, raw: RawFormat? = nil) throws(AudioPipelineError) {
+        let name = path == "-" ? "stdin" : path
+        displayName = name
+        var info = SF_INFO()
+        if let raw {
+            info.samplerate = Int32(raw.format.sampleRate.hz)
+            info.channels = Int32(raw.format.channels)
+            info.format = Int32(SF_FORMAT_RAW) | raw.encoding.sndfileSubtype
+        } else if fileExtension(path) == "raw" || fileExtension(path) == "pcm" {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(name): a headerless raw file needs its format: give --in-rate, --in-channels and --in-encoding")
+        }
+        if path == "-" {
+            handle = sf_open_fd(STDIN_FILENO, Int32(SFM_READ), &info, 0)
+        } else {
+            try Self.checkReadable(path)
+            handle = sf_open(path, Int32(SFM_READ), &info)
+        }
+        guard let handle else {
+            let reason = String(cString: sf_strerror(nil))
+            let code: AudioPipelineError.Code =
+                reason.localizedCaseInsensitiveContains("unknown format")
+                || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData
+            throw AudioPipelineError(code, "\(name): cannot decode: \(Self.tidy(reason))")
+        }
+        self.handle = handle
+        guard info.channels >= 1 else {
+            sf_close(handle)
+            self.handle = nil
+            throw AudioPipelineError(.invalidData, "\(name): header declares \(info.channels) channels")
+        }
+        let format: StreamFormat
+        do {
+            format = try StreamFormat(sampleRate: try SampleRate(Int(info.samplerate)), channels: Int(info.channels))
+        } catch {
+            sf_close(handle)
+            self.handle = nil
+            throw AudioPipelineError(.invalidData, "\(name): header is absurd: \(error.message)")
+        }
+        // libsndfile reports a huge frame count for pipes whose length it cannot know.
+        let frames: Int? = info.frames >= 0 && info.frames < Int64(Int32.max) * 1024 ? Int(info.frames) : nil
+        description = AudioFileDescription(
+            container: AudioFileDescription.containerName(info.format),
+            encoding: AudioFileDescription.encodingName(info.format),
+            format: format, frames: frames, sndfileFormat: info.format)
+        // Integer files read as float are normalised by 1/2^(b−1) (÷32768 for PCM16): exact.
+        sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
+    }
+
+    deinit {
+        if let handle { sf_close(handle) }
+    }
+
+    public var format: StreamFormat { description.format }
+
+    /// Reads up to `buffer.count / channels` whole frames of interleaved Float32 (integer encodings
+    /// normalised to [-1, 1)). Returns the frames read; 0 at end of file.
+    ///
+    /// - Throws: `ioFailure` when libsndfile reports an error part-way (corrupt data).
+    public func read(into buffer: UnsafeMutableBufferPointer<Float>) throws(AudioPipelineError) -> Int {
+        let want = buffer.count / format.channels
+        guard want > 0, let base = buffer.baseAddress else { return 0 }
+        let got = Int(sf_readf_float(handle, base, sf_count_t(want)))
+        try checkAfterRead(got)
+        return got
+    }
+
+    /// Reads up to `buffer.count / channels` whole frames as 16-bit PCM, exactly as stored when the
+    /// file is PCM16 (`description.isPCM16`); other encodings are converted by libsndfile.
+    public func read(into buffer: UnsafeMutableBufferPointer<Int16>) throws(AudioPipelineError) -> Int {
+        let want = buffer.count / format.channels
+        guard want > 0, let base = buffer.baseAddress else { return 0 }
+        let got = Int(sf_readf_short(handle, base, sf_count_t(want)))
+        try checkAfterRead(got)
+        return got
+    }
+
+    private func checkAfterRead(_ got: Int) throws(AudioPipelineError) {
+        framesRead += got
+        let err = sf_error(handle)
+        if err != 0 {
+            // libsndfile keeps the last error sticky; only fatal decode errors surface here.
+            let reason = String(cString: sf_strerror(handle))
+            throw AudioPipelineError(.ioFailure, "\(displayName): read failed after \(framesRead) frames: \(Self.tidy(reason))")
+        }
+    }
+
+    private static func checkReadable(_ path: String) throws(AudioPipelineError) {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
+            throw AudioPipelineError(.inputUnavailable, "\(path): no such file")
+        }
+        if isDir.boolValue { throw AudioPipelineError(.inputUnavailable, "\(path): is a directory, not an audio file") }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            throw AudioPipelineError(.inputUnavailable, "\(path): permission denied")
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue == 0 {
+            throw AudioPipelineError(.invalidData, "\(path): file is empty (0 bytes)")
+        }
+    }
+
+    /// libsndfile messages end with a period and sometimes a newline; one clean clause reads better.
+    static func tidy(_ s: String) -> String {
+        var t = s.trimmingCharacters(in: .whitespacesAndNewlines)
+        while t.hasSuffix(".") { t.removeLast() }
+        return t.replacingOccurrences(of: "\n", with: " ")
+    }
+}

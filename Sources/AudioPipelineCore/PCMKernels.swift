@@ -1,0 +1,155 @@
+/// The vectorised inner loops of sample conversion. Written with explicit `SIMD8` types and
+/// unaligned loads/stores on raw pointers so a plain `swift build -c release` (no `-Ounchecked`, no
+/// `-march`) vectorises them; scalar tails handle the last `n % 8` samples with the same arithmetic.
+enum PCMKernels {
+    typealias F8 = SIMD8<Float>
+    typealias I8 = SIMD8<Int32>
+
+    // MARK: Float32 → Int16, standard
+
+    /// `clamp(round(x × 32768))`, NaN → 0. Returns (samples outside [-1, 1], NaNs).
+    @inline(__always)
+    static func floatToInt16Standard(
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int
+    ) -> (clipped: Int, nan: Int) {
+        var i = 0
+        var clipAcc = I8.zero
+        var nanAcc = I8.zero
+        let hi = F8(repeating: 32767), lo = F8(repeating: -32768), scale = F8(repeating: 32768)
+        let magic = F8(repeating: 12_582_912), magicBits = I8(repeating: 0x4B40_0000)
+        let one = F8(repeating: 1), minusOne = F8(repeating: -1)
+        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
+        while i &+ 8 <= n {
+            var v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
+            let isNaN = v .!= v
+            nanAcc &-= unsafeBitCast(isNaN, to: I8.self)
+            clipAcc &-= unsafeBitCast((v .> one) .| (v .< minusOne), to: I8.self)
+            v.replace(with: 0, where: isNaN)
+            var s = v * scale
+            s.replace(with: lo, where: s .< lo)
+            s.replace(with: hi, where: s .> hi)
+            // Round to nearest even without a float→int conversion: adding 1.5 × 2^23 leaves the
+            // rounded integer in the low mantissa bits (|s| ≤ 2^15 ≪ 2^22).
+            let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(s + magic, to: I8.self) &- magicBits)
+            out.storeBytes(of: q, toByteOffset: i &* 2, as: SIMD8<Int16>.self)
+            i &+= 8
+        }
+        var clipped = Int(clipAcc.wrappedSum()), nans = Int(nanAcc.wrappedSum())
+        while i < n {
+            let x = src[i]
+            if x.isNaN {
+                nans += 1
+                dst[i] = 0
+            } else {
+                if x > 1 || x < -1 { clipped += 1 }
+                dst[i] = Int16(Swift.min(Swift.max(x * 32768, -32768), 32767).rounded(.toNearestOrEven))
+            }
+            i &+= 1
+        }
+        return (clipped, nans)
+    }
+
+    // MARK: Float32 → Int16, TPDF dither
+
+    /// As `floatToInt16Standard`, plus triangular dither of ±1 LSB before rounding. Scalar: the
+    /// generator is sequential so that output does not depend on how input is chunked.
+    static func floatToInt16Dithered(
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int, _ rng: inout SplitMix64
+    ) -> (clipped: Int, nan: Int) {
+        var clipped = 0, nans = 0
+        let unit: Float = 1.0 / 16_777_216  // 2^-24: 24 random bits → [0, 1)
+        for i in 0..<n {
+            let x = src[i]
+            let r = rng.next()
+            if x.isNaN {
+                nans += 1
+                dst[i] = 0
+                continue
+            }
+            if x > 1 || x < -1 { clipped += 1 }
+            let u1 = Float(r >> 40) * unit, u2 = Float((r >> 16) & 0xFF_FFFF) * unit
+            let s = x * 32768 + (u1 - u2)
+            dst[i] = Int16(Swift.min(Swift.max(s, -32768), 32767).rounded(.toNearestOrEven))
+        }
+        return (clipped, nans)
+    }
+
+    // MARK: Float32 → Int16, iOS compatibility
+
+    /// `Int16(max(-1, min(1, x)) * 32767)` with Swift's `min`/`max` semantics: `min(1, NaN)` is 1,
+    /// so NaN → 32767; truncation toward zero.
+    @inline(__always)
+    static func floatToInt16IOS(
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int
+    ) -> (clipped: Int, nan: Int) {
+        var i = 0
+        var clipAcc = I8.zero
+        var nanAcc = I8.zero
+        let one = F8(repeating: 1), minusOne = F8(repeating: -1), scale = F8(repeating: 32767), zero = F8.zero
+        let magic = F8(repeating: 12_582_912), magicBits = I8(repeating: 0x4B40_0000)
+        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
+        while i &+ 8 <= n {
+            let v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
+            nanAcc &-= unsafeBitCast(v .!= v, to: I8.self)
+            clipAcc &-= unsafeBitCast((v .> one) .| (v .< minusOne), to: I8.self)
+            // min(1, v) == (v < 1 ? v : 1); max(-1, m) == (m >= -1 ? m : -1)
+            let m = one.replacing(with: v, where: v .< one)
+            let c = minusOne.replacing(with: m, where: m .>= minusOne)
+            // Truncate toward zero: round to nearest (magic-number add), then step back toward
+            // zero where rounding went away from it.
+            let x = c * scale
+            let r = (x + magic) - magic
+            var t = r
+            t.replace(with: r - one, where: (r .> x) .& (x .> zero))
+            t.replace(with: r + one, where: (r .< x) .& (x .< zero))
+            let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(t + magic, to: I8.self) &- magicBits)
+            out.storeBytes(of: q, toByteOffset: i &* 2, as: SIMD8<Int16>.self)
+            i &+= 8
+        }
+        var clipped = Int(clipAcc.wrappedSum()), nans = Int(nanAcc.wrappedSum())
+        while i < n {
+            let x = src[i]
+            if x.isNaN { nans += 1 } else if x > 1 || x < -1 { clipped += 1 }
+            dst[i] = Int16(Swift.max(-1.0, Swift.min(1.0, x)) * Float(Int16.max))
+            i &+= 1
+        }
+        return (clipped, nans)
+    }
+
+    // MARK: Int16 → Float32
+
+    /// `Float(x) × 2^-15`: exact.
+    @inline(__always)
+    static func int16ToFloatStandard(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
+        var i = 0
+        let scale = F8(repeating: 1.0 / 32768)
+        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
+        while i &+ 8 <= n {
+            let v = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD8<Int16>.self)
+            out.storeBytes(of: F8(I8(truncatingIfNeeded: v)) * scale, toByteOffset: i &* 4, as: F8.self)
+            i &+= 8
+        }
+        while i < n {
+            dst[i] = Float(src[i]) * (1.0 / 32768)
+            i &+= 1
+        }
+    }
+
+    /// `Float(x) / 32767`: a true division, as the iOS code does (not a multiply by the reciprocal,
+    /// which rounds differently for some inputs).
+    @inline(__always)
+    static func int16ToFloatIOS(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
+        var i = 0
+        let div = F8(repeating: 32767)
+        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
+        while i &+ 8 <= n {
+            let v = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD8<Int16>.self)
+            out.storeBytes(of: F8(I8(truncatingIfNeeded: v)) / div, toByteOffset: i &* 4, as: F8.self)
+            i &+= 8
+        }
+        while i < n {
+            dst[i] = Float(src[i]) / Float(Int16.max)
+            i &+= 1
+        }
+    }
+}

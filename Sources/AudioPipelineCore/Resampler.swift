@@ -1,0 +1,57 @@
+/// The rates and channel count a resampler converts between, with the ratio reduced by their gcd.
+public struct ResamplingFormat: Hashable, Sendable, CustomStringConvertible {
+    public let inputRate: SampleRate
+    public let outputRate: SampleRate
+    public let channels: Int
+    /// `outputRate / inputRate` reduced: `upFactor / downFactor` (48k→16k is 1/3, 44.1k→16k 160/441).
+    public let upFactor: Int
+    public let downFactor: Int
+
+    /// - Throws: `invalidConfiguration` for a channel count outside `1...1024`.
+    public init(from inputRate: SampleRate, to outputRate: SampleRate, channels: Int = 1) throws(AudioPipelineError) {
+        guard (1...1024).contains(channels) else {
+            throw AudioPipelineError(.invalidConfiguration, "channel count \(channels) is outside 1…1024")
+        }
+        self.inputRate = inputRate
+        self.outputRate = outputRate
+        self.channels = channels
+        let g = gcd(inputRate.hz, outputRate.hz)
+        upFactor = outputRate.hz / g
+        downFactor = inputRate.hz / g
+    }
+
+    public var ratio: Double { Double(outputRate.hz) / Double(inputRate.hz) }
+
+    /// The documented total output length: `round(inputFrames × outputRate / inputRate)`, halves
+    /// rounded up, computed exactly in integers. Every resampler in the toolkit produces exactly
+    /// this many frames once `finish` has returned 0.
+    public func totalOutputFrames(forInputFrames n: Int) -> Int {
+        let a = n.multipliedFullWidth(by: outputRate.hz)
+        let (q, r) = inputRate.hz.dividingFullWidth((high: a.high, low: a.low))
+        return 2 * r >= inputRate.hz ? q + 1 : q
+    }
+
+    public var description: String { "\(inputRate.hz) Hz → \(outputRate.hz) Hz, \(channels) ch" }
+}
+
+/// A streaming sample-rate converter (see `StreamingStage` for the contract).
+///
+/// - Buffers are interleaved `Float`; `consumed` and `produced` count **frames**, not samples, and
+///   `maxOutputCount(forInput:)` takes and returns frames.
+/// - Output is **delay-compensated**, as in libsamplerate and soxr: output frame *k* is the signal at
+///   time *k / outputRate*, aligned with the input. The price is `latency`: while streaming, output
+///   lags input by that many output frames, which `finish` releases.
+/// - After `finish` has returned 0, the total output is exactly
+///   `format.totalOutputFrames(forInputFrames:)` of the total input.
+public protocol Resampler: StreamingStage where Input == Float, Output == Float {
+    var format: ResamplingFormat { get }
+    /// A short name for reports (`native-high`, `src-best` …).
+    var name: String { get }
+}
+
+@inlinable
+func gcd(_ a: Int, _ b: Int) -> Int {
+    var (x, y) = (abs(a), abs(b))
+    while y != 0 { (x, y) = (y, x % y) }
+    return x
+}

@@ -1,0 +1,67 @@
+/// What one call of a streaming stage did: how much input it took and how much output it wrote.
+///
+/// Units are stated by each stage: element-wise stages (sample conversion) count samples; stages
+/// that work on interleaved frames (downmix, resampling) count frames.
+public struct ProcessResult: Hashable, Sendable {
+    public var consumed: Int
+    public var produced: Int
+    public init(consumed: Int, produced: Int) {
+        self.consumed = consumed
+        self.produced = produced
+    }
+}
+
+/// The contract every streaming stage follows (see DESIGN.md, "The streaming stage contract").
+///
+/// - caller-owned buffers: the stage reads `input` and writes into `output`; it never allocates in
+///   `process` or `finish`;
+/// - `process` returns what it consumed and produced and never silently drops input: when `output`
+///   is too small it consumes less, and the caller calls again with the rest;
+/// - `maxOutputCount(forInput:)` sizes the output buffer so that one call consumes everything;
+/// - `finish(into:)` marks the end of input and writes the exact remaining output; call it until it
+///   produces 0 (one call suffices when `output.count >= maxOutputCount(forInput: 0)`);
+/// - `reset()` prepares for a new, unrelated stream;
+/// - `latency` is in output frames;
+/// - output is identical whatever block sizes the input arrives in (tested per stage).
+public protocol StreamingStage {
+    associatedtype Input
+    associatedtype Output
+
+    mutating func process(_ input: UnsafeBufferPointer<Input>, into output: UnsafeMutableBufferPointer<Output>)
+        -> ProcessResult
+    mutating func finish(into output: UnsafeMutableBufferPointer<Output>) -> Int
+    mutating func reset()
+    func maxOutputCount(forInput count: Int) -> Int
+    var latency: Int { get }
+}
+
+extension StreamingStage {
+    /// Convenience for arrays (tests, tools): processes the whole input, then finishes, growing the
+    /// result as needed. Allocates; not for the hot path.
+    public mutating func processAll(_ input: [Input], finishing: Bool = true) -> [Output] where Output: Numeric {
+        var result: [Output] = []
+        let cap = Swift.max(maxOutputCount(forInput: input.count), 1)
+        var scratch = [Output](repeating: 0, count: cap)
+        input.withUnsafeBufferPointer { inp in
+            var offset = 0
+            while offset < inp.count {
+                let r = scratch.withUnsafeMutableBufferPointer {
+                    process(UnsafeBufferPointer(rebasing: inp[offset...]), into: $0)
+                }
+                result.append(contentsOf: scratch[0..<r.produced])
+                offset += r.consumed
+                if r.consumed == 0 && r.produced == 0 { break }  // defensive: never loop forever
+            }
+        }
+        if finishing {
+            let tail = Swift.max(maxOutputCount(forInput: 0), 1)
+            if scratch.count < tail { scratch = [Output](repeating: 0, count: tail) }
+            while true {
+                let n = scratch.withUnsafeMutableBufferPointer { finish(into: $0) }
+                if n == 0 { break }
+                result.append(contentsOf: scratch[0..<n])
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import AudioPipelineCore
+import Foundation
+
+@main
+struct AudioPipe: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "audiopipe",
+        abstract: "Convert, inspect and chunk audio for voice-agent clients.",
+        discussion: """
+            Exit codes: 0 success; 64 usage (bad option or configuration); 65 bad data (corrupt, \
+            truncated or unsupported input); 66 input missing or unreadable; 73 output cannot be \
+            created; 74 I/O error part-way.
+            """,
+        version: "0.1.0",
+        subcommands: [Info.self, Convert.self]
+    )
+
+    /// Runs a command; turns our errors into one line on stderr and a documented exit code.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as AudioPipelineError {
+            Terminal.error(error.message)
+            Foundation.exit(ExitStatus(error.code).rawValue)
+        } catch let failure as FailureExit {
+            Foundation.exit(failure.status.rawValue)
+        } catch {
+            exit(withError: error)
+        }
+    }
+}
+
+/// The process exit codes, from BSD sysexits.h (documented in the README and `--help`).
+enum ExitStatus: Int32 {
+    case success = 0
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case cannotCreate = 73
+    case ioError = 74
+
+    init(_ code: AudioPipelineError.Code) {
+        switch code {
+        case .invalidConfiguration: self = .usage
+        case .invalidData, .unsupportedFormat: self = .dataError
+        case .inputUnavailable: self = .noInput
+        case .outputFailed: self = .cannotCreate
+        default: self = .ioError
+        }
+    }
+}
+
+/// Thrown after a command already printed its own errors (several files, some failed).
+struct FailureExit: Error {
+    let status: ExitStatus
+}

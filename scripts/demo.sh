@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's `make demo`: runs the main jobs on the bundled samples and says what it did.
+# Usage: demo.sh PATH/TO/audiopipe OUTDIR
+set -euo pipefail
+bin=$1
+out=$2
+cd "$(dirname "$0")/.."
+mkdir -p "$out"
+step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
+
+step "Inspect the bundled samples (like soxi + sox stats)" \
+  "$bin" info samples/phone-capture-48k-f32-stereo.wav samples/music-style-44k1-stereo.flac
+
+step "Phone capture (48 kHz float32 stereo) -> what a voice API wants (16 kHz mono PCM16)" \
+  "$bin" convert samples/phone-capture-48k-f32-stereo.wav "$out/mic-16k.wav" --rate 16000 --channels 1
+
+step "The same, byte for byte as the common iOS client code converts it (x32767, truncation)" \
+  "$bin" convert samples/phone-capture-48k-f32-stereo.wav "$out/mic-16k-ios.wav" --rate 16000 --channels 1 --compat ios
+
+step "44.1 kHz stereo FLAC -> 24 kHz mono raw PCM16 (OpenAI Realtime's input format)" \
+  "$bin" convert samples/music-style-44k1-stereo.flac "$out/input-24k.raw" --rate 24000 --channels 1
+
+step "Agent reply (24 kHz PCM16) -> 48 kHz float32 for a device" \
+  "$bin" convert samples/agent-reply-24k-pcm16.wav "$out/agent-48k-f32.wav" --rate 48000 --encoding float32
+
+step "Check the converted capture" "$bin" info --json "$out/mic-16k.wav"
+
+printf '\nDemo outputs are in %s/.\n' "$out"
