@@ -28,6 +28,7 @@ public struct ChannelMixer: StreamingStage, Sendable {
     }
 
     public var latency: Int { 0 }
+    public var inputStride: Int { channels }
     public func maxOutputCount(forInput frames: Int) -> Int { frames }
     public mutating func finish(into output: UnsafeMutableBufferPointer<Float>) -> Int { 0 }
     public mutating func reset() {}

@@ -49,6 +49,11 @@ public protocol Resampler: StreamingStage where Input == Float, Output == Float 
     var name: String { get }
 }
 
+extension Resampler {
+    public var inputStride: Int { format.channels }
+    public var outputStride: Int { format.channels }
+}
+
 @inlinable
 func gcd(_ a: Int, _ b: Int) -> Int {
     var (x, y) = (abs(a), abs(b))

@@ -17,6 +17,9 @@ public struct ProcessResult: Hashable, Sendable {
 ///   `process` or `finish`;
 /// - `process` returns what it consumed and produced and never silently drops input: when `output`
 ///   is too small it consumes less, and the caller calls again with the rest;
+/// - `consumed`, `produced` and `maxOutputCount(forInput:)` count *units*: a unit is
+///   `inputStride` elements of the input buffer and `outputStride` elements of the output buffer
+///   (1 for sample-wise stages; the channel count for stages that count interleaved frames);
 /// - `maxOutputCount(forInput:)` sizes the output buffer so that one call consumes everything;
 /// - `finish(into:)` marks the end of input and writes the exact remaining output; call it until it
 ///   produces 0 (one call suffices when `output.count >= maxOutputCount(forInput: 0)`);
@@ -33,6 +36,15 @@ public protocol StreamingStage {
     mutating func reset()
     func maxOutputCount(forInput count: Int) -> Int
     var latency: Int { get }
+    /// Input elements per counted unit (1, or the channel count for frame-wise stages).
+    var inputStride: Int { get }
+    /// Output elements per counted unit.
+    var outputStride: Int { get }
+}
+
+extension StreamingStage {
+    public var inputStride: Int { 1 }
+    public var outputStride: Int { 1 }
 }
 
 extension StreamingStage {
@@ -40,26 +52,25 @@ extension StreamingStage {
     /// result as needed. Allocates; not for the hot path.
     public mutating func processAll(_ input: [Input], finishing: Bool = true) -> [Output] where Output: Numeric {
         var result: [Output] = []
-        let cap = Swift.max(maxOutputCount(forInput: input.count), 1)
+        let units = input.count / inputStride
+        let cap = Swift.max(maxOutputCount(forInput: units), maxOutputCount(forInput: 0), 1) * outputStride
         var scratch = [Output](repeating: 0, count: cap)
         input.withUnsafeBufferPointer { inp in
             var offset = 0
-            while offset < inp.count {
+            while offset < units * inputStride {
                 let r = scratch.withUnsafeMutableBufferPointer {
                     process(UnsafeBufferPointer(rebasing: inp[offset...]), into: $0)
                 }
-                result.append(contentsOf: scratch[0..<r.produced])
-                offset += r.consumed
+                result.append(contentsOf: scratch[0..<r.produced * outputStride])
+                offset += r.consumed * inputStride
                 if r.consumed == 0 && r.produced == 0 { break }  // defensive: never loop forever
             }
         }
         if finishing {
-            let tail = Swift.max(maxOutputCount(forInput: 0), 1)
-            if scratch.count < tail { scratch = [Output](repeating: 0, count: tail) }
             while true {
                 let n = scratch.withUnsafeMutableBufferPointer { finish(into: $0) }
                 if n == 0 { break }
-                result.append(contentsOf: scratch[0..<n])
+                result.append(contentsOf: scratch[0..<n * outputStride])
             }
         }
         return result
