@@ -67,7 +67,8 @@ let package = Package(
         .testTarget(name: "AudioPipelineCoreTests", dependencies: ["AudioPipelineCore"]),
         .testTarget(
             name: "AudioPipelineAdaptersTests",
-            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"]
+            // CSndFile: the cross-checks call libsndfile's own conversion directly.
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "CSndFile"]
         ),
         .testTarget(
             name: "AudiopipeCLITests",

@@ -4,9 +4,12 @@ import CSampleRate
 /// libsamplerate (Secret Rabbit Code) behind the toolkit's `Resampler` contract, through
 /// `src_process` with `SRC_DATA` and `end_of_input`.
 ///
-/// libsamplerate is delay-compensated already; this wrapper adds the exact end-of-stream length
-/// (`ResamplingFormat.totalOutputFrames`): at `finish` it drains the converter and trims (or, if it
-/// stops a frame short, pads with zeros) to that length. `latency` is measured at init by running a
+/// libsamplerate is delay-compensated already; this wrapper adds the exact length rule
+/// (`ResamplingFormat.totalOutputFrames`). Measured: SINC converters stop short of it at end of
+/// input, while ZERO_ORDER_HOLD and LINEAR emit a frame past it when upsampling. So the wrapper
+/// never delivers more than the rule allows for the input seen so far — a frame computed early is
+/// held back (a few frames of storage allocated at init) and delivered with the next call — and at
+/// `finish` it drains the converter and trims, or pads with zeros, to the exact length. `latency` is measured at init by running a
 /// scratch converter of the same kind over silence — libsamplerate has no API for it.
 public final class LibSampleRateResampler: Resampler {
     public enum Converter: String, Sendable, CaseIterable {
@@ -37,6 +40,10 @@ public final class LibSampleRateResampler: Resampler {
     private var outputFrames = 0
     private var drained = false
     private var emptyInput: Float = 0
+    /// Frames libsamplerate produced ahead of the length rule, in order, interleaved.
+    private let pending: UnsafeMutablePointer<Float>
+    private let pendingCapacity: Int
+    private var pendingCount = 0
 
     /// - Throws: `invalidConfiguration` when libsamplerate refuses the ratio (it serves 1/256…256).
     public init(format: ResamplingFormat, converter: Converter = .sincBest) throws(AudioPipelineError) {
@@ -47,9 +54,14 @@ public final class LibSampleRateResampler: Resampler {
         self.converter = converter
         state = try Self.makeState(converter, channels: format.channels)
         latency = try Self.measureLatency(format: format, converter: converter)
+        pendingCapacity = 4 * (Int(format.ratio.rounded(.up)) + 1) + 16
+        pending = .allocate(capacity: pendingCapacity * format.channels)
     }
 
-    deinit { src_delete(state) }
+    deinit {
+        src_delete(state)
+        pending.deallocate()
+    }
 
     private static func makeState(_ converter: Converter, channels: Int) throws(AudioPipelineError) -> OpaquePointer {
         var err: Int32 = 0
@@ -91,19 +103,49 @@ public final class LibSampleRateResampler: Resampler {
     /// `consumed`/`produced` in frames.
     public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) -> ProcessResult {
         let ch = format.channels
-        var data = SRC_DATA()
-        data.data_in = input.baseAddress
-        data.input_frames = input.count / ch
-        data.data_out = output.baseAddress
-        data.output_frames = output.count / ch
-        data.src_ratio = format.ratio
-        data.end_of_input = 0
-        guard data.input_frames > 0, data.output_frames > 0 else { return ProcessResult(consumed: 0, produced: 0) }
-        let rc = src_process(state, &data)
-        precondition(rc == 0, "libsamplerate: \(String(cString: src_strerror(rc)))")  // only on API misuse
-        inputFrames += data.input_frames_used
-        outputFrames += data.output_frames_gen
-        return ProcessResult(consumed: data.input_frames_used, produced: data.output_frames_gen)
+        let outCap = output.count / ch
+        guard outCap > 0, let out = output.baseAddress else { return ProcessResult(consumed: 0, produced: 0) }
+        let held = pendingCount
+        var used = 0
+        var total = Swift.min(held, outCap)
+        if held < outCap, input.count >= ch {
+            // libsamplerate writes after the held-back frames, which go first.
+            var data = SRC_DATA()
+            data.data_in = input.baseAddress
+            data.input_frames = input.count / ch
+            data.data_out = out + held * ch
+            data.output_frames = outCap - held
+            data.src_ratio = format.ratio
+            data.end_of_input = 0
+            let rc = src_process(state, &data)
+            precondition(rc == 0, "libsamplerate: \(String(cString: src_strerror(rc)))")  // only on API misuse
+            used = data.input_frames_used
+            total += data.output_frames_gen
+        }
+        inputFrames += used
+        let fromPending = Swift.min(held, outCap)
+        out.update(from: pending, count: fromPending * ch)
+        shiftPending(by: fromPending)
+        // Deliver what the length rule allows; hold back the rest (after anything still pending).
+        let allowed = Swift.max(0, format.totalOutputFrames(forInputFrames: inputFrames) - outputFrames)
+        let emit = Swift.min(total, allowed)
+        let excess = total - emit
+        if excess > 0 {
+            precondition(pendingCount + excess <= pendingCapacity, "libsamplerate ran ahead of the length rule by \(excess) frames")
+            // Excess frames come after any pending frames that did not fit the output.
+            (pending + excess * ch).update(from: pending, count: pendingCount * ch)
+            pending.update(from: out + emit * ch, count: excess * ch)
+            pendingCount += excess
+        }
+        outputFrames += emit
+        return ProcessResult(consumed: used, produced: emit)
+    }
+
+    private func shiftPending(by n: Int) {
+        guard n > 0 else { return }
+        let ch = format.channels
+        pendingCount -= n
+        pending.update(from: pending + n * ch, count: pendingCount * ch)
     }
 
     /// Writes the remaining frames, up to the exact total. Call until it returns 0.
@@ -111,26 +153,31 @@ public final class LibSampleRateResampler: Resampler {
         let ch = format.channels
         let remaining = format.totalOutputFrames(forInputFrames: inputFrames) - outputFrames
         let cap = Swift.min(remaining, output.count / ch)
-        guard cap > 0, let out = output.baseAddress else { return 0 }
-        var got = 0
-        if !drained {
+        guard cap > 0, let out = output.baseAddress else {
+            if remaining <= 0 { pendingCount = 0 }  // anything held beyond the rule is dropped
+            return 0
+        }
+        var got = Swift.min(pendingCount, cap)
+        out.update(from: pending, count: got * ch)
+        shiftPending(by: got)
+        if got < cap && !drained {
             withUnsafePointer(to: &emptyInput) { empty in
                 var data = SRC_DATA()
                 data.data_in = empty
                 data.input_frames = 0
-                data.data_out = out
-                data.output_frames = cap
+                data.data_out = out + got * ch
+                data.output_frames = cap - got
                 data.src_ratio = format.ratio
                 data.end_of_input = 1
                 let rc = src_process(state, &data)
                 precondition(rc == 0, "libsamplerate: \(String(cString: src_strerror(rc)))")
-                got = data.output_frames_gen
+                if data.output_frames_gen == 0 { drained = true }
+                got += data.output_frames_gen
             }
-            if got == 0 { drained = true }
         }
-        if got == 0 {
+        if got < cap && drained {
             // libsamplerate stopped short of the length rule: pad with silence.
-            (out).initialize(repeating: 0, count: cap * ch)
+            (out + got * ch).initialize(repeating: 0, count: (cap - got) * ch)
             got = cap
         }
         outputFrames += got
@@ -142,5 +189,6 @@ public final class LibSampleRateResampler: Resampler {
         inputFrames = 0
         outputFrames = 0
         drained = false
+        pendingCount = 0
     }
 }

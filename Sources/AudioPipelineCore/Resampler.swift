@@ -22,13 +22,15 @@ public struct ResamplingFormat: Hashable, Sendable, CustomStringConvertible {
 
     public var ratio: Double { Double(outputRate.hz) / Double(inputRate.hz) }
 
-    /// The documented total output length: `round(inputFrames × outputRate / inputRate)`, halves
-    /// rounded up, computed exactly in integers. Every resampler in the toolkit produces exactly
-    /// this many frames once `finish` has returned 0.
+    /// The documented total output length: `ceil(inputFrames × outputRate / inputRate)`, computed
+    /// exactly in integers. Output frame *k* stands for time *k / outputRate*; it exists when that
+    /// instant lies within the input's span [0, inputFrames / inputRate). Every resampler in the
+    /// toolkit produces exactly this many frames once `finish` has returned 0 (48k→16k of 163 640
+    /// frames gives 54 547; one frame gives one frame).
     public func totalOutputFrames(forInputFrames n: Int) -> Int {
         let a = n.multipliedFullWidth(by: outputRate.hz)
         let (q, r) = inputRate.hz.dividingFullWidth((high: a.high, low: a.low))
-        return 2 * r >= inputRate.hz ? q + 1 : q
+        return r > 0 ? q + 1 : q
     }
 
     public var description: String { "\(inputRate.hz) Hz → \(outputRate.hz) Hz, \(channels) ch" }

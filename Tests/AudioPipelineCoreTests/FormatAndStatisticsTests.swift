@@ -24,15 +24,18 @@ import Testing
         #expect(f.upFactor == up && f.downFactor == down)
     }
 
-    @Test func totalOutputLengthRoundsHalfUp() throws {
+    @Test func totalOutputLengthCountsTheOutputInstantsInsideTheInput() throws {
         let f = try ResamplingFormat(from: SampleRate(48000), to: SampleRate(16000))
         #expect(f.totalOutputFrames(forInputFrames: 0) == 0)
-        #expect(f.totalOutputFrames(forInputFrames: 1) == 0)  // 1/3
-        #expect(f.totalOutputFrames(forInputFrames: 2) == 1)  // 2/3
+        #expect(f.totalOutputFrames(forInputFrames: 1) == 1)  // instant 0 is inside [0, 1/48000)
+        #expect(f.totalOutputFrames(forInputFrames: 3) == 1)
+        #expect(f.totalOutputFrames(forInputFrames: 4) == 2)
         #expect(f.totalOutputFrames(forInputFrames: 163_640) == 54_547)
         let g = try ResamplingFormat(from: SampleRate(16000), to: SampleRate(24000))
-        #expect(g.totalOutputFrames(forInputFrames: 1) == 2)  // 1.5 rounds up
-        #expect(g.totalOutputFrames(forInputFrames: Int.max / 48_000) == Int((Double(Int.max / 48_000) * 1.5).rounded()))
+        #expect(g.totalOutputFrames(forInputFrames: 1) == 2)
+        #expect(g.totalOutputFrames(forInputFrames: 2) == 3)
+        let big = Int.max / 48_000
+        #expect(g.totalOutputFrames(forInputFrames: big) == big + (big + 1) / 2)
     }
 }
 

@@ -1,0 +1,154 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import CSndFile
+import Foundation
+import Testing
+
+@Suite struct ReadingFormats {
+    /// Files made by sox (an independent writer) in every container the issue names.
+    static let soxFormats: [(ext: String, container: String, encodingArgs: [String], lossy: Bool)] = [
+        ("wav", "wav", ["-b", "16"], false), ("flac", "flac", ["-b", "16"], false), ("ogg", "ogg", [], true),
+        ("aiff", "aiff", ["-b", "16"], false), ("caf", "caf", ["-b", "16"], false), ("w64", "w64", ["-b", "16"], false),
+        ("wav", "wav", ["-e", "floating-point", "-b", "32"], false), ("aiff", "aiff", ["-b", "24"], false),
+    ]
+
+    @Test(arguments: 0..<soxFormats.count)
+    func readsWhatSoxWrites(index: Int) throws {
+        let f = Self.soxFormats[index]
+        let dir = TempDir()
+        let path = dir.file("tone.\(f.ext)")
+        try #require(try run("sox", ["-n", "-r", "22050", "-c", "2"] + f.encodingArgs + [path, "synth", "1", "sine", "440", "gain", "-6"]) == 0)
+        let (desc, samples) = try readAllFloats(path)
+        #expect(desc.container == f.container)
+        #expect(desc.format.sampleRate.hz == 22050)
+        #expect(desc.format.channels == 2)
+        let frames = samples.count / 2
+        #expect(f.lossy ? abs(frames - 22050) < 2000 : frames == 22050)
+        let peak = samples.map { abs($0) }.max() ?? 0
+        #expect(abs(SignalStatistics.dBFS(Double(peak)) + 6) < (f.lossy ? 1.0 : 0.05))
+    }
+
+    @Test func readsRF64WrittenByLibsndfile() throws {
+        let dir = TempDir()
+        let path = dir.file("x.rf64")
+        var info = SF_INFO(frames: 0, samplerate: 8000, channels: 1, format: Int32(SF_FORMAT_RF64 | SF_FORMAT_PCM_16), sections: 0, seekable: 0)
+        let h = try #require(sf_open(path, Int32(SFM_WRITE), &info))
+        let data: [Int16] = (0..<800).map { Int16($0 * 40 - 16000) }
+        _ = data.withUnsafeBufferPointer { sf_writef_short(h, $0.baseAddress, 800) }
+        sf_close(h)
+        let desc = try AudioFileReader(path: path).description
+        #expect(desc.container == "rf64")
+        #expect(try readAllInt16(path) == data)
+    }
+
+    @Test func readsRawWithAnExplicitFormat() throws {
+        let dir = TempDir()
+        let path = dir.file("x.raw")
+        let data: [Int16] = [0, 1, -1, 32767, -32768, 1234]
+        FileManager.default.createFile(atPath: path, contents: data.withUnsafeBytes { Data($0) })
+        let raw = RawFormat(format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1), encoding: .pcm16)
+        #expect(try readAllInt16(path, raw: raw) == data)
+        let (desc, floats) = try readAllFloats(path, raw: raw)
+        #expect(desc.container == "raw" && desc.encoding == "pcm16")
+        #expect(floats == data.map { Float($0) / 32768 })
+        #expect(throws: AudioPipelineError.self) { _ = try AudioFileReader(path: path) }  // no format given
+    }
+
+    @Test(arguments: [1, 7, 4096])
+    func blockSizeDoesNotChangeWhatIsRead(block: Int) throws {
+        let path = repositoryRoot + "/samples/music-style-44k1-stereo.flac"
+        let (_, whole) = try readAllFloats(path, block: 1 << 20)
+        let (_, blocked) = try readAllFloats(path, block: block)
+        #expect(firstDifference(blocked, whole) == nil)
+    }
+}
+
+@Suite struct ReadingBadFiles {
+    @Test func namesTheFileAndTheProblem() throws {
+        let dir = TempDir()
+        func expectError(_ path: String, _ code: AudioPipelineError.Code, _ fragment: String) {
+            do {
+                _ = try AudioFileReader(path: path)
+                Issue.record("\(path) opened")
+            } catch {
+                #expect(error.code == code, "\(error.message)")
+                #expect(error.message.hasPrefix(path), "\(error.message)")
+                #expect(error.message.localizedCaseInsensitiveContains(fragment), "\(error.message)")
+            }
+        }
+        expectError(dir.file("missing.wav"), .inputUnavailable, "no such file")
+        FileManager.default.createFile(atPath: dir.file("empty.wav"), contents: Data())
+        expectError(dir.file("empty.wav"), .invalidData, "empty")
+        FileManager.default.createFile(atPath: dir.file("text.wav"), contents: Data("hello, not audio\n".utf8))
+        expectError(dir.file("text.wav"), .invalidData, "decode")
+        let sample = try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/samples/mic-16k-pcm16-mono.wav"))
+        FileManager.default.createFile(atPath: dir.file("trunc.wav"), contents: sample.prefix(30))
+        expectError(dir.file("trunc.wav"), .invalidData, "decode")
+        expectError(dir.path, .inputUnavailable, "directory")
+        // A header declaring 0 channels.
+        var zero = sample.prefix(44)
+        zero[22] = 0
+        zero[23] = 0
+        FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44))
+        expectError(dir.file("zero.wav"), .invalidData, "channel count is zero")
+    }
+}
+
+@Suite struct WritingRoundTrips {
+    static let cases: [(OutputFileType, SampleEncoding, Int)] = [
+        (.wav, .pcm16, 1), (.wav, .pcm16, 2), (.wav, .float32, 2), (.flac, .pcm16, 1), (.flac, .pcm16, 2), (.raw, .pcm16, 1),
+        (.raw, .float32, 3),
+    ]
+
+    @Test(arguments: cases)
+    func writesAndReadsBackExactly(type: OutputFileType, encoding: SampleEncoding, channels: Int) throws {
+        let dir = TempDir()
+        let path = dir.file("out." + type.rawValue)
+        let format = try StreamFormat(sampleRate: SampleRate(24000), channels: channels)
+        let frames = 10_001
+        var g = SystemRandomNumberGenerator()
+        let pcm: [Int16] = (0..<frames * channels).map { _ in Int16.random(in: .min ... .max, using: &g) }
+        let floats: [Float] = pcm.map { Float($0) / 32768 + 1e-7 }  // not all on the PCM grid
+        let w = try AudioFileWriter(path: path, type: type, encoding: encoding, format: format)
+        // Several writes of uneven sizes: streaming.
+        var offset = 0
+        for size in [1, 999, 4096, frames - 1 - 999 - 4096] {
+            let range = offset * channels..<(offset + size) * channels
+            if encoding == .pcm16 {
+                try pcm[range].withUnsafeBufferPointer { try w.write($0) }
+            } else {
+                try floats[range].withUnsafeBufferPointer { try w.write($0) }
+            }
+            offset += size
+        }
+        #expect(!FileManager.default.fileExists(atPath: path), "nothing at the target before commit")
+        try w.commit()
+        #expect(dir.contents == ["out." + type.rawValue], "no temporary file left")
+        let raw = type == .raw ? RawFormat(format: format, encoding: encoding) : nil
+        if encoding == .pcm16 {
+            #expect(firstDifference(try readAllInt16(path, raw: raw), pcm) == nil)
+        } else {
+            #expect(firstDifference(try readAllFloats(path, raw: raw).1, floats) == nil)
+        }
+    }
+
+    @Test func anUncommittedWriterLeavesNothingAndKeepsTheOldFile() throws {
+        let dir = TempDir()
+        let target = dir.file("keep.wav")
+        FileManager.default.createFile(atPath: target, contents: Data("precious".utf8))
+        do {
+            let w = try AudioFileWriter(path: target, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
+            try [Int16](repeating: 1, count: 100).withUnsafeBufferPointer { try w.write($0) }
+            #expect(dir.contents.count == 2, "temporary file beside the target while writing")
+        }
+        #expect(dir.contents == ["keep.wav"])
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
+    }
+
+    @Test func refusesWhatCannotBeWritten() throws {
+        let f = try StreamFormat(sampleRate: SampleRate(8000), channels: 1)
+        #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/tmp/x.flac", type: .flac, encoding: .float32, format: f) }
+        #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/no/such/dir/x.wav", type: .wav, encoding: .pcm16, format: f) }
+        #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/tmp/x.wav", type: .wav, encoding: .pcm24, format: f) }
+    }
+}
