@@ -117,16 +117,22 @@ enum PCMKernels {
     }
 
     // MARK: Int16 → Float32
+    //
+    // Widening is done from 4-sample (8-byte) loads: widening the high half of an 8-sample vector
+    // makes LLVM emit `punpckhwd` into a register that still holds the previous iteration's result,
+    // a false loop-carried dependency that measured 2.4× slower on x86-64.
 
     /// `Float(x) × 2^-15`: exact.
     @inline(__always)
     static func int16ToFloatStandard(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         var i = 0
-        let scale = F8(repeating: 1.0 / 32768)
+        let scale = SIMD4<Float>(repeating: 1.0 / 32768)
         let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
         while i &+ 8 <= n {
-            let v = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD8<Int16>.self)
-            out.storeBytes(of: F8(I8(truncatingIfNeeded: v)) * scale, toByteOffset: i &* 4, as: F8.self)
+            let a = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD4<Int16>.self)
+            let b = raw.loadUnaligned(fromByteOffset: i &* 2 &+ 8, as: SIMD4<Int16>.self)
+            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: a)) * scale, toByteOffset: i &* 4, as: SIMD4<Float>.self)
+            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: b)) * scale, toByteOffset: i &* 4 &+ 16, as: SIMD4<Float>.self)
             i &+= 8
         }
         while i < n {
@@ -140,11 +146,13 @@ enum PCMKernels {
     @inline(__always)
     static func int16ToFloatIOS(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         var i = 0
-        let div = F8(repeating: 32767)
+        let div = SIMD4<Float>(repeating: 32767)
         let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
         while i &+ 8 <= n {
-            let v = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD8<Int16>.self)
-            out.storeBytes(of: F8(I8(truncatingIfNeeded: v)) / div, toByteOffset: i &* 4, as: F8.self)
+            let a = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD4<Int16>.self)
+            let b = raw.loadUnaligned(fromByteOffset: i &* 2 &+ 8, as: SIMD4<Int16>.self)
+            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: a)) / div, toByteOffset: i &* 4, as: SIMD4<Float>.self)
+            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: b)) / div, toByteOffset: i &* 4 &+ 16, as: SIMD4<Float>.self)
             i &+= 8
         }
         while i < n {
