@@ -2,20 +2,26 @@ import AudioPipelineCore
 
 /// The resamplers a command can use, by the names the CLI accepts.
 public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvertible {
+    case nativeHigh = "native-high"
+    case nativeFast = "native-fast"
     case srcBest = "src-best"
     case srcMedium = "src-medium"
     case srcFastest = "src-fastest"
     case srcLinear = "src-linear"
     case srcZOH = "src-zoh"
 
-    /// libsamplerate's best sinc: the highest quality available until the native resampler lands.
-    public static let `default`: ResamplerChoice = .srcBest
+    /// The native polyphase `high` preset: measured on this machine it matches libsamplerate
+    /// SINC_BEST's in-band SNR (both at the ≈135 dB floor of the measurement), keeps alias/image
+    /// leakage below −129 dBFS, runs 25–70× faster and has a third of the latency (README).
+    public static let `default`: ResamplerChoice = .nativeHigh
 
     public var description: String { rawValue }
 
     /// A new resampler of this kind for `format`.
     public func make(_ format: ResamplingFormat) throws(AudioPipelineError) -> any Resampler {
         switch self {
+        case .nativeHigh: return try PolyphaseResampler(format: format, preset: .high)
+        case .nativeFast: return try PolyphaseResampler(format: format, preset: .fast)
         case .srcBest: return try LibSampleRateResampler(format: format, converter: .sincBest)
         case .srcMedium: return try LibSampleRateResampler(format: format, converter: .sincMedium)
         case .srcFastest: return try LibSampleRateResampler(format: format, converter: .sincFastest)
