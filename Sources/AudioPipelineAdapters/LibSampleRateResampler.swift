@@ -9,7 +9,12 @@ import CSampleRate
 /// input, while ZERO_ORDER_HOLD and LINEAR emit a frame past it when upsampling. So the wrapper
 /// never delivers more than the rule allows for the input seen so far — a frame computed early is
 /// held back (a few frames of storage allocated at init) and delivered with the next call — and at
-/// `finish` it drains the converter and trims, or pads with zeros, to the exact length. `latency` is measured at init by running a
+/// `finish` it drains the converter and trims, or pads with zeros, to the exact length.
+///
+/// Workaround: libsamplerate's LINEAR converter reads `channels` floats *before* the input buffer
+/// when the first call after `src_new`/`src_reset` brings exactly one frame (upstream issues #208
+/// and #234; measured here as a wrong first output frame with 2 channels). So with LINEAR a lone
+/// first frame is kept aside and passed together with the next one. `latency` is measured at init by running a
 /// scratch converter of the same kind over silence — libsamplerate has no API for it.
 public final class LibSampleRateResampler: Resampler {
     public enum Converter: String, Sendable, CaseIterable {
@@ -44,6 +49,9 @@ public final class LibSampleRateResampler: Resampler {
     private let pending: UnsafeMutablePointer<Float>
     private let pendingCapacity: Int
     private var pendingCount = 0
+    /// LINEAR only: a lone first frame held until a second arrives (see the type's note).
+    private let firstFrame: UnsafeMutablePointer<Float>
+    private var firstFrameHeld = false
 
     /// - Throws: `invalidConfiguration` when libsamplerate refuses the ratio (it serves 1/256…256).
     public init(format: ResamplingFormat, converter: Converter = .sincBest) throws(AudioPipelineError) {
@@ -56,11 +64,13 @@ public final class LibSampleRateResampler: Resampler {
         latency = try Self.measureLatency(format: format, converter: converter)
         pendingCapacity = 4 * (Int(format.ratio.rounded(.up)) + 1) + 16
         pending = .allocate(capacity: pendingCapacity * format.channels)
+        firstFrame = .allocate(capacity: 2 * format.channels)
     }
 
     deinit {
         src_delete(state)
         pending.deallocate()
+        firstFrame.deallocate()
     }
 
     private static func makeState(_ converter: Converter, channels: Int) throws(AudioPipelineError) -> OpaquePointer {
@@ -102,6 +112,29 @@ public final class LibSampleRateResampler: Resampler {
 
     /// `consumed`/`produced` in frames.
     public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) -> ProcessResult {
+        let ch = format.channels
+        if converter == .linear && inputFrames == 0 && input.count >= ch {
+            if !firstFrameHeld {
+                guard input.count >= 2 * ch else {
+                    // A lone first frame: keep it until the next one arrives.
+                    firstFrame.update(from: input.baseAddress!, count: ch)
+                    firstFrameHeld = true
+                    return ProcessResult(consumed: 1, produced: 0)
+                }
+            } else {
+                // Feed the held frame with the first new one: the first call sees two frames.
+                (firstFrame + ch).update(from: input.baseAddress!, count: ch)
+                firstFrameHeld = false
+                let r = processDirect(UnsafeBufferPointer(start: firstFrame, count: 2 * ch), into: output)
+                // It took both, only the held one, or (no output room) neither.
+                if r.consumed == 0 { firstFrameHeld = true }
+                return ProcessResult(consumed: Swift.max(0, r.consumed - 1), produced: r.produced)
+            }
+        }
+        return processDirect(input, into: output)
+    }
+
+    private func processDirect(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) -> ProcessResult {
         let ch = format.channels
         let outCap = output.count / ch
         guard outCap > 0, let out = output.baseAddress else { return ProcessResult(consumed: 0, produced: 0) }
@@ -151,6 +184,15 @@ public final class LibSampleRateResampler: Resampler {
     /// Writes the remaining frames, up to the exact total. Call until it returns 0.
     public func finish(into output: UnsafeMutableBufferPointer<Float>) -> Int {
         let ch = format.channels
+        if firstFrameHeld {
+            // A one-frame stream (LINEAR): hold its value for the frames the length rule gives.
+            let total = format.totalOutputFrames(forInputFrames: 1)
+            let n = Swift.min(total - outputFrames, output.count / ch)
+            guard n > 0, let out = output.baseAddress else { return 0 }
+            for f in 0..<n { (out + f * ch).update(from: firstFrame, count: ch) }
+            outputFrames += n
+            return n
+        }
         let remaining = format.totalOutputFrames(forInputFrames: inputFrames) - outputFrames
         let cap = Swift.min(remaining, output.count / ch)
         guard cap > 0, let out = output.baseAddress else {
@@ -190,5 +232,6 @@ public final class LibSampleRateResampler: Resampler {
         outputFrames = 0
         drained = false
         pendingCount = 0
+        firstFrameHeld = false
     }
 }
