@@ -34,6 +34,7 @@ test: test-deps
 	swift test $(SWIFT_BUILD_FLAGS)
 
 bench: deps
+	@bash scripts/install-deps.sh libsoxr-dev -- soxr
 	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
 
 samples:

@@ -24,6 +24,20 @@ let package = Package(
         .target(
             name: "CPeersNative", path: "Sources/CPeersNative",
             cSettings: [.unsafeFlags(["-O3", "-fno-math-errno", "-march=native"])]),
+        // libsoxr, the fastest high-quality resampler we know: the peer for the native resampler.
+        .systemLibrary(
+            name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]),
+        .executableTarget(
+            name: "Resampling",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AudioPipelineCore", package: "AudioPipeline"),
+                .product(name: "AudioPipelineAdapters", package: "AudioPipeline"),
+                "CSoxr",
+            ],
+            path: "Benchmarks/Resampling",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "PCMConversion",
             dependencies: [

@@ -172,6 +172,39 @@ public final class PolyphaseResampler: Resampler {
         var n = 0
         let step = down / up, stepPhase = down % up
         let taps = tapsPerPhase
+        if up == 1 {
+            // Pure decimation: one phase, so two consecutive outputs share every coefficient load.
+            let next = down  // input offset between consecutive outputs
+            while n &+ 1 < room && nextBase &+ next < end {
+                let offset = nextBase - (taps - 1) - historyStart
+                for c in 0..<channels {
+                    let x = history + c * capacity + offset
+                    let (y0, y1) = Self.dot2(coefficients, x, x + next, taps)
+                    out[n * channels + c] = y0
+                    out[(n + 1) * channels + c] = y1
+                }
+                n &+= 2
+                nextBase &+= 2 &* next
+            }
+        } else if down == 1 {
+            // Integer upsampling: outputs come in runs that read the same input window with
+            // successive phases; pair them to share the input loads.
+            while n &+ 1 < room && nextBase < end && nextPhase &+ 1 < up {
+                let offset = nextBase - (taps - 1) - historyStart
+                let c0 = coefficients + nextPhase * taps
+                for c in 0..<channels {
+                    let (y0, y1) = Self.dotShared(c0, c0 + taps, history + c * capacity + offset, taps)
+                    out[n * channels + c] = y0
+                    out[(n + 1) * channels + c] = y1
+                }
+                n &+= 2
+                nextPhase &+= 2
+                if nextPhase >= up {
+                    nextPhase -= up
+                    nextBase += 1
+                }
+            }
+        }
         while n < room && nextBase < end {
             let offset = nextBase - (taps - 1) - historyStart
             let coeffs = coefficients + nextPhase * taps
@@ -201,6 +234,54 @@ public final class PolyphaseResampler: Resampler {
             base.update(from: base + drop, count: keep)
         }
         historyStart = keepFrom
+    }
+
+    /// Two dot products with the same coefficients `a` over inputs `b0` and `b1`, each summed in
+    /// exactly the order `dot` uses (so results do not depend on which path computed them).
+    @inline(__always)
+    static func dot2(_ a: UnsafePointer<Float>, _ b0: UnsafePointer<Float>, _ b1: UnsafePointer<Float>, _ n: Int) -> (Float, Float) {
+        let ra = UnsafeRawPointer(a), r0 = UnsafeRawPointer(b0), r1 = UnsafeRawPointer(b1)
+        var p0 = SIMD8<Float>.zero, p1 = SIMD8<Float>.zero, q0 = SIMD8<Float>.zero, q1 = SIMD8<Float>.zero
+        var i = 0
+        while i &+ 16 <= n {
+            let c0 = ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            let c1 = ra.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
+            p0 += c0 * r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            p1 += c1 * r0.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
+            q0 += c0 * r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            q1 += c1 * r1.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
+            i &+= 16
+        }
+        if i < n {
+            let c0 = ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            p0 += c0 * r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            q0 += c0 * r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+        }
+        return ((p0 + p1).sum(), (q0 + q1).sum())
+    }
+
+    /// Two dot products of coefficient sets `a0` and `a1` with the same input `b`, each summed in
+    /// exactly the order `dot` uses.
+    @inline(__always)
+    static func dotShared(_ a0: UnsafePointer<Float>, _ a1: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> (Float, Float) {
+        let r0 = UnsafeRawPointer(a0), r1 = UnsafeRawPointer(a1), rb = UnsafeRawPointer(b)
+        var p0 = SIMD8<Float>.zero, p1 = SIMD8<Float>.zero, q0 = SIMD8<Float>.zero, q1 = SIMD8<Float>.zero
+        var i = 0
+        while i &+ 16 <= n {
+            let x0 = rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            let x1 = rb.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
+            p0 += r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
+            p1 += r0.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self) * x1
+            q0 += r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
+            q1 += r1.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self) * x1
+            i &+= 16
+        }
+        if i < n {
+            let x0 = rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            p0 += r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
+            q0 += r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
+        }
+        return ((p0 + p1).sum(), (q0 + q1).sum())
     }
 
     /// Σ a[i]·b[i] over `n` (a multiple of 8) terms, in a fixed order: two 8-lane accumulators.

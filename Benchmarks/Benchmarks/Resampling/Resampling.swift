@@ -1,0 +1,76 @@
+// Streaming resampling, 20 ms input chunks, every backend and preset beside libsoxr HQ in the
+// same run. One chunk per iteration, so the wall-clock percentiles are per-chunk latencies;
+// × realtime = throughput (chunks/s) / 50.
+
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Benchmark
+import CSoxr
+import Foundation
+
+/// libsoxr HQ through `soxr_process`, streaming interleaved float32 (benchmark-only peer).
+final class Soxr {
+    let handle: soxr_t
+    init(from: Int, to: Int, channels: Int) {
+        var err: soxr_error_t? = nil
+        var q = soxr_quality_spec(UInt(SOXR_HQ), 0)
+        handle = soxr_create(Double(from), Double(to), UInt32(channels), &err, nil, &q, nil)!
+    }
+    deinit { soxr_delete(handle) }
+    @inline(__always) func process(_ input: UnsafeBufferPointer<Float>, _ output: UnsafeMutableBufferPointer<Float>) -> Int {
+        var idone = 0, odone = 0
+        soxr_process(handle, input.baseAddress, input.count, &idone, output.baseAddress, output.count, &odone)
+        return odone
+    }
+}
+
+let ratios: [(Int, Int)] = [(48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000)]
+
+func chunkSignal(_ frames: Int) -> [Float] {
+    (0..<frames).map { i in
+        let t = Double(i)
+        return Float(0.4 * sin(t * 0.0731) + 0.3 * sin(t * 0.291))
+    }
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal],
+        warmupIterations: 50,
+        maxDuration: .seconds(1),
+        maxIterations: 200_000
+    )
+
+    for (from, to) in ratios {
+        let chunk = from / 50
+        let input = chunkSignal(chunk)
+        let label = "\(from / 1000)k->\(to / 1000)k"
+        for choice in ResamplerChoice.allCases {
+            Benchmark("Resample \(label) \(choice.rawValue)") { benchmark in
+                var r = try choice.make(ResamplingFormat(from: SampleRate(from), to: SampleRate(to)))
+                var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk))
+                input.withUnsafeBufferPointer { src in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        // Fill the filter history first, so every measured chunk is steady state.
+                        for _ in 0..<10 { _ = r.process(src, into: dst) }
+                        benchmark.startMeasurement()
+                        for _ in benchmark.scaledIterations { blackHole(r.process(src, into: dst)) }
+                        benchmark.stopMeasurement()
+                    }
+                }
+            }
+        }
+        Benchmark("Resample \(label) peer soxr-hq") { benchmark in
+            let s = Soxr(from: from, to: to, channels: 1)
+            var out = [Float](repeating: 0, count: chunk * 4 + 1024)
+            input.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    for _ in 0..<10 { _ = s.process(src, dst) }
+                    benchmark.startMeasurement()
+                    for _ in benchmark.scaledIterations { blackHole(s.process(src, dst)) }
+                    benchmark.stopMeasurement()
+                }
+            }
+        }
+    }
+}
