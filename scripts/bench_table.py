@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Parses package-benchmark's text output into rows: benchmark, metric, unit, p0…p100.
+
+Usage: bench_table.py OUTPUT.txt [--csv]   (prints benchmark, metric unit, p50, p99 per line)
+Values keep package-benchmark's units; 'Time (wall clock) (μs)' becomes metric 'wall', unit 'μs'.
+"""
+import re
+import sys
+
+PCTS = ["p0", "p25", "p50", "p75", "p90", "p99", "p100"]
+SCALE = {"(K)": 1e3, "(M)": 1e6, "(G)": 1e9, "(#)": 1}
+
+
+def parse(text):
+    rows, name = [], None
+    for line in text.splitlines():
+        line = line.rstrip()
+        if not line:
+            continue
+        if not line.startswith(("│", "╒", "╞", "├", "╘")) and "Benchmark" not in line[:20] and "│" not in line:
+            name = line.strip()
+            continue
+        if line.startswith("│") and name:
+            cells = [c.strip() for c in line.strip("│").split("│")]
+            if cells[0] == "Metric" or len(cells) < 8:
+                continue
+            label = cells[0].rstrip(" *")
+            unit_match = re.findall(r"\(([^)]*)\)", label)
+            unit = unit_match[-1] if unit_match else ""
+            if label.startswith("Time (wall clock)"):
+                metric = "wall"
+            elif label.startswith("Throughput"):
+                metric = "throughput"
+                scale = SCALE.get("(" + unit + ")", 1)
+            elif label.startswith("Malloc (total)"):
+                metric = "mallocs"
+            else:
+                metric = label
+            try:
+                values = [float(c) for c in cells[1:8]]
+            except ValueError:
+                continue
+            if metric == "throughput":
+                values = [v * scale for v in values]
+                unit = "#/s"
+            rows.append({"benchmark": name, "metric": metric, "unit": unit, **dict(zip(PCTS, values))})
+    return rows
+
+
+def to_ns(value, unit):
+    return value * {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}.get(unit, float("nan"))
+
+
+if __name__ == "__main__":
+    rows = parse(open(sys.argv[1], encoding="utf-8").read())
+    for r in rows:
+        if r["metric"] == "wall":
+            print(f'{r["benchmark"]:<48} p50 {to_ns(r["p50"], r["unit"]):>12.0f} ns  p99 {to_ns(r["p99"], r["unit"]):>12.0f} ns')
+        elif r["metric"] == "mallocs" and r["p100"] > 0:
+            print(f'{r["benchmark"]:<48} mallocs p100 {r["p100"]:.0f}')
