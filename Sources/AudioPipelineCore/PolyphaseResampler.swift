@@ -257,7 +257,7 @@ public final class PolyphaseResampler: Resampler {
             p0 += c0 * r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
             q0 += c0 * r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
         }
-        return ((p0 + p1).sum(), (q0 + q1).sum())
+        return reduce2(p0 + p1, q0 + q1)
     }
 
     /// Two dot products of coefficient sets `a0` and `a1` with the same input `b`, each summed in
@@ -281,7 +281,24 @@ public final class PolyphaseResampler: Resampler {
             p0 += r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
             q0 += r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
         }
-        return ((p0 + p1).sum(), (q0 + q1).sum())
+        return reduce2(p0 + p1, q0 + q1)
+    }
+
+    /// The horizontal sum every dot product ends with, in one fixed order:
+    /// `((v0+v4) + (v2+v6)) + ((v1+v5) + (v3+v7))`.
+    @inline(__always)
+    static func reduce(_ v: SIMD8<Float>) -> Float {
+        let h = v.lowHalf + v.highHalf
+        let t = h.lowHalf + h.highHalf
+        return t[0] + t[1]
+    }
+
+    /// `reduce` of two vectors at once (same order for each, so the same results).
+    @inline(__always)
+    static func reduce2(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> (Float, Float) {
+        let ph = p.lowHalf + p.highHalf, qh = q.lowHalf + q.highHalf
+        let t = SIMD4(lowHalf: ph.lowHalf, highHalf: qh.lowHalf) + SIMD4(lowHalf: ph.highHalf, highHalf: qh.highHalf)
+        return (t[0] + t[1], t[2] + t[3])
     }
 
     /// Σ a[i]·b[i] over `n` (a multiple of 8) terms, in a fixed order: two 8-lane accumulators.
@@ -301,6 +318,6 @@ public final class PolyphaseResampler: Resampler {
             acc0 += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
                 * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
         }
-        return (acc0 + acc1).sum()
+        return reduce(acc0 + acc1)
     }
 }
