@@ -8,33 +8,46 @@ enum PCMKernels {
     // MARK: Float32 → Int16, standard
 
     /// `clamp(round(x × 32768))`, NaN → 0. Returns (samples outside [-1, 1], NaNs).
+    ///
+    /// The vector loop counts samples that are outside [-1, 1] *or* NaN with one compare
+    /// (`!(|x| <= 1)`), and lets NaN fall through the clamp; only a block where that count is not
+    /// zero — rare in real audio — gets a scalar pass that splits the count exactly and writes 0
+    /// for each NaN.
     @inline(__always)
     static func floatToInt16Standard(
         _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int
     ) -> (clipped: Int, nan: Int) {
         var i = 0
-        var clipAcc = I8.zero
-        var nanAcc = I8.zero
+        var oddAcc = I8.zero
         let hi = F8(repeating: 32767), lo = F8(repeating: -32768), scale = F8(repeating: 32768)
-        let magic = F8(repeating: 12_582_912), magicBits = I8(repeating: 0x4B40_0000)
-        let one = F8(repeating: 1), minusOne = F8(repeating: -1)
+        let magic = F8(repeating: 12_582_912), one = F8(repeating: 1), absMask = I8(repeating: 0x7FFF_FFFF)
         let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
         while i &+ 8 <= n {
-            var v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
-            let isNaN = v .!= v
-            nanAcc &-= unsafeBitCast(isNaN, to: I8.self)
-            clipAcc &-= unsafeBitCast((v .> one) .| (v .< minusOne), to: I8.self)
-            v.replace(with: 0, where: isNaN)
+            let v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
+            let magnitude = unsafeBitCast(unsafeBitCast(v, to: I8.self) & absMask, to: F8.self)
+            oddAcc &-= unsafeBitCast(.!(magnitude .<= one), to: I8.self)
+            // `s > lo ? s : lo` / `s < hi ? s : hi`: the semantics of maxps/minps.
             var s = v * scale
-            s.replace(with: lo, where: s .< lo)
-            s.replace(with: hi, where: s .> hi)
+            s = lo.replacing(with: s, where: s .> lo)
+            s = hi.replacing(with: s, where: s .< hi)
             // Round to nearest even without a float→int conversion: adding 1.5 × 2^23 leaves the
             // rounded integer in the low mantissa bits (|s| ≤ 2^15 ≪ 2^22).
-            let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(s + magic, to: I8.self) &- magicBits)
+            let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(s + magic, to: I8.self))
             out.storeBytes(of: q, toByteOffset: i &* 2, as: SIMD8<Int16>.self)
             i &+= 8
         }
-        var clipped = Int(clipAcc.wrappedSum()), nans = Int(nanAcc.wrappedSum())
+        var clipped = 0, nans = 0
+        if oddAcc != .zero {
+            for j in 0..<i {
+                let x = src[j]
+                if x.isNaN {
+                    nans &+= 1
+                    dst[j] = 0
+                } else if x > 1 || x < -1 {
+                    clipped &+= 1
+                }
+            }
+        }
         while i < n {
             let x = src[i]
             if x.isNaN {
