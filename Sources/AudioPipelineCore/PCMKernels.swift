@@ -9,10 +9,11 @@ enum PCMKernels {
 
     /// `clamp(round(x × 32768))`, NaN → 0. Returns (samples outside [-1, 1], NaNs).
     ///
-    /// The vector loop counts samples that are outside [-1, 1] *or* NaN with one compare
-    /// (`!(|x| <= 1)`), and lets NaN fall through the clamp; only a block where that count is not
-    /// zero — rare in real audio — gets a scalar pass that splits the count exactly and writes 0
-    /// for each NaN.
+    /// The vector loop flags samples that are outside [-1, 1] *or* NaN with one compare
+    /// (`!(|x| <= 1)`) and lets NaN fall through the clamp. Only a call where something was flagged
+    /// gets a second, vectorised pass that counts clipping and NaN exactly (measured: a chunk with
+    /// clipping costs about 1.5× a clean one), and a scalar pass that writes 0 for each NaN only
+    /// when there is one.
     @inline(__always)
     static func floatToInt16Standard(
         _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int
@@ -38,14 +39,9 @@ enum PCMKernels {
         }
         var clipped = 0, nans = 0
         if oddAcc != .zero {
-            for j in 0..<i {
-                let x = src[j]
-                if x.isNaN {
-                    nans &+= 1
-                    dst[j] = 0
-                } else if x > 1 || x < -1 {
-                    clipped &+= 1
-                }
+            (clipped, nans) = countClippedAndNaN(src, i)
+            if nans > 0 {
+                for j in 0..<i where src[j].isNaN { dst[j] = 0 }
             }
         }
         while i < n {
@@ -60,6 +56,23 @@ enum PCMKernels {
             i &+= 1
         }
         return (clipped, nans)
+    }
+
+    /// Samples of `src[0..<n]` (n a multiple of 8) outside [-1, 1], and NaNs, counted exactly.
+    @inline(__always)
+    static func countClippedAndNaN(_ src: UnsafePointer<Float>, _ n: Int) -> (clipped: Int, nan: Int) {
+        var clipAcc = I8.zero, nanAcc = I8.zero
+        let one = F8(repeating: 1), absMask = I8(repeating: 0x7FFF_FFFF)
+        let raw = UnsafeRawPointer(src)
+        var i = 0
+        while i &+ 8 <= n {
+            let v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
+            nanAcc &-= unsafeBitCast(v .!= v, to: I8.self)
+            let magnitude = unsafeBitCast(unsafeBitCast(v, to: I8.self) & absMask, to: F8.self)
+            clipAcc &-= unsafeBitCast(magnitude .> one, to: I8.self)
+            i &+= 8
+        }
+        return (Int(clipAcc.wrappedSum()), Int(nanAcc.wrappedSum()))
     }
 
     // MARK: Float32 → Int16, TPDF dither

@@ -12,11 +12,26 @@ import CPeersNative
 let chunk = 960
 let big = 1 << 20
 
-func testSignal(_ n: Int) -> [Float] {
+/// Noise-like test samples with peak `peak` (1.05: about 5 % of samples clip).
+func testSignal(_ n: Int, peak: Float) -> [Float] {
     var state: UInt32 = 12345
     return (0..<n).map { _ in
         state = state &* 1_664_525 &+ 1_013_904_223
-        return Float(Int32(bitPattern: state)) / Float(Int32.max) * 1.05  // a few samples clip
+        return Float(Int32(bitPattern: state)) / Float(Int32.max) * peak
+    }
+}
+
+/// Runs `body` once per scaled iteration over buffers allocated before the measurement starts.
+func measure<I, O: Numeric>(
+    _ benchmark: Benchmark, _ input: [I], outputCount: Int, _ body: (UnsafeBufferPointer<I>, UnsafeMutableBufferPointer<O>) -> Void
+) {
+    var out = [O](repeating: 0, count: outputCount)
+    input.withUnsafeBufferPointer { src in
+        out.withUnsafeMutableBufferPointer { dst in
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations { body(src, dst) }
+            benchmark.stopMeasurement()
+        }
     }
 }
 
@@ -29,58 +44,37 @@ let benchmarks: @Sendable () -> Void = {
     )
 
     for (label, n, scaling) in [("chunk960", chunk, BenchmarkScalingFactor.kilo), ("4MiB", big, .one)] {
-        let floats = testSignal(n)
+        let floats = testSignal(n, peak: 0.9)
+        let clipping = testSignal(n, peak: 1.05)
         let shorts: [Int16] = floats.map { Int16(max(-32768, min(32767, ($0 * 32768).rounded()))) }
         let config = Benchmark.Configuration(scalingFactor: scaling)
 
         // MARK: Float32 → Int16
-        for (mode, cfg) in [
-            ("standard", Float32ToInt16Converter.Configuration()),
-            ("ios", .init(compatibility: .ios)),
-            ("tpdf", .init(dither: .tpdf(seed: 1))),
-        ] {
+        let f2i: [(String, Float32ToInt16Converter.Configuration, [Float])] = [
+            ("standard", .init(), floats), ("standard clipping", .init(), clipping),
+            ("ios", .init(compatibility: .ios), floats), ("tpdf", .init(dither: .tpdf(seed: 1)), floats),
+        ]
+        for (mode, cfg, input) in f2i {
             Benchmark("F32toI16 \(label) AudioPipeline \(mode)", configuration: config) { benchmark in
                 var conv = try Float32ToInt16Converter(cfg)
-                var out = [Int16](repeating: 0, count: n)
-                floats.withUnsafeBufferPointer { src in
-                    out.withUnsafeMutableBufferPointer { dst in
-                        benchmark.startMeasurement()
-                        for _ in benchmark.scaledIterations { blackHole(conv.process(src, into: dst)) }
-                        benchmark.stopMeasurement()
-                    }
-                }
+                measure(benchmark, input, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in blackHole(conv.process(s, into: d)) }
             }
         }
         Benchmark("F32toI16 \(label) peer C loop", configuration: config) { benchmark in
-            var out = [Int16](repeating: 0, count: n)
-            floats.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations {
-                        cpeers_f32_to_s16(src.baseAddress, dst.baseAddress, n)
-                        blackHole(dst[0])
-                    }
-                    benchmark.stopMeasurement()
-                }
+            measure(benchmark, floats, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in
+                cpeers_f32_to_s16(s.baseAddress, d.baseAddress, n)
+                blackHole(d[0])
             }
         }
         Benchmark("F32toI16 \(label) peer C loop native", configuration: config) { benchmark in
-            var out = [Int16](repeating: 0, count: n)
-            floats.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations {
-                        cpeers_native_f32_to_s16(src.baseAddress, dst.baseAddress, n)
-                        blackHole(dst[0])
-                    }
-                    benchmark.stopMeasurement()
-                }
+            measure(benchmark, floats, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in
+                cpeers_native_f32_to_s16(s.baseAddress, d.baseAddress, n)
+                blackHole(d[0])
             }
         }
         Benchmark("F32toI16 \(label) peer iOS map", configuration: config) { benchmark in
             for _ in benchmark.scaledIterations {
-                let out = floats.map { Int16(max(-1.0, min(1.0, $0)) * Float(Int16.max)) }
-                blackHole(out)
+                blackHole(floats.map { Int16(max(-1.0, min(1.0, $0)) * Float(Int16.max)) })
             }
         }
 
@@ -88,85 +82,40 @@ let benchmarks: @Sendable () -> Void = {
         for mode in PCMCompatibility.allCases {
             Benchmark("I16toF32 \(label) AudioPipeline \(mode)", configuration: config) { benchmark in
                 var conv = Int16ToFloat32Converter(compatibility: mode)
-                var out = [Float](repeating: 0, count: n)
-                shorts.withUnsafeBufferPointer { src in
-                    out.withUnsafeMutableBufferPointer { dst in
-                        benchmark.startMeasurement()
-                        for _ in benchmark.scaledIterations { blackHole(conv.process(src, into: dst)) }
-                        benchmark.stopMeasurement()
-                    }
-                }
+                measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in blackHole(conv.process(s, into: d)) }
             }
         }
         Benchmark("I16toF32 \(label) peer C loop", configuration: config) { benchmark in
-            var out = [Float](repeating: 0, count: n)
-            shorts.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations {
-                        cpeers_s16_to_f32(src.baseAddress, dst.baseAddress, n)
-                        blackHole(dst[0])
-                    }
-                    benchmark.stopMeasurement()
-                }
+            measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                cpeers_s16_to_f32(s.baseAddress, d.baseAddress, n)
+                blackHole(d[0])
             }
         }
         Benchmark("I16toF32 \(label) peer C loop native", configuration: config) { benchmark in
-            var out = [Float](repeating: 0, count: n)
-            shorts.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations {
-                        cpeers_native_s16_to_f32(src.baseAddress, dst.baseAddress, n)
-                        blackHole(dst[0])
-                    }
-                    benchmark.stopMeasurement()
-                }
+            measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                cpeers_native_s16_to_f32(s.baseAddress, d.baseAddress, n)
+                blackHole(d[0])
             }
         }
         Benchmark("I16toF32 \(label) peer iOS map", configuration: config) { benchmark in
-            for _ in benchmark.scaledIterations {
-                let out = shorts.map { Float($0) / Float(Int16.max) }
-                blackHole(out)
-            }
+            for _ in benchmark.scaledIterations { blackHole(shorts.map { Float($0) / Float(Int16.max) }) }
         }
 
         // MARK: Stereo → mono (n samples = n/2 frames)
         Benchmark("Downmix \(label) AudioPipeline stereo mean", configuration: config) { benchmark in
             var mixer = try ChannelMixer(channels: 2)
-            var out = [Float](repeating: 0, count: n / 2)
-            floats.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations { blackHole(mixer.process(src, into: dst)) }
-                    benchmark.stopMeasurement()
-                }
-            }
+            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in blackHole(mixer.process(s, into: d)) }
         }
         Benchmark("Downmix \(label) peer C loop", configuration: config) { benchmark in
-            var out = [Float](repeating: 0, count: n / 2)
-            floats.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations {
-                        cpeers_stereo_to_mono(src.baseAddress, dst.baseAddress, n / 2)
-                        blackHole(dst[0])
-                    }
-                    benchmark.stopMeasurement()
-                }
+            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                cpeers_stereo_to_mono(s.baseAddress, d.baseAddress, n / 2)
+                blackHole(d[0])
             }
         }
         Benchmark("Downmix \(label) peer C loop native", configuration: config) { benchmark in
-            var out = [Float](repeating: 0, count: n / 2)
-            floats.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations {
-                        cpeers_native_stereo_to_mono(src.baseAddress, dst.baseAddress, n / 2)
-                        blackHole(dst[0])
-                    }
-                    benchmark.stopMeasurement()
-                }
+            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                cpeers_native_stereo_to_mono(s.baseAddress, d.baseAddress, n / 2)
+                blackHole(d[0])
             }
         }
     }

@@ -1,19 +1,4 @@
-/* Generated from ../CPeers/cpeers.c by name prefix; compiled with -march=native. */
-#include "cpeers_native.h"
-#include <math.h>
-
-void cpeers_native_f32_to_s16(const float *src, int16_t *dst, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        float x = src[i] * 32768.0f;
-        x = x > 32767.0f ? 32767.0f : (x < -32768.0f ? -32768.0f : x);
-        dst[i] = (int16_t)lrintf(x);
-    }
-}
-
-void cpeers_native_s16_to_f32(const int16_t *src, float *dst, size_t n) {
-    for (size_t i = 0; i < n; i++) dst[i] = (float)src[i] * (1.0f / 32768.0f);
-}
-
-void cpeers_native_stereo_to_mono(const float *src, float *dst, size_t frames) {
-    for (size_t i = 0; i < frames; i++) dst[i] = (src[2 * i] + src[2 * i + 1]) * 0.5f;
-}
+/* The same loops as CPeers, compiled with -march=native under other names. */
+#define CPEERS_NAME(x) cpeers_native_##x
+#include "../CPeers/include/cpeers.h"
+#include "../CPeers/cpeers.c"
