@@ -144,21 +144,26 @@ enum PCMKernels {
 
     // MARK: Int16 → Float32
     //
-    // Widening is done from 4-sample (8-byte) loads: widening the high half of an 8-sample vector
-    // makes LLVM emit `punpckhwd` into a register that still holds the previous iteration's result,
-    // a false loop-carried dependency that measured 2.4× slower on x86-64.
+    // No int→float conversion: x + 32768 (the sign bit flipped) is zero-extended into the low
+    // mantissa bits of a float whose ulp is exact — in [256, 512) the ulp is 2^-15, so
+    // `bits(256) | u` is 256 + u·2^-15 and subtracting 257 leaves x / 32768 exactly; in
+    // [2^23, 2^24) the ulp is 1, so subtracting 2^23 + 32768 leaves x itself. Zero-extension
+    // interleaves with a zero register, so there is no false dependency on SSE2 (sign-extending the
+    // high half was 2.4× slower there), and it maps to one vpmovzxwd with AVX2. Measured with
+    // callgrind: 8 % fewer instructions than widening + cvtdq2ps in a portable build, 38 % fewer
+    // with -target-cpu native.
 
     /// `Float(x) × 2^-15`: exact.
     @inline(__always)
     static func int16ToFloatStandard(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         var i = 0
-        let scale = SIMD4<Float>(repeating: 1.0 / 32768)
+        let flip = SIMD8<UInt16>(repeating: 0x8000), bits = SIMD8<UInt32>(repeating: 0x4380_0000)
+        let bias = F8(repeating: 257)
         let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
         while i &+ 8 <= n {
-            let a = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD4<Int16>.self)
-            let b = raw.loadUnaligned(fromByteOffset: i &* 2 &+ 8, as: SIMD4<Int16>.self)
-            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: a)) * scale, toByteOffset: i &* 4, as: SIMD4<Float>.self)
-            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: b)) * scale, toByteOffset: i &* 4 &+ 16, as: SIMD4<Float>.self)
+            let u = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD8<UInt16>.self) ^ flip
+            let f = unsafeBitCast(SIMD8<UInt32>(truncatingIfNeeded: u) | bits, to: F8.self) - bias
+            out.storeBytes(of: f, toByteOffset: i &* 4, as: F8.self)
             i &+= 8
         }
         while i < n {
@@ -172,13 +177,13 @@ enum PCMKernels {
     @inline(__always)
     static func int16ToFloatIOS(_ src: UnsafePointer<Int16>, _ dst: UnsafeMutablePointer<Float>, _ n: Int) {
         var i = 0
-        let div = SIMD4<Float>(repeating: 32767)
+        let flip = SIMD8<UInt16>(repeating: 0x8000), bits = SIMD8<UInt32>(repeating: 0x4B00_0000)
+        let bias = F8(repeating: 8_421_376), div = F8(repeating: 32767)  // 2^23 + 32768
         let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
         while i &+ 8 <= n {
-            let a = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD4<Int16>.self)
-            let b = raw.loadUnaligned(fromByteOffset: i &* 2 &+ 8, as: SIMD4<Int16>.self)
-            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: a)) / div, toByteOffset: i &* 4, as: SIMD4<Float>.self)
-            out.storeBytes(of: SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: b)) / div, toByteOffset: i &* 4 &+ 16, as: SIMD4<Float>.self)
+            let u = raw.loadUnaligned(fromByteOffset: i &* 2, as: SIMD8<UInt16>.self) ^ flip
+            let x = unsafeBitCast(SIMD8<UInt32>(truncatingIfNeeded: u) | bits, to: F8.self) - bias
+            out.storeBytes(of: x / div, toByteOffset: i &* 4, as: F8.self)
             i &+= 8
         }
         while i < n {
