@@ -248,3 +248,38 @@ final class Scratch {
         #expect(r.status == 73)
     }
 }
+
+@Suite struct ProgressBar {
+    /// A bar (%, × realtime, ETA) on a terminal; nothing on a pipe. `script` gives the child a
+    /// pseudo-terminal.
+    @Test func drawsOnlyOnATerminal() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"))
+        let s = Scratch()
+        let long = s.file("long.wav")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["sox", "-n", "-r", "48000", "-c", "1", long, "synth", "120", "sine", "440", "gain", "-6"]
+        try p.run()
+        p.waitUntilExit()
+        try #require(p.terminationStatus == 0)
+        let args = ["convert", long, s.file("o.wav"), "-r", "16000", "--resampler", "src-best"]
+        let command = ([CLI.binary] + args).joined(separator: " ")
+        let tty = Process()
+        tty.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        tty.arguments = ["-qec", command, "/dev/null"]
+        var env = ProcessInfo.processInfo.environment
+        env["TERM"] = "xterm"
+        tty.environment = env
+        let out = Pipe()
+        tty.standardOutput = out
+        tty.standardInput = FileHandle.nullDevice
+        try tty.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tty.waitUntilExit()
+        #expect(tty.terminationStatus == 0)
+        #expect(text.contains("realtime") && text.contains("ETA") && text.contains("%"), "\(text.suffix(300))")
+        let piped = try CLI.run(args)
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("ETA") && !piped.text.contains("ETA"))
+    }
+}
