@@ -25,4 +25,8 @@ step "Agent reply (24 kHz PCM16) -> 48 kHz float32 for a device" \
 
 step "Check the converted capture" "$bin" info --json "$out/mic-16k.wav"
 
+step "Measure the native resampler beside libsamplerate's best (SNR, leakage, ripple, latency, speed)" \
+  "$bin" analyze resampler --from 48000 --to 16000 --resampler native-high
+"$bin" analyze resampler --from 48000 --to 16000 --resampler src-best
+
 printf '\nDemo outputs are in %s/.\n' "$out"
