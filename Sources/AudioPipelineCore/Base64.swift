@@ -1,0 +1,181 @@
+/// Standard base64 (RFC 4648 §4, alphabet `A–Z a–z 0–9 + /`, `=` padding), encoding into and
+/// decoding from caller-owned buffers, with no allocation.
+///
+/// Encoding is table-driven, 3 input bytes → 4 characters via a 4096-entry table of character
+/// pairs (one lookup per 12 bits). Decoding is strict by default: only the alphabet, padding only
+/// at the end and only as needed, a length that is a multiple of 4; the first offending byte's
+/// offset is reported. `skippingWhitespace` ignores space, tab, CR and LF anywhere (as MIME-style
+/// line-wrapped input has).
+public enum Base64 {
+    /// What is wrong with a base64 text, and where.
+    public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+        public enum Reason: String, Sendable {
+            case invalidCharacter = "invalid character"
+            case misplacedPadding = "misplaced padding"
+            case truncated = "length is not a multiple of 4"
+            case nonZeroTrailingBits = "non-zero bits after the last byte"
+        }
+        public let reason: Reason
+        /// Byte offset in the input of the first offending byte (for `truncated`: the input length).
+        public let offset: Int
+        public var description: String { "\(reason.rawValue) at byte \(offset)" }
+    }
+
+    /// Characters needed for `count` bytes (with padding).
+    @inlinable
+    public static func encodedLength(bytes count: Int) -> Int { (count + 2) / 3 * 4 }
+
+    /// Upper bound of the bytes `count` characters decode to.
+    @inlinable
+    public static func maxDecodedLength(characters count: Int) -> Int { (count + 3) / 4 * 3 }
+
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// 12 bits → two characters, little-endian (first character in the low byte).
+    static let pairs: [UInt16] = (0..<4096).map { i in
+        UInt16(alphabet[i >> 6]) | UInt16(alphabet[i & 63]) << 8
+    }
+
+    /// Character → sextet, or 0xFF for "not in the alphabet".
+    static let sextets: [UInt8] = {
+        var t = [UInt8](repeating: 0xFF, count: 256)
+        for (i, c) in alphabet.enumerated() { t[Int(c)] = UInt8(i) }
+        return t
+    }()
+
+    /// Encodes `bytes` into `output`, which must hold `encodedLength(bytes:)` bytes; returns the
+    /// number written.
+    public static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        let n = bytes.count
+        let needed = encodedLength(bytes: n)
+        precondition(output.count >= needed, "base64 output buffer too small")
+        guard n > 0 else { return 0 }
+        return pairs.withUnsafeBufferPointer { table in
+            encodeKernel(bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), n, output.baseAddress!, table.baseAddress!)
+        }
+    }
+
+    static func encodeKernel(_ src: UnsafePointer<UInt8>, _ n: Int, _ out: UnsafeMutableRawPointer, _ table: UnsafePointer<UInt16>) -> Int {
+        var i = 0, o = 0
+        // 6 bytes → 8 characters per step.
+        while i &+ 6 <= n {
+            let a = UInt32(src[i]) << 16 | UInt32(src[i &+ 1]) << 8 | UInt32(src[i &+ 2])
+            let b = UInt32(src[i &+ 3]) << 16 | UInt32(src[i &+ 4]) << 8 | UInt32(src[i &+ 5])
+            let w = UInt64(table[Int(a >> 12)]) | UInt64(table[Int(a & 0xFFF)]) << 16
+                | UInt64(table[Int(b >> 12)]) << 32 | UInt64(table[Int(b & 0xFFF)]) << 48
+            out.storeBytes(of: w.littleEndian, toByteOffset: o, as: UInt64.self)
+            i &+= 6
+            o &+= 8
+        }
+        while i &+ 3 <= n {
+            let a = UInt32(src[i]) << 16 | UInt32(src[i &+ 1]) << 8 | UInt32(src[i &+ 2])
+            let w = UInt32(table[Int(a >> 12)]) | UInt32(table[Int(a & 0xFFF)]) << 16
+            out.storeBytes(of: w.littleEndian, toByteOffset: o, as: UInt32.self)
+            i &+= 3
+            o &+= 4
+        }
+        let rest = n &- i
+        if rest > 0 {
+            let a = UInt32(src[i]) << 16 | (rest == 2 ? UInt32(src[i &+ 1]) << 8 : 0)
+            let p = table[Int(a >> 12)]
+            out.storeBytes(of: UInt8(truncatingIfNeeded: p), toByteOffset: o, as: UInt8.self)
+            out.storeBytes(of: UInt8(truncatingIfNeeded: p >> 8), toByteOffset: o &+ 1, as: UInt8.self)
+            let q = table[Int(a & 0xFFF)]
+            out.storeBytes(of: rest == 2 ? UInt8(truncatingIfNeeded: q) : UInt8(ascii: "="), toByteOffset: o &+ 2, as: UInt8.self)
+            out.storeBytes(of: UInt8(ascii: "="), toByteOffset: o &+ 3, as: UInt8.self)
+            o &+= 4
+        }
+        return o
+    }
+
+    /// Decodes base64 text into `output` (at least `maxDecodedLength(characters:)` bytes);
+    /// returns the number of bytes written.
+    ///
+    /// - Throws: `DecodingError` with the offset of the first offending input byte.
+    public static func decode(
+        _ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, skippingWhitespace: Bool = false
+    ) throws(DecodingError) -> Int {
+        precondition(output.count >= maxDecodedLength(characters: text.count), "base64 output buffer too small")
+        guard text.count > 0 else { return 0 }
+        let src = text.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let result = sextets.withUnsafeBufferPointer { table in
+            decodeKernel(src, text.count, out, table.baseAddress!, skippingWhitespace)
+        }
+        switch result {
+        case .success(let n): return n
+        case .failure(let e): throw e
+        }
+    }
+
+    static func decodeKernel(
+        _ src: UnsafePointer<UInt8>, _ n: Int, _ out: UnsafeMutablePointer<UInt8>, _ t: UnsafePointer<UInt8>, _ skipWS: Bool
+    ) -> Result<Int, DecodingError> {
+        var i = 0, o = 0
+        // Fast path: whole quads of alphabet characters, no padding, no whitespace.
+        while i &+ 4 <= n {
+            let a = t[Int(src[i])], b = t[Int(src[i &+ 1])], c = t[Int(src[i &+ 2])], d = t[Int(src[i &+ 3])]
+            if (a | b | c | d) & 0x80 != 0 { break }
+            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            out[o] = UInt8(truncatingIfNeeded: v >> 16)
+            out[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
+            out[o &+ 2] = UInt8(truncatingIfNeeded: v)
+            i &+= 4
+            o &+= 3
+        }
+        // Careful path: whitespace, padding, errors.
+        var quad: UInt32 = 0
+        var count = 0  // sextets in the current quad
+        var padding = 0
+        var paddingStart = -1
+        var significant = i  // characters (excluding whitespace) seen so far, for the length check
+        while i < n {
+            let ch = src[i]
+            if skipWS && (ch == 0x20 || ch == 0x09 || ch == 0x0A || ch == 0x0D) {
+                i &+= 1
+                continue
+            }
+            if ch == UInt8(ascii: "=") {
+                if count < 2 { return .failure(DecodingError(reason: .misplacedPadding, offset: i)) }
+                if paddingStart < 0 { paddingStart = i }
+                padding &+= 1
+                if padding + count > 4 { return .failure(DecodingError(reason: .misplacedPadding, offset: i)) }
+                significant &+= 1
+                i &+= 1
+                continue
+            }
+            let s = t[Int(ch)]
+            if s & 0x80 != 0 { return .failure(DecodingError(reason: .invalidCharacter, offset: i)) }
+            if padding > 0 { return .failure(DecodingError(reason: .misplacedPadding, offset: paddingStart)) }
+            quad = quad << 6 | UInt32(s)
+            count &+= 1
+            significant &+= 1
+            if count == 4 {
+                out[o] = UInt8(truncatingIfNeeded: quad >> 16)
+                out[o &+ 1] = UInt8(truncatingIfNeeded: quad >> 8)
+                out[o &+ 2] = UInt8(truncatingIfNeeded: quad)
+                o &+= 3
+                quad = 0
+                count = 0
+            }
+            i &+= 1
+        }
+        if significant % 4 != 0 { return .failure(DecodingError(reason: .truncated, offset: n)) }
+        if count > 0 {
+            // count is 2 or 3 here (padding made the quad whole); its unused low bits must be zero.
+            if count == 2 {
+                if quad & 0xF != 0 { return .failure(DecodingError(reason: .nonZeroTrailingBits, offset: paddingStart - 1)) }
+                out[o] = UInt8(truncatingIfNeeded: quad >> 4)
+                o &+= 1
+            } else {
+                if quad & 0x3 != 0 { return .failure(DecodingError(reason: .nonZeroTrailingBits, offset: paddingStart - 1)) }
+                out[o] = UInt8(truncatingIfNeeded: quad >> 10)
+                out[o &+ 1] = UInt8(truncatingIfNeeded: quad >> 2)
+                o &+= 2
+            }
+        } else if padding > 0 {
+            return .failure(DecodingError(reason: .misplacedPadding, offset: paddingStart))
+        }
+        return .success(o)
+    }
+}
