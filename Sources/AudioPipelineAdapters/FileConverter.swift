@@ -36,6 +36,15 @@ public struct ConvertReport: Sendable {
     public let resamplerLatencyFrames: Int
 }
 
+/// Where converted audio goes: an audio file, or a framer that turns it into messages.
+public protocol ConvertedAudioSink: AnyObject {
+    func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError)
+    func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError)
+    func commit() throws(AudioPipelineError)
+}
+
+extension AudioFileWriter: ConvertedAudioSink {}
+
 /// Streams one file into another: read → (PCM16 → Float32) → channels → resample → (Float32 →
 /// PCM16) → write, block by block with buffers allocated once.
 public enum FileConverter {
@@ -45,6 +54,16 @@ public enum FileConverter {
         progress: (Int) -> Void = { _ in }
     ) throws(AudioPipelineError) -> ConvertReport {
         try refuseSamePath(inputPath, outputPath)
+        return try convert(input: inputPath, raw: raw, options: options, progress: progress) { (format) throws(AudioPipelineError) in
+            try AudioFileWriter(path: outputPath, type: options.type, encoding: options.encoding, format: format)
+        }
+    }
+
+    /// The same pipeline into any sink, made once the output format is known.
+    public static func convert(
+        input inputPath: String, raw: RawFormat? = nil, options: ConvertOptions, progress: (Int) -> Void = { _ in },
+        sink makeSink: (StreamFormat) throws(AudioPipelineError) -> any ConvertedAudioSink
+    ) throws(AudioPipelineError) -> ConvertReport {
         let reader = try AudioFileReader(path: inputPath, raw: raw)
         let inFormat = reader.format
         let inCh = inFormat.channels
@@ -74,7 +93,7 @@ public enum FileConverter {
         var toFloat = Int16ToFloat32Converter(compatibility: options.compatibility)
         var toPCM = try Float32ToInt16Converter(.init(compatibility: options.compatibility, dither: options.dither))
 
-        let writer = try AudioFileWriter(path: outputPath, type: options.type, encoding: options.encoding, format: outFormat)
+        let writer = try makeSink(outFormat)
 
         // Buffers, allocated once.
         let block = options.blockFrames
