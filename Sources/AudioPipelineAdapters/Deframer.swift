@@ -256,6 +256,7 @@ public enum Deframer {
                 case .error(let e): report.errors.append("\(m.location): \(e)"); continue
                 case .control(let c): report.controls[c, default: 0] += 1; continue
                 case .unknown(let t): report.unknown[t, default: 0] += 1; continue
+                case .malformed(let why): try fail("\(m.location): \(why)"); continue
                 }
             }
             if pcm.count % 2 != 0 { try fail("\(m.location): \(pcm.count) bytes of audio is an odd count (half a 16-bit sample)"); continue }

@@ -23,6 +23,8 @@ public enum WireEvent: Sendable, Hashable {
     case control(String)
     /// A message this profile does not know (skipped and counted, not fatal).
     case unknown(String)
+    /// A known message type without the field it must have (an error, with the reason).
+    case malformed(String)
 }
 
 /// How one voice API puts PCM into WebSocket messages and takes it out again.
@@ -164,10 +166,11 @@ public struct WireProfile: Sendable {
         guard let type = m["type"]?.string else { return nil }
         switch (dir, type) {
         case (.client, "input_audio_buffer.append"):
-            return m["audio"]?.string.map { .audio(base64: $0, utterance: nil, rate: nil) }
+            return m["audio"]?.string.map { .audio(base64: $0, utterance: nil, rate: nil) } ?? .malformed("\(type) has no string \"audio\"")
         case (.client, "input_audio_buffer.commit"): return .commit
         case (.server, "response.output_audio.delta"), (.server, "response.audio.delta"):
             return m["delta"]?.string.map { .audio(base64: $0, utterance: m["response_id"]?.string ?? m["item_id"]?.string, rate: nil) }
+                ?? .malformed("\(type) has no string \"delta\"")
         case (.server, "input_audio_buffer.speech_started"): return .interrupted
         case (.server, "response.done"): return .turnComplete
         case (.server, "error"): return .error(m.value(at: "error.message")?.string ?? m["message"]?.string ?? "error")
@@ -198,7 +201,8 @@ public struct WireProfile: Sendable {
                 if sc["interrupted"]?.bool == true { return .interrupted }
                 if let parts = sc.value(at: "modelTurn.parts")?.array {
                     for p in parts {
-                        if let inline = p["inlineData"], let data = inline["data"]?.string {
+                        if let inline = p["inlineData"] {
+                            guard let data = inline["data"]?.string else { return .malformed("inlineData has no string \"data\"") }
                             return .audio(base64: data, utterance: nil, rate: rate(fromMimeType: inline["mimeType"]?.string))
                         }
                     }
@@ -215,7 +219,8 @@ public struct WireProfile: Sendable {
     static let datagrid: @Sendable (JSONValue, WireDirection) -> WireEvent? = { m, dir in
         guard let type = m["type"]?.string else { return nil }
         switch (dir, type) {
-        case (_, "audio"): return m.value(at: "payload.data")?.string.map { .audio(base64: $0, utterance: nil, rate: nil) }
+        case (_, "audio"):
+            return m.value(at: "payload.data")?.string.map { .audio(base64: $0, utterance: nil, rate: nil) } ?? .malformed("audio has no string \"payload.data\"")
         case (.client, "start"), (.client, "stop"), (.client, "interrupt"): return .control(type)
         case (.server, "interrupted"): return .interrupted
         case (.server, "ended"): return .turnComplete
@@ -228,8 +233,8 @@ public struct WireProfile: Sendable {
     static let atoms: @Sendable (JSONValue, WireDirection) -> WireEvent? = { m, dir in
         guard let type = m["type"]?.string else { return nil }
         switch (dir, type) {
-        case (.client, "input_audio_buffer.append"): return m["audio"]?.string.map { .audio(base64: $0, utterance: nil, rate: nil) }
-        case (.server, "output_audio.delta"): return m["audio"]?.string.map { .audio(base64: $0, utterance: nil, rate: nil) }
+        case (.client, "input_audio_buffer.append"), (.server, "output_audio.delta"):
+            return m["audio"]?.string.map { .audio(base64: $0, utterance: nil, rate: nil) } ?? .malformed("\(type) has no string \"audio\"")
         case (.server, "interruption"): return .interrupted
         case (.server, "agent_stop_talking"): return .turnComplete
         case (.server, "error"):
