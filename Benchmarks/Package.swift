@@ -39,6 +39,15 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Framing",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AudioPipelineCore", package: "AudioPipeline"),
+            ],
+            path: "Benchmarks/Framing",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "PCMConversion",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

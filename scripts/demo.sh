@@ -23,6 +23,13 @@ step "44.1 kHz stereo FLAC -> 24 kHz mono raw PCM16 (OpenAI Realtime's input for
 step "Agent reply (24 kHz PCM16) -> 48 kHz float32 for a device" \
   "$bin" convert samples/agent-reply-24k-pcm16.wav "$out/agent-48k-f32.wav" --rate 48000 --encoding float32
 
+step "The phone capture as the messages an OpenAI Realtime client sends (20 ms chunks)" \
+  "$bin" frame samples/phone-capture-48k-f32-stereo.wav --profile openai-realtime --commit -o "$out/openai.jsonl"
+head -c 160 "$out/openai.jsonl"; echo " …"
+
+step "And back: the captured messages decoded into audio" \
+  "$bin" deframe "$out/openai.jsonl" -o "$out/openai-client.wav" --direction client
+
 step "Check the converted capture" "$bin" info --json "$out/mic-16k.wav"
 
 step "Measure the native resampler beside libsamplerate's best (SNR, leakage, ripple, latency, speed)" \
