@@ -190,9 +190,9 @@ public enum JSON {
                         var code = try hex4(at: i + 1)
                         i += 4
                         if (0xD800..<0xDC00).contains(code) {
-                            guard i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\\"), bytes[i + 2] == UInt8(ascii: "u") else { throw fail("unpaired surrogate") }
+                            guard i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\\"), bytes[i + 2] == UInt8(ascii: "u") else { throw fail("unpaired surrogate", i + 1) }
                             let low = try hex4(at: i + 3)
-                            guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate") }
+                            guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate", i + 1) }
                             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
                             i += 6
                         }

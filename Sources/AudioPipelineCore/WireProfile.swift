@@ -57,6 +57,8 @@ public struct WireProfile: Sendable {
     /// Shortest audio a commit may hold (OpenAI Realtime rejects commits under 100 ms).
     public let minimumCommitMilliseconds: Double?
     let interpreter: @Sendable (JSONValue, WireDirection) -> WireEvent?
+    /// Where a server audio message keeps its audio, for the scanning fast path (built-ins).
+    var fastServerAudio: FastServerAudio?
 
     /// Bytes one client audio message takes for `pcmBytes` bytes of PCM (for sizing buffers).
     public func messageLength(pcmBytes: Int) -> Int {
@@ -131,6 +133,14 @@ public struct WireProfile: Sendable {
             }
             return r
         }
+        var p = try builtInProfile(which, rate: rate, fixed: fixed)
+        p.fastServerAudio = FastServerAudio.forBuiltIn(which)
+        return p
+    }
+
+    private static func builtInProfile(
+        _ which: BuiltIn, rate: Int?, fixed: (Int) throws(AudioPipelineError) -> Int
+    ) throws(AudioPipelineError) -> WireProfile {
         switch which {
         case .openaiRealtime:
             return WireProfile(

@@ -87,6 +87,18 @@ let benchmarks: @Sendable () -> Void = {
     let serverPCM = (0..<480).map { Int16(truncatingIfNeeded: $0 &* 53) }
     let message = #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
         + serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString() + #""}"#
+    Benchmark("Decode server message 20ms AudioPipeline scanner (\(message.utf8.count) B)", configuration: config) { benchmark in
+        let profile = try WireProfile.builtIn(.openaiRealtime)
+        let text = Array(message.utf8)
+        var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
+        text.withUnsafeBytes { m in
+            out.withUnsafeMutableBytes { o in
+                benchmark.startMeasurement()
+                for _ in benchmark.scaledIterations { blackHole(profile.decodeServerAudio(m, into: o)) }
+                benchmark.stopMeasurement()
+            }
+        }
+    }
     Benchmark("Decode server message 20ms AudioPipeline (JSON parse)", configuration: config) { benchmark in
         let profile = try WireProfile.builtIn(.openaiRealtime)
         var out = [UInt8](repeating: 0, count: 2048)
