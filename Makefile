@@ -1,7 +1,8 @@
 # AudioPipeline — the two commands of the README's Quick start, plus a few helpers.
 #   make demo   install system libraries if missing, build release, run the main job on samples/
 #   make test   install system libraries if missing, run the test suite
-#   make bench  run the benchmark suite (release) and write a report
+#   make bench  run the benchmark suite (release) and write docs/benchmarks.md
+#   make check-allocations  zero allocations per chunk on every hot-path stage (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -11,7 +12,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps test-deps demo test build release bench clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -33,9 +34,17 @@ demo: release
 test: test-deps
 	swift test $(SWIFT_BUILD_FLAGS)
 
-bench: deps
+# The benchmark package also links libsoxr (the resampling peer).
+bench-deps: deps
 	@bash scripts/install-deps.sh libsoxr-dev -- soxr
-	cd Benchmarks && swift package --allow-writing-to-package-directory benchmark
+
+# Runs the whole suite in release and writes docs/benchmarks.md (ratios to peers first).
+bench: bench-deps
+	@bash scripts/bench.sh
+
+# Deterministic: every AudioPipeline stage must allocate nothing per chunk (run by .ci/run).
+check-allocations: bench-deps
+	@bash scripts/check-allocations.sh
 
 samples:
 	samples/make-samples.sh

@@ -15,6 +15,7 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
+        .target(name: "BenchSupport", dependencies: [.product(name: "Benchmark", package: "benchmark")], path: "Sources/BenchSupport"),
         // Plain C loops, the peers the Swift kernels are measured against, built twice from one
         // source: for the same baseline ISA a plain `swift build -c release` targets (x86-64: SSE2),
         // and with -march=native (AVX2/AVX-512 here), the reference. -fno-math-errno lets
@@ -31,6 +32,7 @@ let package = Package(
             name: "Resampling",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                "BenchSupport",
                 .product(name: "AudioPipelineCore", package: "AudioPipeline"),
                 .product(name: "AudioPipelineAdapters", package: "AudioPipeline"),
                 "CSoxr",
@@ -42,6 +44,7 @@ let package = Package(
             name: "Framing",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                "BenchSupport",
                 .product(name: "AudioPipelineCore", package: "AudioPipeline"),
             ],
             path: "Benchmarks/Framing",
@@ -51,6 +54,7 @@ let package = Package(
             name: "PCMConversion",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
+                "BenchSupport",
                 .product(name: "AudioPipelineCore", package: "AudioPipeline"),
                 "CPeers",
                 "CPeersNative",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Parses package-benchmark's text output into rows: benchmark, metric, unit, p0…p100.
 
-Usage: bench_table.py OUTPUT.txt [--csv]   (prints benchmark, metric unit, p50, p99 per line)
+Usage: bench_table.py OUTPUT.txt                      p50/p99 wall clock per benchmark
+       bench_table.py --check-allocations OUTPUT.txt  exit 1 if an AudioPipeline stage allocated
 Values keep package-benchmark's units; 'Time (wall clock) (μs)' becomes metric 'wall', unit 'μs'.
 """
 import re
@@ -51,7 +52,30 @@ def to_ns(value, unit):
     return value * {"ns": 1, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}.get(unit, float("nan"))
 
 
+def exempt(name):
+    return " peer " in f" {name} " or "(allocates)" in name
+
+
+def check_allocations(rows):
+    checked, bad = 0, []
+    for r in rows:
+        if r["metric"] != "mallocs" or exempt(r["benchmark"]):
+            continue
+        checked += 1
+        if r["p100"] > 0:
+            bad.append(f'{r["benchmark"]}: {r["p100"]:.0f} mallocs in one measured iteration')
+    if checked == 0:
+        print("check-allocations: no AudioPipeline benchmark found in the output", file=sys.stderr)
+        return 1
+    for b in bad:
+        print("allocation on the hot path: " + b, file=sys.stderr)
+    print(f"check-allocations: {checked} AudioPipeline stages measured, {len(bad)} allocated in steady state")
+    return 1 if bad else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--check-allocations":
+        sys.exit(check_allocations(parse(open(sys.argv[2], encoding="utf-8").read())))
     rows = parse(open(sys.argv[1], encoding="utf-8").read())
     for r in rows:
         if r["metric"] == "wall":

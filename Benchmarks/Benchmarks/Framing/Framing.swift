@@ -6,6 +6,7 @@
 // Chunk-sized benchmarks run 1000 per iteration (scalingFactor .kilo): wall clock is per message.
 
 import AudioPipelineCore
+import BenchSupport
 import Benchmark
 import Foundation
 
@@ -15,8 +16,7 @@ struct AppendMessage: Encodable {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal], warmupIterations: 10, maxDuration: .seconds(1), maxIterations: 100_000)
+    configureDefaults(maxSeconds: 1)
 
     for (label, size, scaling) in [("640B", 640, BenchmarkScalingFactor.kilo), ("3200B", 3200, .kilo), ("1MiB", 1 << 20, .one)] {
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
@@ -99,7 +99,7 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
-    Benchmark("Decode server message 20ms AudioPipeline (JSON parse)", configuration: config) { benchmark in
+    Benchmark("Decode server message 20ms AudioPipeline full parser (allocates)", configuration: config) { benchmark in
         let profile = try WireProfile.builtIn(.openaiRealtime)
         var out = [UInt8](repeating: 0, count: 2048)
         for _ in benchmark.scaledIterations {

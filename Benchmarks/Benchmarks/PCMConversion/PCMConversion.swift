@@ -5,6 +5,7 @@
 // measure 1000 chunks per iteration (scalingFactor .kilo), so wall clock reads per chunk.
 
 import AudioPipelineCore
+import BenchSupport
 import Benchmark
 import CPeers
 import CPeersNative
@@ -21,27 +22,8 @@ func testSignal(_ n: Int, peak: Float) -> [Float] {
     }
 }
 
-/// Runs `body` once per scaled iteration over buffers allocated before the measurement starts.
-func measure<I, O: Numeric>(
-    _ benchmark: Benchmark, _ input: [I], outputCount: Int, _ body: (UnsafeBufferPointer<I>, UnsafeMutableBufferPointer<O>) -> Void
-) {
-    var out = [O](repeating: 0, count: outputCount)
-    input.withUnsafeBufferPointer { src in
-        out.withUnsafeMutableBufferPointer { dst in
-            benchmark.startMeasurement()
-            for _ in benchmark.scaledIterations { body(src, dst) }
-            benchmark.stopMeasurement()
-        }
-    }
-}
-
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .throughput, .mallocCountTotal],
-        warmupIterations: 10,
-        maxDuration: .seconds(2),
-        maxIterations: 100_000
-    )
+    configureDefaults()
 
     for (label, n, scaling) in [("chunk960", chunk, BenchmarkScalingFactor.kilo), ("4MiB", big, .one)] {
         let floats = testSignal(n, peak: 0.9)
