@@ -112,13 +112,22 @@ public enum FileConverter {
         // Writes `frames` frames of `stageCh`-channel float audio to the output.
         func emit(_ buf: UnsafeBufferPointer<Float>, frames: Int) throws(AudioPipelineError) {
             guard frames > 0 else { return }
-            var samples = UnsafeBufferPointer(rebasing: buf[0..<frames * stageCh])
-            if outCh > stageCh {  // mono → N: duplicate
+            let samples = UnsafeBufferPointer(rebasing: buf[0..<frames * stageCh])
+            if outCh > stageCh {  // mono → N: duplicate, then write from inside the buffer's scope
                 widened.withUnsafeMutableBufferPointer { w in
                     for f in 0..<frames { for c in 0..<outCh { w[f * outCh + c] = samples[f] } }
                 }
-                samples = widened.withUnsafeBufferPointer { UnsafeBufferPointer(rebasing: $0[0..<frames * outCh]) }
+                try widened.withUnsafeBufferPointer { (w) throws(AudioPipelineError) in
+                    try write(UnsafeBufferPointer(rebasing: w[0..<frames * outCh]))
+                }
+            } else {
+                try write(samples)
             }
+            framesOut += frames
+        }
+
+        // Writes interleaved output-format samples, quantising to PCM16 when asked.
+        func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
             if options.encoding == .pcm16 {
                 let n = samples.count
                 _ = pcmOut.withUnsafeMutableBufferPointer { toPCM.process(samples, into: $0) }
@@ -126,7 +135,6 @@ public enum FileConverter {
             } else {
                 try writer.write(samples)
             }
-            framesOut += frames
         }
 
         func resampleAndEmit(_ src: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {

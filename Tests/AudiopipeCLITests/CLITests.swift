@@ -159,6 +159,19 @@ final class Scratch {
         #expect(r.stderr.contains("frames"), "the report goes to stderr when stdout carries audio")
     }
 
+    @Test func monoIsDuplicatedToEveryChannel() throws {
+        let s = Scratch()
+        #expect(try CLI.run(["convert", mic, s.file("st.wav"), "-c", "2", "-r", "24000"]).status == 0)
+        #expect(try CLI.run(["convert", mic, s.file("mono.wav"), "-r", "24000"]).status == 0)
+        let stereo = try AudioFileReader(path: s.file("st.wav"))
+        #expect(stereo.format.channels == 2)
+        var st = [Int16](repeating: 0, count: 200_000), mo = st
+        let n = try st.withUnsafeMutableBufferPointer { try stereo.read(into: $0) }
+        let m = try mo.withUnsafeMutableBufferPointer { try AudioFileReader(path: s.file("mono.wav")).read(into: $0) }
+        #expect(n == m && n > 0)
+        #expect((0..<n).allSatisfy { st[2 * $0] == mo[$0] && st[2 * $0 + 1] == mo[$0] })
+    }
+
     @Test func writesFLACAndRawByExtension() throws {
         let s = Scratch()
         #expect(try CLI.run(["convert", phone, s.file("a.flac"), "-r", "24000", "-c", "1"]).status == 0)
