@@ -169,7 +169,10 @@ final class Scratch {
         let n = try st.withUnsafeMutableBufferPointer { try stereo.read(into: $0) }
         let m = try mo.withUnsafeMutableBufferPointer { try AudioFileReader(path: s.file("mono.wav")).read(into: $0) }
         #expect(n == m && n > 0)
-        #expect((0..<n).allSatisfy { st[2 * $0] == mo[$0] && st[2 * $0 + 1] == mo[$0] })
+        let left: [Int16] = (0..<n).map { st[2 * $0] }, right: [Int16] = (0..<n).map { st[2 * $0 + 1] }
+        let mono = Array(mo[0..<n])
+        #expect(left == mono)
+        #expect(right == mono)
     }
 
     @Test func writesFLACAndRawByExtension() throws {
