@@ -208,6 +208,11 @@ public enum Deframer {
 
     /// Decodes the audio of one direction into a mono PCM16 WAV at `output`.
     public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError) -> DeframeReport {
+        try FileConverter.refuseSamePath(input, output)
+        if let trace = options.tracePath {
+            try FileConverter.refuseSamePath(input, trace)
+            try FileConverter.refuseSamePath(output, trace)
+        }
         var report = DeframeReport()
         let messages = try Self.messages(path: input, lenient: options.lenient, skipped: &report.skipped)
         guard let profile = options.profile ?? detectProfile(messages) else {

@@ -229,6 +229,20 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         #expect(!FileManager.default.fileExists(atPath: s.file("o.wav")))
     }
 
+    @Test func neverWritesOntoTheInput() throws {
+        let s = Scratch()
+        let path = s.file("cap.jsonl")
+        try ([good, good].joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let r = try CLI.run(["deframe", path, "-o", path, "--profile", "openai-realtime"])
+        #expect(r.status == 64 && r.stderr.contains("output is the input"))
+        let t = try CLI.run(["deframe", path, "-o", s.file("o.wav"), "--trace", path])
+        #expect(t.status == 64)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let f = try CLI.run(["frame", mic, "--profile", "gemini-live", "-o", mic])
+        #expect(f.status == 64)
+    }
+
     @Test func unknownTypesAreCountedNotFatal() throws {
         let s = Scratch()
         let r = try run([good, #"{"type":"x.y"}"#, #"{"type":"x.y"}"#, good], ["--json"], in: s)
