@@ -52,6 +52,10 @@ public final class PolyphaseResampler: Resampler {
     private var outputFrames = 0
     private var nextBase = 0  // ⌊(m·M + C) / L⌋ for m = outputFrames
     private var nextPhase = 0  // (m·M + C) mod L
+    /// 2× integer upsampling (24k→48k, 8k→16k …): outputs are computed four at a time (two phases
+    /// × two consecutive input windows), every output of the instance with one accumulator, so
+    /// results do not depend on which path computed them.
+    private let upByTwo: Bool
 
     /// Largest filter the design will build (taps over all phases), so a ratio such as
     /// 768000/767999 fails at configuration instead of allocating gigabytes.
@@ -89,6 +93,7 @@ public final class PolyphaseResampler: Resampler {
                 if j < h.count { coefficients[phase * tapsPerPhase + t] = Float(h[j]) }
             }
         }
+        upByTwo = up == 2 && down == 1
         capacity = tapsPerPhase + 2048
         history = .allocate(capacity: channels * capacity)
         latency = (centre + down - 1) / down
@@ -172,6 +177,33 @@ public final class PolyphaseResampler: Resampler {
         var n = 0
         let step = down / up, stepPhase = down % up
         let taps = tapsPerPhase
+        if upByTwo {
+            while n &+ 3 < room && nextPhase == 0 && nextBase &+ 1 < end {
+                let offset = nextBase - (taps - 1) - historyStart
+                for c in 0..<channels {
+                    let (y0, y1, y2, y3) = Self.dotQuad(coefficients, coefficients + taps, history + c * capacity + offset, taps)
+                    out[n * channels + c] = y0
+                    out[(n + 1) * channels + c] = y1
+                    out[(n + 2) * channels + c] = y2
+                    out[(n + 3) * channels + c] = y3
+                }
+                n &+= 4
+                nextBase &+= 2
+            }
+            while n < room && nextBase < end {
+                let offset = nextBase - (taps - 1) - historyStart
+                let coeffs = coefficients + nextPhase * taps
+                for c in 0..<channels { out[n * channels + c] = Self.dotSingle(coeffs, history + c * capacity + offset, taps) }
+                n += 1
+                nextPhase += 1
+                if nextPhase >= up {
+                    nextPhase -= up
+                    nextBase += 1
+                }
+            }
+            outputFrames += n
+            return n
+        }
         if up == 1 {
             // Pure decimation: one phase, so two consecutive outputs share every coefficient load.
             let next = down  // input offset between consecutive outputs
@@ -282,6 +314,42 @@ public final class PolyphaseResampler: Resampler {
             q0 += r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * x0
         }
         return reduce2(p0 + p1, q0 + q1)
+    }
+
+    /// Σ a[i]·b[i] with one accumulator: the order every output of a 2×-upsampling instance uses.
+    @inline(__always)
+    static func dotSingle(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        var acc = SIMD8<Float>.zero
+        var i = 0
+        while i < n {
+            acc += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self) * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            i &+= 8
+        }
+        return reduce(acc)
+    }
+
+    /// Four outputs of 2× upsampling at once: phases `a0`, `a1` over the window at `b` and over
+    /// the next window (`b + 1`), each summed exactly as `dotSingle` sums it. Coefficient and
+    /// input loads are each shared by two outputs.
+    @inline(__always)
+    static func dotQuad(_ a0: UnsafePointer<Float>, _ a1: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> (Float, Float, Float, Float) {
+        let r0 = UnsafeRawPointer(a0), r1 = UnsafeRawPointer(a1), rb = UnsafeRawPointer(b)
+        var p = SIMD8<Float>.zero, q = SIMD8<Float>.zero, u = SIMD8<Float>.zero, v = SIMD8<Float>.zero
+        var i = 0
+        while i < n {
+            let c0 = r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            let c1 = r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            let x0 = rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            let x1 = rb.loadUnaligned(fromByteOffset: i &* 4 &+ 4, as: SIMD8<Float>.self)
+            p += c0 * x0
+            q += c1 * x0
+            u += c0 * x1
+            v += c1 * x1
+            i &+= 8
+        }
+        let (y0, y1) = reduce2(p, q), (y2, y3) = reduce2(u, v)
+        return (y0, y1, y2, y3)
     }
 
     /// The horizontal sum every dot product ends with, in one fixed order:
