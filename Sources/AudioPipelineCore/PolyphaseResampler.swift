@@ -205,19 +205,29 @@ public final class PolyphaseResampler: Resampler {
             return n
         }
         if up == 1 {
-            // Pure decimation: one phase, so two consecutive outputs share every coefficient load.
-            let next = down  // input offset between consecutive outputs
-            while n &+ 1 < room && nextBase &+ next < end {
+            // Pure decimation: one phase, so four consecutive outputs (windows `down` apart) share
+            // every coefficient load; every output of the instance uses one accumulator.
+            let next = down
+            while n &+ 3 < room && nextBase &+ 3 &* next < end {
                 let offset = nextBase - (taps - 1) - historyStart
                 for c in 0..<channels {
-                    let x = history + c * capacity + offset
-                    let (y0, y1) = Self.dot2(coefficients, x, x + next, taps)
+                    let (y0, y1, y2, y3) = Self.dotQuadShared(coefficients, history + c * capacity + offset, next, taps)
                     out[n * channels + c] = y0
                     out[(n + 1) * channels + c] = y1
+                    out[(n + 2) * channels + c] = y2
+                    out[(n + 3) * channels + c] = y3
                 }
-                n &+= 2
-                nextBase &+= 2 &* next
+                n &+= 4
+                nextBase &+= 4 &* next
             }
+            while n < room && nextBase < end {
+                let offset = nextBase - (taps - 1) - historyStart
+                for c in 0..<channels { out[n * channels + c] = Self.dotSingle(coefficients, history + c * capacity + offset, taps) }
+                n &+= 1
+                nextBase &+= next
+            }
+            outputFrames += n
+            return n
         } else if down == 1 {
             // Integer upsampling: outputs come in runs that read the same input window with
             // successive phases; pair them to share the input loads.
@@ -266,30 +276,6 @@ public final class PolyphaseResampler: Resampler {
             base.update(from: base + drop, count: keep)
         }
         historyStart = keepFrom
-    }
-
-    /// Two dot products with the same coefficients `a` over inputs `b0` and `b1`, each summed in
-    /// exactly the order `dot` uses (so results do not depend on which path computed them).
-    @inline(__always)
-    static func dot2(_ a: UnsafePointer<Float>, _ b0: UnsafePointer<Float>, _ b1: UnsafePointer<Float>, _ n: Int) -> (Float, Float) {
-        let ra = UnsafeRawPointer(a), r0 = UnsafeRawPointer(b0), r1 = UnsafeRawPointer(b1)
-        var p0 = SIMD8<Float>.zero, p1 = SIMD8<Float>.zero, q0 = SIMD8<Float>.zero, q1 = SIMD8<Float>.zero
-        var i = 0
-        while i &+ 16 <= n {
-            let c0 = ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            let c1 = ra.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
-            p0 += c0 * r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            p1 += c1 * r0.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
-            q0 += c0 * r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            q1 += c1 * r1.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
-            i &+= 16
-        }
-        if i < n {
-            let c0 = ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            p0 += c0 * r0.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            q0 += c0 * r1.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-        }
-        return reduce2(p0 + p1, q0 + q1)
     }
 
     /// Two dot products of coefficient sets `a0` and `a1` with the same input `b`, each summed in
@@ -346,6 +332,27 @@ public final class PolyphaseResampler: Resampler {
             q += c1 * x0
             u += c0 * x1
             v += c1 * x1
+            i &+= 8
+        }
+        let (y0, y1) = reduce2(p, q), (y2, y3) = reduce2(u, v)
+        return (y0, y1, y2, y3)
+    }
+
+    /// Four decimation outputs at once: coefficients `a` over the windows at `b`, `b + stride`,
+    /// `b + 2·stride`, `b + 3·stride`, each summed exactly as `dotSingle` sums it.
+    @inline(__always)
+    static func dotQuadShared(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ stride: Int, _ n: Int) -> (Float, Float, Float, Float) {
+        let ra = UnsafeRawPointer(a), rb = UnsafeRawPointer(b)
+        let s1 = stride &* 4, s2 = stride &* 8, s3 = stride &* 12
+        var p = SIMD8<Float>.zero, q = SIMD8<Float>.zero, u = SIMD8<Float>.zero, v = SIMD8<Float>.zero
+        var i = 0
+        while i < n {
+            let o = i &* 4
+            let c = ra.loadUnaligned(fromByteOffset: o, as: SIMD8<Float>.self)
+            p += c * rb.loadUnaligned(fromByteOffset: o, as: SIMD8<Float>.self)
+            q += c * rb.loadUnaligned(fromByteOffset: o &+ s1, as: SIMD8<Float>.self)
+            u += c * rb.loadUnaligned(fromByteOffset: o &+ s2, as: SIMD8<Float>.self)
+            v += c * rb.loadUnaligned(fromByteOffset: o &+ s3, as: SIMD8<Float>.self)
             i &+= 8
         }
         let (y0, y1) = reduce2(p, q), (y2, y3) = reduce2(u, v)
