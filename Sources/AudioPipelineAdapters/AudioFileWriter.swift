@@ -44,6 +44,23 @@ public final class AudioFileWriter {
         }
         if path == "-" {
             temporaryPath = nil
+            switch type {
+            case .raw:
+                break
+            case .wav:
+                // libsndfile cannot write WAV to a pipe (it seeks back to finish the header), so
+                // write a streaming header whose sizes say "unknown" (0xFFFFFFFF, as sox does on a
+                // pipe; readers then read to the end) and the samples as raw little-endian PCM.
+                var header = Self.streamingWAVHeader(format: format, float: encoding == .float32)
+                let written = header.withUnsafeMutableBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                guard written == header.count else {
+                    throw AudioPipelineError(.ioFailure, "stdout: cannot write the WAV header: \(String(cString: strerror(errno)))")
+                }
+                info.format = Int32(SF_FORMAT_RAW) | encoding.sndfileSubtype | Int32(SF_ENDIAN_LITTLE)
+            case .flac:
+                throw AudioPipelineError(
+                    .invalidConfiguration, "stdout: FLAC cannot be written to a pipe (its header is finished by seeking back); write a file, or use --type wav or raw")
+            }
             handle = sf_open_fd(STDOUT_FILENO, Int32(SFM_WRITE), &info, 0)
         } else {
             let url = URL(fileURLWithPath: path)
@@ -69,6 +86,21 @@ public final class AudioFileWriter {
     deinit {
         if let handle { sf_close(handle) }
         if !committed, let temporaryPath { unlink(temporaryPath) }
+    }
+
+    /// A 44-byte canonical WAV header for a stream of unknown length (RIFF and data sizes
+    /// 0xFFFFFFFF). Format tag 1 (PCM) for 16-bit, 3 (IEEE float) for 32-bit float.
+    static func streamingWAVHeader(format: StreamFormat, float: Bool) -> [UInt8] {
+        var h: [UInt8] = []
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { h.append(contentsOf: $0) } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { h.append(contentsOf: $0) } }
+        let bytesPerSample = float ? 4 : 2
+        h.append(contentsOf: Array("RIFF".utf8)); u32(0xFFFF_FFFF); h.append(contentsOf: Array("WAVE".utf8))
+        h.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(float ? 3 : 1); u16(UInt16(format.channels))
+        u32(UInt32(format.sampleRate.hz)); u32(UInt32(format.sampleRate.hz * format.channels * bytesPerSample))
+        u16(UInt16(format.channels * bytesPerSample)); u16(UInt16(bytesPerSample * 8))
+        h.append(contentsOf: Array("data".utf8)); u32(0xFFFF_FFFF)
+        return h
     }
 
     /// Makes libsndfile clip (instead of wrap) when *it* converts float to integer — only relevant

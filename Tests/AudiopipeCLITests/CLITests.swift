@@ -175,6 +175,23 @@ final class Scratch {
         #expect(right == mono)
     }
 
+    @Test func wavToAPipeHasAStreamingHeader() throws {
+        let r = try CLI.run(["convert", mic, "-", "--type", "wav"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let bytes = [UInt8](r.stdout)
+        #expect(Array(bytes[0..<4]) == Array("RIFF".utf8) && Array(bytes[4..<8]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect(Array(bytes[36..<40]) == Array("data".utf8) && Array(bytes[40..<44]) == [0xFF, 0xFF, 0xFF, 0xFF])
+        // The samples after the header are the file's own PCM (a canonical 44-byte-header WAV).
+        let original = try Data(contentsOf: URL(fileURLWithPath: mic))
+        #expect(r.stdout.dropFirst(44) == original.dropFirst(44))
+        // And our reader reads the stream back from stdin.
+        let info = try CLI.run(["info", "--json", "-"], stdin: r.stdout)
+        let o = try #require((try JSONSerialization.jsonObject(with: info.stdout) as? [[String: Any]])?.first)
+        #expect(o["frames"] as? Int == (original.count - 44) / 2)
+        let flac = try CLI.run(["convert", mic, "-", "--type", "flac"])
+        #expect(flac.status == 64 && flac.stderr.contains("pipe"))
+    }
+
     @Test func writesFLACAndRawByExtension() throws {
         let s = Scratch()
         #expect(try CLI.run(["convert", phone, s.file("a.flac"), "-r", "24000", "-c", "1"]).status == 0)
