@@ -3,6 +3,7 @@
 /// Chunks are handed to a closure as buffer views — straight from the input when a whole chunk is
 /// there (no copy), or from one internal chunk buffer allocated at init. Nothing is allocated per
 /// chunk. Each chunk carries its start position, so its start time is `startFrame / rate`.
+/// For a chunk of a duration, `SampleRate.frames(milliseconds:)` gives the size (20 ms at 24 kHz is 480).
 public struct Chunker<Sample: AdditiveArithmetic> {
     /// What happens to a last, incomplete chunk at `finish`.
     public enum LastChunk: String, Sendable, CaseIterable {
@@ -41,9 +42,6 @@ public struct Chunker<Sample: AdditiveArithmetic> {
         self.lastChunk = lastChunk
         buffer = Array(repeating: .zero, count: chunkFrames * channels)
     }
-
-    /// Frames in `milliseconds` at `rate`, rounded to the nearest frame (20 ms at 24 kHz is 480).
-    public static func frames(milliseconds: Double, rate: SampleRate) -> Int { rate.frames(milliseconds: milliseconds) }
 
     /// Takes input samples and calls `body` for every chunk they complete.
     public mutating func push(_ input: UnsafeBufferPointer<Sample>, _ body: (Chunk) throws -> Void) rethrows {

@@ -86,7 +86,8 @@ public struct WireProfile: Sendable {
         return o
     }
 
-    /// What a parsed message means; `nil` when it belongs to the other direction's vocabulary.
+    /// What a parsed message means in `direction`; a message of another vocabulary (or the other
+    /// direction's) is `.unknown` with its type.
     public func interpret(_ message: JSONValue, direction: WireDirection) -> WireEvent {
         interpreter(message, direction) ?? .unknown(message["type"]?.string ?? "(untyped)")
     }

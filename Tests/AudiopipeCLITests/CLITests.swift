@@ -45,6 +45,27 @@ struct CLI {
     }
 }
 
+/// Runs another program (sox, script …) and returns its status, stdout and stderr.
+func runTool(_ executable: String, _ args: [String], environment: [String: String]? = nil) throws -> (status: Int32, out: String, err: String) {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: executable)
+    p.arguments = args
+    if let environment { p.environment = environment }
+    // stderr goes to a file, so the tool can never block on a full pipe nobody reads.
+    let errPath = NSTemporaryDirectory() + "audiopipe-tool-\(UUID().uuidString).err"
+    FileManager.default.createFile(atPath: errPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: errPath) }
+    let out = Pipe()
+    p.standardOutput = out
+    p.standardError = FileHandle(forWritingAtPath: errPath)
+    p.standardInput = FileHandle.nullDevice
+    try p.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    let errData = FileManager.default.contents(atPath: errPath) ?? Data()
+    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 let phone = root + "/samples/phone-capture-48k-f32-stereo.wav"
 let mic = root + "/samples/mic-16k-pcm16-mono.wav"
@@ -83,15 +104,7 @@ final class Scratch {
 
     @Test func levelsAgreeWithSoxStats() throws {
         // sox's `stats` is the tool users compare with: same peak and RMS in dB.
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["sox", mic, "-n", "stats"]
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = try runTool("/usr/bin/env", ["sox", mic, "-n", "stats"]).err
         func soxValue(_ key: String) -> Double? {
             text.split(separator: "\n").first { $0.hasPrefix(key) }.flatMap { Double($0.split(separator: " ").last!) }
         }
@@ -289,28 +302,14 @@ final class Scratch {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"))
         let s = Scratch()
         let long = s.file("long.wav")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["sox", "-n", "-r", "48000", "-c", "1", long, "synth", "120", "sine", "440", "gain", "-6"]
-        try p.run()
-        p.waitUntilExit()
-        try #require(p.terminationStatus == 0)
+        try #require(try runTool("/usr/bin/env", ["sox", "-n", "-r", "48000", "-c", "1", long, "synth", "120", "sine", "440", "gain", "-6"]).status == 0)
         let args = ["convert", long, s.file("o.wav"), "-r", "16000", "--resampler", "src-best"]
         let command = ([CLI.binary] + args).joined(separator: " ")
-        let tty = Process()
-        tty.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        tty.arguments = ["-qec", command, "/dev/null"]
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "xterm"
-        tty.environment = env
-        let out = Pipe()
-        tty.standardOutput = out
-        tty.standardInput = FileHandle.nullDevice
-        try tty.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        tty.waitUntilExit()
-        #expect(tty.terminationStatus == 0)
-        #expect(text.contains("realtime") && text.contains("ETA") && text.contains("%"), "\(text.suffix(300))")
+        let tty = try runTool("/usr/bin/script", ["-qec", command, "/dev/null"], environment: env)
+        #expect(tty.status == 0)
+        #expect(tty.out.contains("realtime") && tty.out.contains("ETA") && tty.out.contains("%"), "\(tty.out.suffix(300))")
         let piped = try CLI.run(args)
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("ETA") && !piped.text.contains("ETA"))

@@ -42,16 +42,12 @@ let benchmarks: @Sendable () -> Void = {
                 measure(benchmark, input, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in blackHole(conv.process(s, into: d)) }
             }
         }
-        Benchmark("F32toI16 \(label) peer C loop", configuration: config) { benchmark in
-            measure(benchmark, floats, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in
-                cpeers_f32_to_s16(s.baseAddress, d.baseAddress, n)
-                blackHole(d[0])
-            }
-        }
-        Benchmark("F32toI16 \(label) peer C loop native", configuration: config) { benchmark in
-            measure(benchmark, floats, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in
-                cpeers_native_f32_to_s16(s.baseAddress, d.baseAddress, n)
-                blackHole(d[0])
+        for (peer, loop) in [("C loop", cpeers_f32_to_s16), ("C loop native", cpeers_native_f32_to_s16)] {
+            Benchmark("F32toI16 \(label) peer \(peer)", configuration: config) { benchmark in
+                measure(benchmark, floats, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in
+                    loop(s.baseAddress, d.baseAddress, n)
+                    blackHole(d[0])
+                }
             }
         }
         Benchmark("F32toI16 \(label) peer iOS map", configuration: config) { benchmark in
@@ -67,16 +63,12 @@ let benchmarks: @Sendable () -> Void = {
                 measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in blackHole(conv.process(s, into: d)) }
             }
         }
-        Benchmark("I16toF32 \(label) peer C loop", configuration: config) { benchmark in
-            measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in
-                cpeers_s16_to_f32(s.baseAddress, d.baseAddress, n)
-                blackHole(d[0])
-            }
-        }
-        Benchmark("I16toF32 \(label) peer C loop native", configuration: config) { benchmark in
-            measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in
-                cpeers_native_s16_to_f32(s.baseAddress, d.baseAddress, n)
-                blackHole(d[0])
+        for (peer, loop) in [("C loop", cpeers_s16_to_f32), ("C loop native", cpeers_native_s16_to_f32)] {
+            Benchmark("I16toF32 \(label) peer \(peer)", configuration: config) { benchmark in
+                measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                    loop(s.baseAddress, d.baseAddress, n)
+                    blackHole(d[0])
+                }
             }
         }
         Benchmark("I16toF32 \(label) peer iOS map", configuration: config) { benchmark in
@@ -88,16 +80,12 @@ let benchmarks: @Sendable () -> Void = {
             var mixer = try ChannelMixer(channels: 2)
             measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in blackHole(mixer.process(s, into: d)) }
         }
-        Benchmark("Downmix \(label) peer C loop", configuration: config) { benchmark in
-            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in
-                cpeers_stereo_to_mono(s.baseAddress, d.baseAddress, n / 2)
-                blackHole(d[0])
-            }
-        }
-        Benchmark("Downmix \(label) peer C loop native", configuration: config) { benchmark in
-            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in
-                cpeers_native_stereo_to_mono(s.baseAddress, d.baseAddress, n / 2)
-                blackHole(d[0])
+        for (peer, loop) in [("C loop", cpeers_stereo_to_mono), ("C loop native", cpeers_native_stereo_to_mono)] {
+            Benchmark("Downmix \(label) peer \(peer)", configuration: config) { benchmark in
+                measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                    loop(s.baseAddress, d.baseAddress, n / 2)
+                    blackHole(d[0])
+                }
             }
         }
     }
