@@ -206,6 +206,16 @@ public enum Deframer {
         return best?.0
     }
 
+    /// What a walk over a captured session yields, in capture order.
+    public enum SessionEvent {
+        /// One message's audio (mono PCM16 at `rate`), its arrival time if the capture has one, its
+        /// utterance (response) index from 0 and its position on the media clock (the utterance's
+        /// first arrival plus the audio before it in that utterance), ms.
+        case audio(samples: [Int16], rate: Int, timeMs: Double?, utterance: Int, mediaMs: Double)
+        /// The server reported that the user interrupted (barge-in) or the response was cancelled.
+        case interrupted(timeMs: Double?)
+    }
+
     /// Decodes the audio of one direction into a mono PCM16 WAV at `output`.
     public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError) -> DeframeReport {
         try FileConverter.refuseSamePath(input, output)
@@ -213,6 +223,39 @@ public enum Deframer {
             try FileConverter.refuseSamePath(input, trace)
             try FileConverter.refuseSamePath(output, trace)
         }
+        var writer: AudioFileWriter?
+        var trace: AtomicOutputFile?
+        var seq = 0
+        let report = try walk(input: input, options: options, needsTimes: options.tracePath != nil) { (event) throws(AudioPipelineError) in
+            guard case .audio(let samples, let rate, let time, let utterance, let mediaMs) = event else { return }
+            if writer == nil {
+                writer = try AudioFileWriter(path: output, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: try SampleRate(rate), channels: 1))
+                if let path = options.tracePath {
+                    trace = try AtomicOutputFile(path: path)
+                    try trace!.write("seq,send_ms,arrival_ms,duration_ms,media_ms,utt\n")
+                }
+            }
+            try samples.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try writer!.write(p) }
+            if let trace, let t = time {
+                let durationMs = Double(samples.count) * 1000 / Double(rate)
+                try trace.write(String(format: "%d,%.3f,%.3f,%.3f,%.3f,%d\n", seq, t, t, durationMs, mediaMs, utterance))
+            }
+            seq += 1
+        }
+        guard let writer else {
+            throw AudioPipelineError(
+                .invalidData, "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) (\(report.messages) messages read)")
+        }
+        try writer.commit()
+        try trace?.commit()
+        return report
+    }
+
+    /// Reads a captured session and calls `body` with each audio message and interruption of one
+    /// direction, in capture order. `needsTimes`: refuse a capture without arrival times.
+    public static func walk(
+        input: String, options: DeframeOptions, needsTimes: Bool, _ body: (SessionEvent) throws(AudioPipelineError) -> Void
+    ) throws(AudioPipelineError) -> DeframeReport {
         var report = DeframeReport()
         let messages = try Self.messages(path: input, lenient: options.lenient, skipped: &report.skipped)
         guard let profile = options.profile ?? detectProfile(messages) else {
@@ -220,18 +263,12 @@ public enum Deframer {
         }
         report.profile = profile.name
         report.direction = options.direction
-        var writer: AudioFileWriter?
-        var rate: Int?
-        var trace: AtomicOutputFile?
-        if let path = options.tracePath {
-            guard messages.contains(where: { $0.timeMs != nil }) else {
-                throw AudioPipelineError(.invalidConfiguration, "\(input): --trace needs arrival times: a HAR file, or JSON Lines of HAR-style entries")
-            }
-            trace = try AtomicOutputFile(path: path)
-            try trace!.write("seq,send_ms,arrival_ms,duration_ms,media_ms,utt\n")
+        if needsTimes && !messages.contains(where: { $0.timeMs != nil }) {
+            throw AudioPipelineError(.invalidConfiguration, "\(input): needs arrival times: a HAR file, or JSON Lines of HAR-style entries")
         }
+        var rate: Int?
         var utteranceIndex = 0, utteranceKey: String?, lastWasEnd = false
-        var mediaMs = 0.0, playClock = 0.0, seq = 0
+        var mediaMs = 0.0, playClock = 0.0
         var utteranceSeconds: [String: Double] = [:], order: [String] = []
 
         func fail(_ m: String) throws(AudioPipelineError) {
@@ -255,7 +292,11 @@ public enum Deframer {
                     do { pcm = try decodeBase64(b64, location: m.location) } catch { try fail(error.message); continue }
                     utterance = u
                     messageRate = r
-                case .interrupted: report.interruptions += 1; lastWasEnd = true; continue
+                case .interrupted:
+                    report.interruptions += 1
+                    lastWasEnd = true
+                    try body(.interrupted(timeMs: m.timeMs))
+                    continue
                 case .turnComplete: report.turnEnds += 1; lastWasEnd = true; continue
                 case .commit: report.commits += 1; continue
                 case .error(let e): report.errors.append("\(m.location): \(e)"); continue
@@ -267,16 +308,12 @@ public enum Deframer {
             if pcm.count % 2 != 0 { try fail("\(m.location): \(pcm.count) bytes of audio is an odd count (half a 16-bit sample)"); continue }
             let r = messageRate ?? (options.direction == .server ? profile.serverRate : profile.clientRate)
             if let rate, rate != r { try fail("\(m.location): the audio rate changes from \(rate) Hz to \(r) Hz mid-stream"); continue }
-            if writer == nil {
-                rate = r
-                report.rate = r
-                writer = try AudioFileWriter(path: output, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: try SampleRate(r), channels: 1))
-            }
+            rate = r
+            report.rate = r
             let frames = pcm.count / 2
             var samples = [Int16](repeating: 0, count: frames)
             samples.withUnsafeMutableBytes { $0.copyBytes(from: pcm) }
             for k in samples.indices { samples[k] = Int16(littleEndian: samples[k]) }
-            try samples.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try writer!.write(p) }
             report.audioMessages += 1
             report.frames += frames
             // Utterance: the message's own id, else a counter that moves on after each turn end.
@@ -302,21 +339,12 @@ public enum Deframer {
                 report.stallMs += t - playClock
                 playClock = t
             }
-            if let trace, let t = m.timeMs {
-                try trace.write(String(format: "%d,%.3f,%.3f,%.3f,%.3f,%d\n", seq, t, t, durationMs, mediaMs, utteranceIndex))
-            }
-            seq += 1
+            try body(.audio(samples: samples, rate: r, timeMs: m.timeMs, utterance: utteranceIndex, mediaMs: mediaMs))
             mediaMs += durationMs
             playClock += durationMs
             utteranceSeconds[key, default: 0] += durationMs / 1000
         }
         report.utterances = order.map { ($0, utteranceSeconds[$0] ?? 0) }
-        guard let writer else {
-            throw AudioPipelineError(
-                .invalidData, "\(input): no \(options.direction.rawValue) audio messages for profile \(profile.name) (\(report.messages) messages read)")
-        }
-        try writer.commit()
-        try trace?.commit()
         return report
     }
 }
