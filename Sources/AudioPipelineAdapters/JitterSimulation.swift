@@ -103,7 +103,8 @@ public enum JitterTrace {
         guard let text = String(data: data, encoding: .utf8) else {
             throw AudioPipelineError(.invalidData, "\(path): not UTF-8 text")
         }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.hasSuffix("\r") ? $0.dropLast() : $0 }
+        // "\r\n" is one Character in Swift: split on any newline character.
+        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
         while let last = lines.last, last.trimmingCharacters(in: .whitespaces).isEmpty { lines.removeLast() }
         guard let header = lines.first else { throw AudioPipelineError(.invalidData, "\(path): empty file (a CSV header is required)") }
         let names = header.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }

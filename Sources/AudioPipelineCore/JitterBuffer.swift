@@ -84,6 +84,10 @@ public final class JitterBuffer {
         /// target + holeWait, then jumped. Negative: jump earlier (lost packets cost no silence; a
         /// reordered packet that comes later is late).
         public var holeWait = 0
+        /// An empty buffer stalls until the delay exceeds max(target, largest recent delay) by this
+        /// much; beyond it playout runs on in real time (what is still missing becomes late loss), so
+        /// one long outage does not add its whole length to the delay. `Int.max`: always stall.
+        public var maximumStall = Int.max
         /// Enable accelerate/decelerate (the adaptive policy's stretching).
         public var timeStretch = true
         /// Fade in and out around concealment and at a flush, samples.
@@ -477,7 +481,7 @@ public final class JitterBuffer {
                     written += hole
                     continue
                 }
-                if !isAdaptive && delay >= targetDelay() {
+                if delay >= targetDelay() && (!isAdaptive || delay - max(targetDelay(), recentMaximum()) > Int64(configuration.maximumStall)) {
                     fillSilence(out + written, want, inUtterance: true)
                     cursor += Int64(want)
                     written = n

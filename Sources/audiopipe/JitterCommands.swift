@@ -17,6 +17,7 @@ struct JitterBufferOptions: ParsableArguments {
     @Option(help: "Most audio the buffer holds, seconds (a longer TTS burst overflows, counted).") var capacityS: Double = 120
     @Option(help: "Adaptive: wait for a hole until delay ≥ target + this, ms (negative: jump earlier).") var holeWaitMs: Double?
     @Option(help: "Adaptive: added to the jitter quantile, ms.") var marginMs: Double?
+    @Option(help: "Adaptive: longest stall above the recent delay before playout runs on (late loss instead of delay), ms.") var maxStallMs: Double?
     @Option(help: "Adaptive: window of the jitter statistics, s.") var historyS: Double?
     @Option(help: "Adaptive: window of the baseline (sliding minimum delay), s.") var baselineS: Double?
     @Option(help: "Adaptive: accelerate above target + this, ms.") var accelerateMs: Double?
@@ -44,6 +45,7 @@ struct JitterBufferOptions: ParsableArguments {
         func samples(_ ms: Double) -> Int { Int((ms * Double(rate) / 1000).rounded()) }
         if let v = holeWaitMs { c.holeWait = samples(v) }
         if let v = marginMs { c.margin = samples(v) }
+        if let v = maxStallMs { c.maximumStall = samples(v) }
         if let v = historyS { c.historyWindow = samples(v * 1000) }
         if let v = baselineS { c.baselineWindow = samples(v * 1000) }
         if let v = accelerateMs { c.accelerateThreshold = samples(v) }
