@@ -51,6 +51,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Jitter",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchSupport",
+                .product(name: "AudioPipelineCore", package: "AudioPipeline"),
+            ],
+            path: "Benchmarks/Jitter",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "PCMConversion",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

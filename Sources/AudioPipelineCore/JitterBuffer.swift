@@ -83,11 +83,11 @@ public final class JitterBuffer {
         /// A hole (missing audio with later audio queued) is waited for until the delay reaches
         /// target + holeWait, then jumped. Negative: jump earlier (lost packets cost no silence; a
         /// reordered packet that comes later is late).
-        public var holeWait = 0
+        public var holeWait: Int
         /// An empty buffer stalls until the delay exceeds max(target, largest recent delay) by this
         /// much; beyond it playout runs on in real time (what is still missing becomes late loss), so
         /// one long outage does not add its whole length to the delay. `Int.max`: always stall.
-        public var maximumStall = Int.max
+        public var maximumStall: Int
         /// Enable accelerate/decelerate (the adaptive policy's stretching).
         public var timeStretch = true
         /// Fade in and out around concealment and at a flush, samples.
@@ -107,10 +107,12 @@ public final class JitterBuffer {
             initialTarget = ms(60)
             margin = ms(tickMilliseconds / 2)
             maximumTarget = ms(1_000)
-            accelerateThreshold = ms(tickMilliseconds)
+            accelerateThreshold = ms(max(12, tickMilliseconds))
             decelerateThreshold = ms(tickMilliseconds)
             fade = ms(2)
             flushTailLimit = ms(20)
+            holeWait = ms(40)
+            maximumStall = ms(100)
         }
     }
 
@@ -206,6 +208,8 @@ public final class JitterBuffer {
     private let binWidth: Int
     private let histogram: UnsafeMutablePointer<Int32>
     private var histogramTotal = 0
+    /// Highest non-empty bin (the quantile walk starts there).
+    private var histogramTop = 0
     private let historyTime: UnsafeMutablePointer<Int64>
     private let historyBin: UnsafeMutablePointer<Int16>
     private let historyCapacity: Int
@@ -320,6 +324,7 @@ public final class JitterBuffer {
         while orderCount > 0 { releaseFront() }
         histogram.update(repeating: 0, count: Self.binCount)
         histogramTotal = 0
+        histogramTop = 0
         historyHead = 0; historyCount = 0
         minHead = 0; minCount = 0
         maxHead = 0; maxCount = 0
@@ -437,7 +442,7 @@ public final class JitterBuffer {
             pendingFlush = false
             if playing && playUtterance <= flushedThrough {
                 let budget = Int(max(0, pendingFlushTime + Int64(configuration.flushTailLimit) - clock))
-                let f = gather(min(configuration.fade, budget, n))
+                let f = gather(into: scratch, limit: min(configuration.fade, budget, n))
                 if f > 0 {
                     let fadeLength = f
                     for k in 0..<f { out[k] = scratch[k] * Float(fadeLength - k) / Float(fadeLength + 1) }
@@ -458,7 +463,29 @@ public final class JitterBuffer {
             }
             dropBehindCursor()
             let want = n - written
-            let available = gather(min(scratchCapacity, 2 * n))
+            // Stretch only whole ticks, decided from the delay before any audio is copied.
+            var stretch = 0
+            var excess: Int64 = 0
+            if written == 0 && configuration.timeStretch && isAdaptive {
+                let delay = clock - cursor
+                let target = targetDelay()
+                // Only delay that no recent packet needed is removed (a TTS burst is never sped up).
+                excess = delay - max(target, recentMaximum())
+                if excess > Int64(configuration.accelerateThreshold) {
+                    stretch = 1
+                } else if delay - target < -Int64(configuration.decelerateThreshold) {
+                    stretch = -1
+                }
+            }
+            if stretch != 0 {
+                let available = gather(into: scratch, limit: min(scratchCapacity, 2 * n))
+                if available >= n {
+                    if stretch > 0, accelerate(into: out, available: available, excess: Int(excess)) { written = n; break }
+                    if stretch < 0, decelerate(into: out, available: available) { written = n; break }
+                }
+            }
+            // Normal playout: straight from the packets into the output.
+            let available = gather(into: out + written, limit: want)
             if available == 0 {
                 let next = frontSlot()
                 if let next, next.utterance != playUtterance {
@@ -491,32 +518,16 @@ public final class JitterBuffer {
                 written = n
                 break
             }
-            if written == 0 && available >= n && configuration.timeStretch && isAdaptive {
-                let delay = clock - cursor
-                let error = delay - targetDelay()
-                // Only delay that no recent packet needed is removed (a TTS burst is never sped up).
-                let excess = delay - max(targetDelay(), recentMaximum())
-                if excess > Int64(configuration.accelerateThreshold), accelerate(into: out, available: available, excess: Int(excess)) {
-                    written = n
-                    break
-                }
-                if error < -Int64(configuration.decelerateThreshold), decelerate(into: out, available: available) {
-                    written = n
-                    break
-                }
-            }
-            let m = min(available, want)
+            let m = available
             commitConcealment()
-            out.advanced(by: written).update(from: scratch, count: m)
             if lastOutputSilent { fadeIn(out + written, m) }
             lastOutputSilent = false
             addDelay(count: m, outputStart: written)
+            // Does the audio go on after this piece? If not, fade out (a gap or the end follows).
+            let continues = gather(into: scratch, skip: m, limit: 1) > 0
             consume(m, outputStart: Double(written), outputLength: Double(m))
             written += m
-            if m == available {
-                // The audio runs out here (or at the tick's end with nothing after it): fade out.
-                fadeOut(out + written - m, m)
-            }
+            if !continues { fadeOut(out + written - m, m) }
         }
         clock += Int64(n)
     }
@@ -626,7 +637,7 @@ public final class JitterBuffer {
         statistics.delaySum += m * Double(clock - cursor) + (scale - 1) * m * (m - 1) / 2
         statistics.samplesPlayed += media
         consume(media, outputStart: 0, outputLength: Double(n))
-        if gather(1) == 0 { fadeOut(out, n) }
+        if gather(into: scratch, limit: 1) == 0 { fadeOut(out, n) }
     }
 
     /// Lag in `lags` maximising the normalised correlation of x[a ..< a+L] with x[bBase + sign·lag ..< …].
@@ -737,12 +748,12 @@ public final class JitterBuffer {
         }
     }
 
-    /// Copies up to `limit` contiguous samples of the playing utterance from the cursor into
-    /// `scratch`, without consuming them. Returns the count.
-    private func gather(_ limit: Int) -> Int {
+    /// Copies up to `limit` contiguous samples of the playing utterance, starting `skip` samples after
+    /// the cursor, into `dst` without consuming them. Returns the count.
+    private func gather(into dst: UnsafeMutablePointer<Float>, skip: Int = 0, limit: Int) -> Int {
         guard playing else { return 0 }
         var got = 0
-        var position = cursor
+        var position = cursor + Int64(skip)
         var i = 0
         while got < limit && i < orderCount {
             let s = slots[Int(order[ring(i)])]
@@ -760,7 +771,7 @@ public final class JitterBuffer {
                 while got < limit && offset < s.length {
                     let inBlock = offset - blockStart
                     let m = min(Self.blockSize - inBlock, s.length - offset, limit - got)
-                    (scratch + got).update(from: audio + Int(block) * Self.blockSize + inBlock, count: m)
+                    (dst + got).update(from: audio + Int(block) * Self.blockSize + inBlock, count: m)
                     got += m
                     offset += m
                     position += Int64(m)
@@ -786,6 +797,8 @@ public final class JitterBuffer {
             let end = s.media + Int64(s.length)
             if end <= cursor { releaseFront(); continue }
             let offset = Int(cursor - s.media)
+            // The head of a packet the cursor ran past while it was missing is late.
+            if offset > s.consumed { statistics.samplesLate += offset - s.consumed }
             let m = min(left, s.length - offset)
             if pieceCount < pieceCapacity {
                 pieces[pieceCount] = Piece(sequence: s.sequence, offset: offset, length: m, outputStart: out, outputLength: Double(m) * scale)
@@ -849,13 +862,16 @@ public final class JitterBuffer {
         historyCount += 1
         histogram[Int(bin)] += 1
         histogramTotal += 1
+        if Int(bin) > histogramTop { histogramTop = Int(bin) }
         marginDirty = true
         expireHistory(before: time - Int64(configuration.historyWindow))
     }
 
     private func removeOldestHistory() {
-        histogram[Int(historyBin[historyHead])] -= 1
+        let bin = Int(historyBin[historyHead])
+        histogram[bin] -= 1
         histogramTotal -= 1
+        if bin == histogramTop { while histogramTop > 0 && histogram[histogramTop] == 0 { histogramTop -= 1 } }
         historyHead = (historyHead + 1) % historyCapacity
         historyCount -= 1
         marginDirty = true
@@ -876,7 +892,7 @@ public final class JitterBuffer {
         // Smallest bin b with count(j in bins ≤ b) ≥ quantile·total, walking down from the top.
         let allowedAbove = Int(Double(histogramTotal) * (1 - c.quantile))
         var above = 0
-        var b = Self.binCount - 1
+        var b = histogramTop
         while b > 0 {
             let h = Int(histogram[b])
             if above + h > allowedAbove { break }

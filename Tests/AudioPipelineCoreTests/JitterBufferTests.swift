@@ -133,7 +133,9 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
     }
 
     @Test func stallConcealsWithFadesAndNoClicks() throws {
-        let h = try Harness(config(stretch: false))
+        var c = config(stretch: false)
+        c.maximumStall = .max
+        let h = try Harness(c)
         // 40 packets; from packet 20 on, everything is stuck for 300 ms (a TCP stall) and then arrives.
         for k in 0..<40 {
             let arrival = k < 20 ? Int64(k * 160 + 400) : max(Int64(k * 160 + 400), 20 * 160 + 400 + 2400)
@@ -153,6 +155,26 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         // Silence in the middle of the stall.
         let firstGap = h.pieces.first { $0.piece.sequence == 20 }!.at
         #expect(h.output[Int(firstGap) - 1000] == 0)
+    }
+
+    @Test func aLongOutageStallsAtMostMaximumStallThenRunsOn() throws {
+        var c = config(stretch: false)
+        c.maximumStall = 800  // 100 ms
+        let h = try Harness(c)
+        // A 1 s outage from packet 20 on: everything behind it arrives at once afterwards.
+        for k in 0..<100 {
+            let arrival = k < 20 ? Int64(k * 160 + 400) : max(Int64(k * 160 + 400), 20 * 160 + 400 + 8000)
+            h.add(seq: Int64(k), media: Int64(k * 160), samples: constant(160), arrival: arrival)
+        }
+        h.runToEnd()
+        let s = h.jb.statistics
+        // The stall is capped, the audio that was due meanwhile is late, the rest plays.
+        #expect(s.samplesLate > 0 && s.samplesLate < 8000)
+        #expect(s.samplesPlayed + s.samplesLate == 16_000)
+        // Delay after the outage: at most the start delay + the cap + a tick, not the outage.
+        let after = h.pieces.first { $0.piece.sequence >= 20 }!
+        let delay = after.at - Double(after.piece.sequence * 160 + Int64(after.piece.offset))
+        #expect(delay <= Double(400 + h.jb.configuration.initialTarget + 800 + 160))
     }
 
     @Test func flushStopsAtOnceDropsQueuedAndStaleAudioAndTheNextUtterancePlays() throws {
