@@ -192,7 +192,7 @@ public enum FileConverter {
     }
 
     /// Refuses to write onto the input (same path, or another name for the same file).
-    static func refuseSamePath(_ input: String, _ output: String) throws(AudioPipelineError) {
+    public static func refuseSamePath(_ input: String, _ output: String) throws(AudioPipelineError) {
         guard input != "-", output != "-" else { return }
         let a = URL(fileURLWithPath: input).standardizedFileURL.resolvingSymlinksInPath().path
         let b = URL(fileURLWithPath: output).standardizedFileURL.resolvingSymlinksInPath().path

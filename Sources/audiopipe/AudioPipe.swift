@@ -13,7 +13,7 @@ struct AudioPipe: ParsableCommand {
             created; 74 I/O error part-way.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Convert.self, Frame.self, Deframe.self, Jitter.self, Analyze.self]
+        subcommands: [Info.self, Convert.self, Frame.self, Deframe.self, Jitter.self, VAD.self, Analyze.self]
     )
 
     /// Runs a command; turns our errors into one line on stderr and a documented exit code.

@@ -22,6 +22,8 @@ enum Terminal {
 final class ProgressBar {
     private let total: Int
     private let sampleRate: Int
+    /// Counting things (settings, files) instead of audio frames: shows "N/s LABEL".
+    private var label: String?
     private let enabled: Bool
     private let start = Date()
     private var lastDraw = Date.distantPast
@@ -31,6 +33,11 @@ final class ProgressBar {
         self.total = totalFrames ?? 0
         self.sampleRate = sampleRate
         self.enabled = enabled && (totalFrames ?? 0) > 0 && Terminal.stderrIsInteractive
+    }
+
+    convenience init(total: Int, label: String) {
+        self.init(totalFrames: total, sampleRate: 1, enabled: true)
+        self.label = label
     }
 
     func update(_ done: Int) {
@@ -45,7 +52,8 @@ final class ProgressBar {
         let realtime = Double(done) / Double(sampleRate) / max(elapsed, 1e-9)
         let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        Terminal.stderr(String(format: "\r[%@] %3.0f%%  %.0f× realtime  ETA %.0f s ", bar, fraction * 100, realtime, eta))
+        let speed = label.map { String(format: "%.0f %@/s", realtime, $0) } ?? String(format: "%.0f× realtime", realtime)
+        Terminal.stderr(String(format: "\r[%@] %3.0f%%  %@  ETA %.0f s ", bar, fraction * 100, speed, eta))
         drawn = true
     }
 

@@ -1,0 +1,459 @@
+import RealModule
+
+/// Streaming energy voice-activity detector for barge-in, optionally echo-aware.
+///
+/// ## Method
+/// 1. **Bands.** Each sample goes through a DC/rumble high-pass and a cascade of one-pole
+///    splits into four bands (below 300 Hz, 300–1000, 1000–3000, above 3000 Hz); a frame's
+///    energy per band is its mean square in dB (full scale = 0 dB, as dBFS RMS).
+/// 2. **Noise floor per band**: a running quantile (`floorQuantile`, default the 20th percentile)
+///    of the band energy over the last `floorWindow` seconds. Stationary noise, hum and a talker's
+///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
+/// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands. The
+///    echo expected in band b is `G_b + max R_b` over the reference frames `echoDelayMin…Max` ago
+///    (covers the echo path's delay and its reverberant tail), where the echo gain `G_b` is the
+///    median of `mic_b − max R_b` over recent frames in which the reference was playing — mostly
+///    echo-only frames, so the median ignores the user's double talk. Bands in which the
+///    loudspeaker reproduces little (typically below 300 Hz) get a low gain, so the user's voice
+///    there stands out even when the echo is louder overall.
+/// 4. **Score**: per band, the excess of the frame energy over noise floor ⊕ expected echo (power
+///    sum, echo raised by `echoMargin`), in dB; the frame score is the mean of the two largest band
+///    excesses (the bands where speech stands out, robust to one noisy band).
+/// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
+///    the frame is above `absoluteThreshold` dBFS); it ends when the score has stayed below
+///    `exitThreshold` for `hangover`. One decision per frame, stamped at the frame's end.
+///
+/// Streaming: input in any block sizes gives the same decisions (frames are assembled
+/// internally); no allocation after init.
+public struct VADConfiguration: Sendable, Hashable {
+    /// Frame length, ms: 10, 20 or 30.
+    public var frameMilliseconds: Double = 10
+    /// Quantile of recent band energies taken as the noise floor.
+    public var floorQuantile: Double = 0.2
+    /// Window of the noise-floor quantile, s.
+    public var floorWindowSeconds: Double = 3
+    /// Start speech at this score (dB above noise ⊕ echo).
+    public var enterThreshold: Double = 10
+    /// Keep speech while the score is at least this, dB.
+    public var exitThreshold: Double = 3
+    /// Frames below this band-limited level (dBFS) are never speech.
+    public var absoluteThreshold: Double = -65
+    /// Speech must hold this long (ms) before it is declared; also the onset's confirmation delay.
+    public var minimumSpeechMilliseconds: Double = 10
+    /// Speech is held this long (ms) after the score drops below the exit threshold.
+    public var hangoverMilliseconds: Double = 100
+    /// With `--align`: onsets are moved back by the confirmation delay plus this, ms.
+    public var preRollMilliseconds: Double = 0
+    /// Speech starts and continues only within this many dB of the loudest recent speech (the 95th
+    /// percentile of frame levels over `talkerWindowSeconds`): a voice far below the talker —
+    /// babble, the agent's echo without a reference, a TV — is not speech. 0 disables.
+    public var talkerGate: Double = 20
+    public var talkerWindowSeconds: Double = 10
+    /// Reference: echo delay range searched (ms after the reference sample was played).
+    public var echoDelayMinMilliseconds: Double = 10
+    public var echoDelayMaxMilliseconds: Double = 150
+    /// Reference: expected echo raised by this much, dB.
+    public var echoMargin: Double = 6
+    /// Reference: window of the echo-gain median, s, and the gain used before it has data, dB.
+    public var echoGainWindowSeconds: Double = 4
+    public var initialEchoGain: Double = 0
+    /// Reference: a reference frame counts as playing above this level, dBFS.
+    public var referenceActiveThreshold: Double = -55
+
+    public init() {}
+
+    public static let parameterNames = [
+        "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "absolute_dbfs", "min_speech_ms",
+        "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db", "echo_gain_window_s",
+        "initial_echo_gain_db", "reference_active_dbfs", "talker_gate_db", "talker_window_s",
+    ]
+
+    /// Parameter by its JSON name.
+    public subscript(name: String) -> Double? {
+        get {
+            switch name {
+            case "frame_ms": return frameMilliseconds
+            case "floor_quantile": return floorQuantile
+            case "floor_window_s": return floorWindowSeconds
+            case "enter_db": return enterThreshold
+            case "exit_db": return exitThreshold
+            case "absolute_dbfs": return absoluteThreshold
+            case "min_speech_ms": return minimumSpeechMilliseconds
+            case "hangover_ms": return hangoverMilliseconds
+            case "preroll_ms": return preRollMilliseconds
+            case "echo_delay_min_ms": return echoDelayMinMilliseconds
+            case "echo_delay_max_ms": return echoDelayMaxMilliseconds
+            case "echo_margin_db": return echoMargin
+            case "echo_gain_window_s": return echoGainWindowSeconds
+            case "initial_echo_gain_db": return initialEchoGain
+            case "reference_active_dbfs": return referenceActiveThreshold
+            case "talker_gate_db": return talkerGate
+            case "talker_window_s": return talkerWindowSeconds
+            default: return nil
+            }
+        }
+        set {
+            guard let v = newValue else { return }
+            switch name {
+            case "frame_ms": frameMilliseconds = v
+            case "floor_quantile": floorQuantile = v
+            case "floor_window_s": floorWindowSeconds = v
+            case "enter_db": enterThreshold = v
+            case "exit_db": exitThreshold = v
+            case "absolute_dbfs": absoluteThreshold = v
+            case "min_speech_ms": minimumSpeechMilliseconds = v
+            case "hangover_ms": hangoverMilliseconds = v
+            case "preroll_ms": preRollMilliseconds = v
+            case "echo_delay_min_ms": echoDelayMinMilliseconds = v
+            case "echo_delay_max_ms": echoDelayMaxMilliseconds = v
+            case "echo_margin_db": echoMargin = v
+            case "echo_gain_window_s": echoGainWindowSeconds = v
+            case "initial_echo_gain_db": initialEchoGain = v
+            case "reference_active_dbfs": referenceActiveThreshold = v
+            case "talker_gate_db": talkerGate = v
+            case "talker_window_s": talkerWindowSeconds = v
+            default: break
+            }
+        }
+    }
+
+    /// Checks ranges; the message names the parameter.
+    public func validate() throws(AudioPipelineError) {
+        func check(_ ok: Bool, _ what: String) throws(AudioPipelineError) {
+            if !ok { throw AudioPipelineError(.invalidConfiguration, "VAD: \(what)") }
+        }
+        try check([10.0, 20, 30].contains(frameMilliseconds), "frame_ms must be 10, 20 or 30 (is \(frameMilliseconds))")
+        try check(floorQuantile > 0 && floorQuantile < 1, "floor_quantile must be in (0, 1)")
+        try check(floorWindowSeconds >= 0.2 && floorWindowSeconds <= 60, "floor_window_s must be in [0.2, 60]")
+        try check(exitThreshold <= enterThreshold, "exit_db (\(exitThreshold)) must not exceed enter_db (\(enterThreshold))")
+        try check(enterThreshold > -20 && enterThreshold < 60, "enter_db must be in (-20, 60)")
+        try check(absoluteThreshold > -150 && absoluteThreshold <= 0, "absolute_dbfs must be in (-150, 0]")
+        try check(minimumSpeechMilliseconds >= 0 && minimumSpeechMilliseconds <= 1000, "min_speech_ms must be in [0, 1000]")
+        try check(hangoverMilliseconds >= 0 && hangoverMilliseconds <= 5000, "hangover_ms must be in [0, 5000]")
+        try check(preRollMilliseconds >= 0 && preRollMilliseconds <= 2000, "preroll_ms must be in [0, 2000]")
+        try check(echoDelayMinMilliseconds >= 0 && echoDelayMaxMilliseconds >= echoDelayMinMilliseconds && echoDelayMaxMilliseconds <= 1000,
+                  "echo delay range must satisfy 0 ≤ min ≤ max ≤ 1000 ms")
+        try check(talkerGate >= 0 && talkerGate <= 100, "talker_gate_db must be in [0, 100]")
+        try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
+        try check(echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")
+    }
+
+    /// Reads every parameter present in a JSON object (the file `vad tune` writes); unknown keys
+    /// are an error, so a typo is not silently ignored.
+    public init(json: JSONValue) throws(AudioPipelineError) {
+        self.init()
+        guard let o = json.object else { throw AudioPipelineError(.invalidData, "VAD configuration must be a JSON object") }
+        for (k, v) in o {
+            if k == "_comment" || k == "scores" { continue }
+            guard Self.parameterNames.contains(k) else {
+                throw AudioPipelineError(.invalidData, "unknown VAD parameter '\(k)' (known: \(Self.parameterNames.joined(separator: ", ")))")
+            }
+            guard let d = v.number else { throw AudioPipelineError(.invalidData, "VAD parameter '\(k)' must be a number") }
+            self[k] = d
+        }
+        try validate()
+    }
+
+    /// The configuration as a JSON object, one key per parameter.
+    public var json: String {
+        "{\n" + Self.parameterNames.map { "  \"\($0)\": \(formatNumber(self[$0]!))" }.joined(separator: ",\n") + "\n}\n"
+    }
+}
+
+public func formatNumber(_ v: Double) -> String {
+    v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
+}
+
+/// A running quantile over the last `window` values, on a histogram of 0.25 dB bins from −140 dB
+/// to +20 dB. The quantile bin moves by small steps as values come and go: O(1) amortised.
+struct RunningQuantile {
+    static let low = -140.0, step = 0.25, bins = 640
+    private var counts: [Int32]
+    private var ring: [Int16]
+    private var head = 0, count = 0
+    private var index = 0, below = 0
+    let quantile: Double
+
+    init(window: Int, quantile: Double) {
+        counts = [Int32](repeating: 0, count: Self.bins)
+        ring = [Int16](repeating: 0, count: max(1, window))
+        self.quantile = quantile
+    }
+
+    var isEmpty: Bool { count == 0 }
+    var size: Int { count }
+
+    @inline(__always) static func bin(_ v: Double) -> Int {
+        let b = Int(((v - low) / step).rounded(.down))
+        return b < 0 ? 0 : (b >= bins ? bins - 1 : b)
+    }
+
+    mutating func add(_ v: Double) {
+        if count == ring.count { remove(Int(ring[head])); head = head + 1 == ring.count ? 0 : head + 1; count -= 1 }
+        let b = Self.bin(v)
+        var tail = head + count
+        if tail >= ring.count { tail -= ring.count }
+        ring[tail] = Int16(b)
+        count += 1
+        counts[b] += 1
+        if b < index { below += 1 }
+        settle()
+    }
+
+    private mutating func remove(_ b: Int) {
+        counts[b] -= 1
+        if b < index { below -= 1 }
+    }
+
+    mutating func reset() {
+        for i in 0..<counts.count { counts[i] = 0 }
+        head = 0; count = 0; index = 0; below = 0
+    }
+
+    /// Moves `index` to the smallest bin whose cumulative count exceeds quantile·count.
+    private mutating func settle() {
+        let target = Double(count) * quantile
+        while index > 0 && Double(below) > target {
+            index -= 1
+            below -= Int(counts[index])
+        }
+        while index < Self.bins - 1 && Double(below + Int(counts[index])) <= target {
+            below += Int(counts[index])
+            index += 1
+        }
+    }
+
+    /// The quantile (centre of its bin), or `fallback` when empty.
+    func value(or fallback: Double) -> Double {
+        count == 0 ? fallback : Self.low + (Double(index) + 0.5) * Self.step
+    }
+}
+
+/// The per-frame band analysis: splits a signal into four bands and returns per-frame band energies
+/// (dB). Streaming over any block sizes.
+public struct VADBandAnalyzer: Sendable {
+    public static let bandCount = 4
+    public static let splitsHz: [Double] = [300, 1000, 3000]
+    public let frameLength: Int
+    private let aHP: Float
+    private let a: (Float, Float, Float)
+    private var hpPrevIn: Float = 0, hpPrevOut: Float = 0
+    private var s: (Float, Float, Float) = (0, 0, 0)
+    private var acc: (Float, Float, Float, Float) = (0, 0, 0, 0)
+    private var filled = 0
+
+    public init(sampleRate: Int, frameLength: Int) {
+        self.frameLength = frameLength
+        func onePole(_ hz: Double) -> Float { Float(1 - Double.exp(-2 * Double.pi * hz / Double(sampleRate))) }
+        aHP = Float(Double.exp(-2 * Double.pi * 80 / Double(sampleRate)))
+        a = (onePole(Self.splitsHz[0]), onePole(Self.splitsHz[1]), onePole(Self.splitsHz[2]))
+    }
+
+    public mutating func reset() {
+        hpPrevIn = 0; hpPrevOut = 0; s = (0, 0, 0); acc = (0, 0, 0, 0); filled = 0
+    }
+
+    /// Feeds samples; calls `frame` with the four band energies (dB) of every completed frame.
+    @inline(__always)
+    public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ bands: SIMD4<Double>) -> Void) {
+        var i = 0
+        let n = x.count
+        while i < n {
+            let m = min(frameLength - filled, n - i)
+            var hpIn = hpPrevIn, hpOut = hpPrevOut
+            var (s0, s1, s2) = s
+            var (e0, e1, e2, e3) = acc
+            let (a0, a1, a2) = a
+            let r = aHP
+            for k in i..<(i + m) {
+                let v = x[k]
+                // DC/rumble high-pass (one pole, 80 Hz).
+                let h = r * (hpOut + v - hpIn)
+                hpIn = v
+                hpOut = h
+                // Band split: low-pass, subtract, low-pass the rest …
+                s0 += a0 * (h - s0)
+                let r1 = h - s0
+                s1 += a1 * (r1 - s1)
+                let r2 = r1 - s1
+                s2 += a2 * (r2 - s2)
+                let b3 = r2 - s2
+                e0 += s0 * s0
+                e1 += s1 * s1
+                e2 += s2 * s2
+                e3 += b3 * b3
+            }
+            hpPrevIn = hpIn; hpPrevOut = hpOut
+            s = (s0, s1, s2)
+            acc = (e0, e1, e2, e3)
+            filled += m
+            i += m
+            if filled == frameLength {
+                let inv = 1 / Double(frameLength)
+                frame(SIMD4(db(Double(e0) * inv), db(Double(e1) * inv), db(Double(e2) * inv), db(Double(e3) * inv)))
+                acc = (0, 0, 0, 0)
+                filled = 0
+            }
+        }
+    }
+}
+
+@inline(__always) func db(_ power: Double) -> Double { 10 * Double.log10(max(power, 1e-14)) }
+@inline(__always) func power(_ db: Double) -> Double { Double.exp10(db / 10) }
+
+/// The per-frame tracker and decision logic, fed band energies. Separate from the band analysis so
+/// `vad tune` computes the bands once per file and sweeps settings over them.
+public struct VADDecider: Sendable {
+    public struct Frame: Sendable, Hashable {
+        /// Band-limited level of the frame (dBFS), its noise floor, the expected echo (−inf without a
+        /// reference), the score (dB) and the decision.
+        public var level: Double
+        public var floor: Double
+        public var echo: Double
+        public var score: Double
+        public var speech: Bool
+    }
+
+    public let configuration: VADConfiguration
+    public let frameSeconds: Double
+    private var floors: [RunningQuantile]
+    private var gains: [RunningQuantile]
+    private var talker: RunningQuantile
+    private var refHistory: [SIMD4<Double>]  // ring of reference band energies
+    private var refHead = 0, refFrames = 0
+    private let delayMin: Int, delayMax: Int
+    private let confirmFrames: Int, hangoverFrames: Int
+    private var run = 0, quiet = 0
+    public private(set) var speaking = false
+
+    public init(configuration c: VADConfiguration) throws(AudioPipelineError) {
+        try c.validate()
+        configuration = c
+        frameSeconds = c.frameMilliseconds / 1000
+        let frames = { (seconds: Double) in max(1, Int((seconds / (c.frameMilliseconds / 1000)).rounded())) }
+        floors = (0..<VADBandAnalyzer.bandCount).map { _ in RunningQuantile(window: frames(c.floorWindowSeconds), quantile: c.floorQuantile) }
+        gains = (0..<VADBandAnalyzer.bandCount).map { _ in RunningQuantile(window: frames(c.echoGainWindowSeconds), quantile: 0.5) }
+        talker = RunningQuantile(window: frames(c.talkerWindowSeconds), quantile: 0.95)
+        delayMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))
+        delayMax = max(delayMin, Int((c.echoDelayMaxMilliseconds / c.frameMilliseconds).rounded(.up)))
+        refHistory = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: delayMax + 1)
+        confirmFrames = max(1, Int((c.minimumSpeechMilliseconds / c.frameMilliseconds).rounded(.up)))
+        hangoverFrames = Int((c.hangoverMilliseconds / c.frameMilliseconds).rounded())
+    }
+
+    public mutating func reset() {
+        for i in floors.indices { floors[i].reset(); gains[i].reset() }
+        talker.reset()
+        for i in refHistory.indices { refHistory[i] = SIMD4(repeating: -140) }
+        refHead = 0; refFrames = 0; run = 0; quiet = 0; speaking = false
+    }
+
+    /// One frame: the mic's band energies (dB) and, with a far-end reference, the reference's.
+    public mutating func process(mic m: SIMD4<Double>, reference: SIMD4<Double>? = nil) -> Frame {
+        let c = configuration
+        var echo = SIMD4<Double>(repeating: -.infinity)
+        if let reference {
+            // Store this frame's reference, then take the max over the delay window.
+            refHistory[refHead] = reference
+            let slots = delayMax + 1
+            var maxR = SIMD4<Double>(repeating: -140)
+            for d in delayMin...delayMax where d <= refFrames {
+                var slot = refHead - d
+                if slot < 0 { slot += slots }
+                maxR = pointwiseMax(maxR, refHistory[slot])
+            }
+            refHead = refHead + 1 == slots ? 0 : refHead + 1
+            refFrames += 1
+            let playing = maxR.max() > c.referenceActiveThreshold
+            for b in 0..<4 where maxR[b] > -120 {
+                if playing { gains[b].add(m[b] - maxR[b]) }
+                echo[b] = gains[b].value(or: c.initialEchoGain) + maxR[b]
+            }
+        }
+        var excess = SIMD4<Double>()
+        var level = 0.0, floorPower = 0.0, echoPower = 0.0
+        for b in 0..<4 {
+            let f = floors[b].value(or: m[b])
+            floors[b].add(m[b])
+            var model = power(f)
+            if echo[b] > -.infinity {
+                model += power(echo[b] + c.echoMargin)
+                echoPower += power(echo[b])
+            }
+            excess[b] = m[b] - db(model)
+            level += power(m[b])
+            floorPower += power(f)
+        }
+        // Mean of the two largest band excesses.
+        var first = -Double.infinity, second = -Double.infinity
+        for b in 0..<4 {
+            let v = excess[b]
+            if v > first { second = first; first = v } else if v > second { second = v }
+        }
+        let score = (first + second) / 2
+        let levelDB = db(level)
+        let loud = levelDB >= c.absoluteThreshold
+        talker.add(levelDB)
+        let dominant = c.talkerGate <= 0 || levelDB >= talker.value(or: levelDB) - c.talkerGate
+        if speaking {
+            if score >= c.exitThreshold && loud && dominant { quiet = 0 } else { quiet += 1 }
+            if quiet > hangoverFrames { speaking = false; quiet = 0; run = 0 }
+        } else {
+            if score >= c.enterThreshold && loud && dominant { run += 1 } else { run = 0 }
+            if run >= confirmFrames { speaking = true; quiet = 0 }
+        }
+        return Frame(level: levelDB, floor: db(floorPower), echo: echoPower > 0 ? db(echoPower) : -.infinity, score: score, speech: speaking)
+    }
+}
+
+/// The streaming detector: band analysis of the microphone (and the far-end reference) plus the
+/// decider. Feed equal-length blocks of mic and reference (the reference as it was handed to
+/// playback, on the mic's timeline); one decision per completed frame.
+public struct EnergyVAD: Sendable {
+    public let sampleRate: Int
+    public let frameLength: Int
+    private var mic: VADBandAnalyzer
+    private var ref: VADBandAnalyzer
+    public private(set) var decider: VADDecider
+    private var pendingReference: SIMD4<Double>?
+
+    public init(sampleRate: Int, configuration: VADConfiguration) throws(AudioPipelineError) {
+        try configuration.validate()
+        guard sampleRate >= 4000 && sampleRate <= 384_000 else {
+            throw AudioPipelineError(.invalidConfiguration, "VAD: sample rate \(sampleRate) Hz is out of range (4 kHz … 384 kHz)")
+        }
+        self.sampleRate = sampleRate
+        frameLength = Int((Double(sampleRate) * configuration.frameMilliseconds / 1000).rounded())
+        mic = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
+        ref = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
+        decider = try VADDecider(configuration: configuration)
+    }
+
+    public mutating func reset() {
+        mic.reset(); ref.reset(); decider.reset(); pendingReference = nil
+    }
+
+    /// Processes a block of microphone samples (mono) and, optionally, the same number of reference
+    /// samples; calls `onFrame` for each completed frame.
+    public mutating func process(
+        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>? = nil, _ onFrame: (VADDecider.Frame) -> Void
+    ) {
+        if let reference {
+            precondition(reference.count == input.count, "VAD: reference block (\(reference.count)) differs from the mic block (\(input.count))")
+            // Frames complete at the same sample in both streams: the reference's frame first.
+            var offset = 0
+            while offset < input.count {
+                let step = min(input.count - offset, frameLength)
+                var refFrame: SIMD4<Double>?
+                ref.process(UnsafeBufferPointer(rebasing: reference[offset..<(offset + step)])) { refFrame = $0 }
+                if let refFrame { pendingReference = refFrame }
+                mic.process(UnsafeBufferPointer(rebasing: input[offset..<(offset + step)])) { bands in
+                    onFrame(decider.process(mic: bands, reference: pendingReference ?? SIMD4(repeating: -140)))
+                }
+                offset += step
+            }
+        } else {
+            mic.process(input) { bands in onFrame(decider.process(mic: bands)) }
+        }
+    }
+}
