@@ -6,8 +6,9 @@
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
-# Tools the tests and sample script use: sox (cross-checks), espeak-ng (samples), python3 (scorers).
-APT_TEST_PACKAGES := sox
+# Tools the tests use: sox (cross-checks), chromium (renders the VAD plots), python3 with numpy
+# (the evaluation kits' scorers).
+APT_TEST_PACKAGES := sox chromium
 PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
@@ -20,7 +21,8 @@ deps:
 	@bash scripts/install-deps.sh $(APT_PACKAGES) -- $(PKGCONFIG_MODULES)
 
 test-deps: deps
-	@bash scripts/install-deps.sh $(APT_TEST_PACKAGES) -- --commands sox
+	@bash scripts/install-deps.sh $(APT_TEST_PACKAGES) -- --commands sox chromium
+	@bash scripts/install-deps.sh python3 python3-numpy -- --python numpy
 
 build: deps
 	swift build $(SWIFT_BUILD_FLAGS)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage: install-deps.sh APT_PACKAGE... -- PKGCONFIG_MODULE...
 #        install-deps.sh APT_PACKAGE... -- --commands COMMAND...
+#        install-deps.sh APT_PACKAGE... -- --python MODULE...   (python3 -c "import MODULE")
 # Installs the Debian/Ubuntu packages when any of the pkg-config modules (or commands) is missing:
 # with apt-get as root, with sudo otherwise; if neither can, says exactly what to install.
 set -euo pipefail
@@ -9,11 +10,14 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do packages+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 mode=pkg-config
 if [ "${1:-}" = "--commands" ]; then mode=commands; shift; fi
+if [ "${1:-}" = "--python" ]; then mode=python; shift; fi
 
 missing=()
 for m in "$@"; do
   if [ "$mode" = pkg-config ]; then
     pkg-config --exists "$m" 2>/dev/null || missing+=("$m")
+  elif [ "$mode" = python ]; then
+    python3 -c "import $m" >/dev/null 2>&1 || missing+=("python3 module $m")
   else
     command -v "$m" >/dev/null 2>&1 || missing+=("$m")
   fi

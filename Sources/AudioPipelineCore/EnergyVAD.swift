@@ -9,6 +9,8 @@ import RealModule
 /// 2. **Noise floor per band**: a running quantile (`floorQuantile`, default the 20th percentile)
 ///    of the band energy over the last `floorWindow` seconds. Stationary noise, hum and a talker's
 ///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
+///    A talker may fill up to (1 − quantile) of the window without lifting the floor; the price is
+///    that a sudden lasting rise of the noise reads as speech for that long (4 s by default).
 /// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands. The
 ///    echo expected in band b is `G_b + max R_b` over the reference frames `echoDelayMin…Max` ago
 ///    (covers the echo path's delay and its reverberant tail), where the echo gain `G_b` is the
@@ -20,8 +22,10 @@ import RealModule
 ///    sum, echo raised by `echoMargin`), in dB; the frame score is the mean of the two largest band
 ///    excesses (the bands where speech stands out, robust to one noisy band).
 /// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
-///    the frame is above `absoluteThreshold` dBFS); it ends when the score has stayed below
-///    `exitThreshold` for `hangover`. One decision per frame, stamped at the frame's end.
+///    the frame is above `absoluteThreshold` dBFS and within `talkerGate` of the loudest recent
+///    speech); it ends when the score — averaged over `exitAverageFrames` frames, less the median
+///    score of recent non-speech frames (what the noise alone shows over its floor) — has stayed
+///    below `exitThreshold` for `hangover`. One decision per frame, stamped at the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled
 /// internally); no allocation after init.
@@ -31,11 +35,11 @@ public struct VADConfiguration: Sendable, Hashable {
     /// Quantile of recent band energies taken as the noise floor.
     public var floorQuantile: Double = 0.2
     /// Window of the noise-floor quantile, s.
-    public var floorWindowSeconds: Double = 3
+    public var floorWindowSeconds: Double = 5
     /// Start speech at this score (dB above noise ⊕ echo).
     public var enterThreshold: Double = 10
     /// Keep speech while the score is at least this, dB.
-    public var exitThreshold: Double = 3
+    public var exitThreshold: Double = 2
     /// Frames below this band-limited level (dBFS) are never speech.
     public var absoluteThreshold: Double = -65
     /// Speech must hold this long (ms) before it is declared; also the onset's confirmation delay.
@@ -49,6 +53,9 @@ public struct VADConfiguration: Sendable, Hashable {
     /// babble, the agent's echo without a reference, a TV — is not speech. 0 disables.
     public var talkerGate: Double = 20
     public var talkerWindowSeconds: Double = 10
+    /// Speech continues while the mean score of the last this-many frames is at least the exit
+    /// threshold (1: the frame's own score); averaging keeps noise flicker from holding speech on.
+    public var exitAverageFrames: Double = 5
     /// Reference: echo delay range searched (ms after the reference sample was played).
     public var echoDelayMinMilliseconds: Double = 10
     public var echoDelayMaxMilliseconds: Double = 150
@@ -65,7 +72,7 @@ public struct VADConfiguration: Sendable, Hashable {
     public static let parameterNames = [
         "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "absolute_dbfs", "min_speech_ms",
         "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db", "echo_gain_window_s",
-        "initial_echo_gain_db", "reference_active_dbfs", "talker_gate_db", "talker_window_s",
+        "initial_echo_gain_db", "reference_active_dbfs", "talker_gate_db", "talker_window_s", "exit_average_frames",
     ]
 
     /// Parameter by its JSON name.
@@ -89,6 +96,7 @@ public struct VADConfiguration: Sendable, Hashable {
             case "reference_active_dbfs": return referenceActiveThreshold
             case "talker_gate_db": return talkerGate
             case "talker_window_s": return talkerWindowSeconds
+            case "exit_average_frames": return exitAverageFrames
             default: return nil
             }
         }
@@ -112,6 +120,7 @@ public struct VADConfiguration: Sendable, Hashable {
             case "reference_active_dbfs": referenceActiveThreshold = v
             case "talker_gate_db": talkerGate = v
             case "talker_window_s": talkerWindowSeconds = v
+            case "exit_average_frames": exitAverageFrames = v
             default: break
             }
         }
@@ -134,6 +143,7 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(echoDelayMinMilliseconds >= 0 && echoDelayMaxMilliseconds >= echoDelayMinMilliseconds && echoDelayMaxMilliseconds <= 1000,
                   "echo delay range must satisfy 0 ≤ min ≤ max ≤ 1000 ms")
         try check(talkerGate >= 0 && talkerGate <= 100, "talker_gate_db must be in [0, 100]")
+        try check(exitAverageFrames >= 1 && exitAverageFrames <= 8 && exitAverageFrames == exitAverageFrames.rounded(), "exit_average_frames must be a whole number in [1, 8]")
         try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
         try check(echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")
     }
@@ -319,11 +329,16 @@ public struct VADDecider: Sendable {
     private var floors: [RunningQuantile]
     private var gains: [RunningQuantile]
     private var talker: RunningQuantile
+    /// Median score of recent non-speech frames: the excess noise alone shows over its low-quantile
+    /// floor (band-energy flicker). Subtracted, so thresholds are "above what the noise does".
+    private var bias: RunningQuantile
     private var refHistory: [SIMD4<Double>]  // ring of reference band energies
     private var refHead = 0, refFrames = 0
     private let delayMin: Int, delayMax: Int
     private let confirmFrames: Int, hangoverFrames: Int
     private var run = 0, quiet = 0
+    private var recentScores = SIMD8<Double>()
+    private var scoreCount = 0
     public private(set) var speaking = false
 
     public init(configuration c: VADConfiguration) throws(AudioPipelineError) {
@@ -334,6 +349,7 @@ public struct VADDecider: Sendable {
         floors = (0..<VADBandAnalyzer.bandCount).map { _ in RunningQuantile(window: frames(c.floorWindowSeconds), quantile: c.floorQuantile) }
         gains = (0..<VADBandAnalyzer.bandCount).map { _ in RunningQuantile(window: frames(c.echoGainWindowSeconds), quantile: 0.5) }
         talker = RunningQuantile(window: frames(c.talkerWindowSeconds), quantile: 0.95)
+        bias = RunningQuantile(window: frames(c.floorWindowSeconds), quantile: 0.5)
         delayMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))
         delayMax = max(delayMin, Int((c.echoDelayMaxMilliseconds / c.frameMilliseconds).rounded(.up)))
         refHistory = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: delayMax + 1)
@@ -344,8 +360,10 @@ public struct VADDecider: Sendable {
     public mutating func reset() {
         for i in floors.indices { floors[i].reset(); gains[i].reset() }
         talker.reset()
+        bias.reset()
         for i in refHistory.indices { refHistory[i] = SIMD4(repeating: -140) }
         refHead = 0; refFrames = 0; run = 0; quiet = 0; speaking = false
+        recentScores = SIMD8(); scoreCount = 0
     }
 
     /// One frame: the mic's band energies (dB) and, with a far-end reference, the reference's.
@@ -373,8 +391,10 @@ public struct VADDecider: Sendable {
         var excess = SIMD4<Double>()
         var level = 0.0, floorPower = 0.0, echoPower = 0.0
         for b in 0..<4 {
-            let f = floors[b].value(or: m[b])
-            floors[b].add(m[b])
+            // With a reference, the noise floor learns only from frames without echo in the band (else
+            // a talkative agent would lift the floor to its echo level); before any, it is negligible.
+            let f = floors[b].value(or: reference == nil ? m[b] : -100)
+            if reference == nil || echo[b] == -.infinity { floors[b].add(m[b]) }
             var model = power(f)
             if echo[b] > -.infinity {
                 model += power(echo[b] + c.echoMargin)
@@ -391,12 +411,22 @@ public struct VADDecider: Sendable {
             if v > first { second = first; first = v } else if v > second { second = v }
         }
         let score = (first + second) / 2
+        // What the noise alone shows (median score of recent non-speech frames), for the exit test.
+        let noiseScore = max(0, bias.value(or: 0))
+        if !speaking { bias.add(score) }
+        let averaged = Int(c.exitAverageFrames)
+        recentScores[scoreCount % 8] = score
+        scoreCount += 1
+        var exitScore = 0.0
+        let taken = min(averaged, scoreCount)
+        for k in 0..<taken { exitScore += recentScores[(scoreCount - 1 - k) % 8] }
+        exitScore = exitScore / Double(taken) - noiseScore
         let levelDB = db(level)
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
         let dominant = c.talkerGate <= 0 || levelDB >= talker.value(or: levelDB) - c.talkerGate
         if speaking {
-            if score >= c.exitThreshold && loud && dominant { quiet = 0 } else { quiet += 1 }
+            if exitScore >= c.exitThreshold && loud && dominant { quiet = 0 } else { quiet += 1 }
             if quiet > hangoverFrames { speaking = false; quiet = 0; run = 0 }
         } else {
             if score >= c.enterThreshold && loud && dominant { run += 1 } else { run = 0 }

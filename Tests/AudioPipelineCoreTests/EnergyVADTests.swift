@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+
+@testable import AudioPipelineCore
+
+private let rate = 16_000
+
+/// Deterministic white noise at `dbfs` RMS.
+private func noise(_ n: Int, dbfs: Double, seed: UInt64) -> [Float] {
+    var rng = TestRNG(seed: seed)
+    let a = Float(pow(10, dbfs / 20) * 3.0.squareRoot())
+    return (0..<n).map { _ in Float.random(in: -a...a, using: &rng) }
+}
+
+/// A voiced-speech-like tone complex (f0 and harmonics) at `dbfs` RMS.
+private func voice(_ n: Int, dbfs: Double, f0: Double = 150, phase: Int = 0) -> [Float] {
+    var v = [Float](repeating: 0, count: n)
+    for k in 0..<n {
+        let t = Double(k + phase) / Double(rate)
+        var s = 0.0
+        for h in 1...8 { s += sin(2 * Double.pi * f0 * Double(h) * t) / Double(h) }
+        v[k] = Float(s)
+    }
+    let rms = (v.reduce(0.0) { $0 + Double($1 * $1) } / Double(n)).squareRoot()
+    let g = Float(pow(10, dbfs / 20) / rms)
+    return v.map { $0 * g }
+}
+
+private func add(_ a: inout [Float], _ b: [Float], at offset: Int) {
+    for k in b.indices where offset + k < a.count { a[offset + k] += b[k] }
+}
+
+private func detect(_ mic: [Float], reference: [Float]? = nil, _ c: VADConfiguration = .init()) throws -> [VADDecider.Frame] {
+    var vad = try EnergyVAD(sampleRate: rate, configuration: c)
+    var frames: [VADDecider.Frame] = []
+    mic.withUnsafeBufferPointer { m in
+        if let reference {
+            reference.withUnsafeBufferPointer { r in vad.process(m, reference: r) { frames.append($0) } }
+        } else {
+            vad.process(m) { frames.append($0) }
+        }
+    }
+    return frames
+}
+
+/// Fraction of frames in [from, to) seconds decided speech (10 ms frames).
+private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: Double) -> Double {
+    let a = Int(from * 100), b = min(frames.count, Int(to * 100))
+    return Double(frames[a..<b].filter(\.speech).count) / Double(b - a)
+}
+
+@Suite struct EnergyVADTests {
+    @Test func detectsSpeechOverNoiseWithHysteresisAndHangover() throws {
+        // 2 s of noise at −60 dBFS, 1 s of voice at −30, 2 s of noise.
+        var x = noise(5 * rate, dbfs: -60, seed: 1)
+        add(&x, voice(rate, dbfs: -30), at: 2 * rate)
+        let frames = try detect(x)
+        #expect(speechFraction(frames, 0.2, 1.99) == 0)
+        #expect(speechFraction(frames, 2.05, 3.0) == 1)
+        // On within the confirmation (10 ms) + one frame of the start; off within hangover + 2 frames.
+        let on = frames.firstIndex(where: \.speech)!
+        #expect(on >= 200 && on <= 202)
+        let off = frames[on...].firstIndex { !$0.speech }!
+        #expect(off >= 300 && off <= 300 + 10 + 2)
+        #expect(speechFraction(frames, 3.2, 5.0) == 0)
+    }
+
+    @Test func hangoverBridgesShortPausesButNotLongOnes() throws {
+        var x = noise(6 * rate, dbfs: -60, seed: 2)
+        // Voice 1.0–2.0 s, pause 50 ms, voice 2.05–3.0, pause 400 ms, voice 3.4–4.0.
+        add(&x, voice(rate, dbfs: -30), at: rate)
+        add(&x, voice(rate * 95 / 100, dbfs: -30), at: rate * 205 / 100)
+        add(&x, voice(rate * 6 / 10, dbfs: -30), at: rate * 34 / 10)
+        let frames = try detect(x)
+        #expect(speechFraction(frames, 1.95, 2.1) == 1, "50 ms pause bridged")
+        #expect(speechFraction(frames, 3.15, 3.4) == 0, "400 ms pause ends the segment")
+        #expect(speechFraction(frames, 3.42, 4.0) == 1)
+    }
+
+    @Test func noiseFloorFollowsAStepInStationaryNoise() throws {
+        // Noise at −60 dBFS for 3 s, then −35 dBFS for 9 s; a voice 15 dB above the new noise at 10–11 s.
+        var x = noise(3 * rate, dbfs: -60, seed: 3) + noise(9 * rate, dbfs: -35, seed: 4)
+        add(&x, voice(rate, dbfs: -20), at: 10 * rate)
+        let frames = try detect(x)
+        // The step reads as speech until the louder noise fills (1 − quantile) of the floor window
+        // (0.8 × 5 s after the step, at 7 s); from then on it is the floor.
+        #expect(speechFraction(frames, 3.1, 6.5) == 1)
+        #expect(speechFraction(frames, 7.3, 9.99) == 0)
+        #expect(speechFraction(frames, 10.05, 11.0) > 0.95)
+        // The tracked floor is within 3 dB of the noise's band-limited level.
+        let quiet = frames[750..<990]
+        let gap = quiet.map { $0.level - $0.floor }.reduce(0, +) / Double(quiet.count)
+        #expect(abs(gap) < 3)
+    }
+
+    @Test func quietAndLoudTalkersNeedNoTuning() throws {
+        for (voiceLevel, noiseLevel) in [(-45.0, -70.0), (-10.0, -45.0)] {
+            var x = noise(4 * rate, dbfs: noiseLevel, seed: 5)
+            add(&x, voice(rate, dbfs: voiceLevel), at: 2 * rate)
+            let frames = try detect(x)
+            #expect(speechFraction(frames, 0.3, 1.99) == 0, "talker at \(voiceLevel)")
+            #expect(speechFraction(frames, 2.05, 3.0) == 1, "talker at \(voiceLevel)")
+        }
+    }
+
+    @Test func referenceSuppressesTheEchoAndKeepsDoubleTalk() throws {
+        // The agent (reference) talks 0–8 s with pauses; its echo reaches the mic 60 ms later through
+        // a small loudspeaker (two one-pole high-passes at 400 Hz), 6 dB down. The user talks 5–6.5 s
+        // as loud as the echo (double talk).
+        let n = 8 * rate
+        var agent = [Float](repeating: 0, count: n)
+        for k in 0..<8 where k % 3 != 2 { add(&agent, voice(rate, dbfs: -20, f0: 210, phase: k * 997), at: k * rate) }
+        let a = Float(exp(-2 * Double.pi * 400 / Double(rate)))
+        var echo = agent
+        for _ in 0..<2 {
+            var prevIn: Float = 0, prevOut: Float = 0
+            for k in echo.indices {
+                let y = a * (prevOut + echo[k] - prevIn)
+                prevIn = echo[k]; prevOut = y; echo[k] = y
+            }
+        }
+        var mic = noise(n, dbfs: -65, seed: 6)
+        let delay = rate * 60 / 1000
+        for k in 0..<(n - delay) { mic[k + delay] += echo[k] * 0.5 }
+        var user = [Float](repeating: 0, count: n)
+        add(&user, voice(rate * 3 / 2, dbfs: -28, f0: 110), at: 5 * rate)
+        for k in 0..<n { mic[k] += user[k] }
+        let blind = try detect(mic)
+        let aware = try detect(mic, reference: agent)
+        // Without the reference the echo is speech; with it, the echo-only stretches are not.
+        #expect(speechFraction(blind, 3.0, 4.9) > 0.5)
+        #expect(speechFraction(aware, 3.0, 4.9) < 0.05)
+        #expect(speechFraction(aware, 7.0, 8.0) < 0.05)
+        // The user is found while the agent talks.
+        #expect(speechFraction(aware, 5.1, 6.5) > 0.7, "\(speechFraction(aware, 5.1, 6.5))")
+    }
+
+    @Test func decisionsDoNotDependOnBlockSizes() throws {
+        var x = noise(4 * rate, dbfs: -55, seed: 7)
+        add(&x, voice(rate, dbfs: -25), at: rate)
+        let ref = voice(4 * rate, dbfs: -30, f0: 180)
+        let whole = try detect(x, reference: ref)
+        var rng = TestRNG(seed: 8)
+        let blocks = randomBlocks(total: x.count, maxBlock: 700, rng: &rng)
+        var vad = try EnergyVAD(sampleRate: rate, configuration: .init())
+        var frames: [VADDecider.Frame] = []
+        var offset = 0
+        x.withUnsafeBufferPointer { m in
+            ref.withUnsafeBufferPointer { r in
+                for b in blocks {
+                    vad.process(UnsafeBufferPointer(rebasing: m[offset..<offset + b]), reference: UnsafeBufferPointer(rebasing: r[offset..<offset + b])) {
+                        frames.append($0)
+                    }
+                    offset += b
+                }
+            }
+        }
+        #expect(frames.count == whole.count)
+        #expect(firstDifference(frames, whole) == nil)
+    }
+
+    @Test func silenceAndAllNoiseGiveNoSpeech() throws {
+        #expect(try detect([Float](repeating: 0, count: 3 * rate)).allSatisfy { !$0.speech })
+        #expect(try detect(noise(5 * rate, dbfs: -20, seed: 9)).dropFirst(30).allSatisfy { !$0.speech })
+    }
+
+    @Test func configurationJSONRoundTripsAndRejectsUnknownKeys() throws {
+        var c = VADConfiguration()
+        c.enterThreshold = 7.5
+        c.hangoverMilliseconds = 250
+        let back = try VADConfiguration(json: try JSON.parse(c.json))
+        #expect(back == c)
+        #expect(throws: AudioPipelineError.self) { try VADConfiguration(json: try JSON.parse(#"{"enter_dB": 3}"#)) }
+        #expect(throws: AudioPipelineError.self) { try VADConfiguration(json: try JSON.parse(#"{"exit_db": 30}"#)) }
+        #expect(throws: AudioPipelineError.self) { try VADConfiguration(json: try JSON.parse(#"{"frame_ms": 15}"#)) }
+    }
+
+    @Test func runningQuantileMatchesASortedWindow() {
+        var rng = TestRNG(seed: 10)
+        var q = RunningQuantile(window: 50, quantile: 0.2)
+        var window: [Double] = []
+        for k in 0..<2000 {
+            let v = Double.random(in: -90...(-10), using: &rng) + (k > 1000 ? 20 : 0)
+            q.add(v)
+            window.append(v)
+            if window.count > 50 { window.removeFirst() }
+            let sorted = window.map { Double(RunningQuantile.bin($0)) }.sorted()
+            // The smallest bin whose cumulative count exceeds 20 % of the window.
+            let expected = sorted[Int((Double(window.count) * 0.2).rounded(.down))]
+            #expect(q.value(or: 0) == RunningQuantile.low + (expected + 0.5) * RunningQuantile.step)
+        }
+    }
+}
