@@ -137,8 +137,12 @@ public enum VADPlots {
         let width = 760.0, height = 520.0, left = 70.0, right = 30.0, top = 50.0, bottom = 70.0
         let plotW = width - left - right, plotH = height - top - bottom
         let all = series.flatMap(\.points)
-        let xr = xRange ?? ((all.map(\.0).min() ?? 0)...(all.map(\.0).max() ?? 1))
-        let yr = yRange ?? ((all.map(\.1).min() ?? 0)...(all.map(\.1).max() ?? 1))
+        func padded(_ lo: Double, _ hi: Double) -> ClosedRange<Double> {
+            let pad = max((hi - lo) * 0.05, 1e-3)
+            return (lo - pad)...(hi + pad)
+        }
+        let xr = xRange ?? padded(all.map(\.0).min() ?? 0, all.map(\.0).max() ?? 1)
+        let yr = yRange ?? padded(all.map(\.1).min() ?? 0, all.map(\.1).max() ?? 1)
         let xs = max(xr.upperBound - xr.lowerBound, 1e-9), ys = max(yr.upperBound - yr.lowerBound, 1e-9)
         func px(_ v: Double) -> Double { left + plotW * (v - xr.lowerBound) / xs }
         func py(_ v: Double) -> Double { top + plotH * (1 - (v - yr.lowerBound) / ys) }
