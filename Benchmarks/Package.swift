@@ -61,6 +61,17 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "Paths",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchSupport",
+                .product(name: "AudioPipelineCore", package: "AudioPipeline"),
+                .product(name: "AudioPipelineAdapters", package: "AudioPipeline"),
+            ],
+            path: "Benchmarks/Paths",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "PCMConversion",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -275,18 +275,22 @@ public struct VADBandAnalyzer: Sendable {
             var (e0, e1, e2, e3) = acc
             let (a0, a1, a2) = a
             let r = aHP
+            // Each recursion is written state·b + input·a, so the per-sample dependency chain is one
+            // multiply and one add (not sub → mul → add). No fused multiply-add: the portable
+            // x86-64 baseline has no FMA instruction and `addingProduct` would call libm's fmaf.
+            let (b0, b1, b2) = (1 - a0, 1 - a1, 1 - a2)
             for k in i..<(i + m) {
                 let v = x[k]
-                // DC/rumble high-pass (one pole, 80 Hz).
-                let h = r * (hpOut + v - hpIn)
+                // DC/rumble high-pass (one pole, 80 Hz): h = r·(h' + v − v').
+                let h = r * hpOut + r * (v - hpIn)
                 hpIn = v
                 hpOut = h
                 // Band split: low-pass, subtract, low-pass the rest …
-                s0 += a0 * (h - s0)
+                s0 = b0 * s0 + a0 * h
                 let r1 = h - s0
-                s1 += a1 * (r1 - s1)
+                s1 = b1 * s1 + a1 * r1
                 let r2 = r1 - s1
-                s2 += a2 * (r2 - s2)
+                s2 = b2 * s2 + a2 * r2
                 let b3 = r2 - s2
                 e0 += s0 * s0
                 e1 += s1 * s1

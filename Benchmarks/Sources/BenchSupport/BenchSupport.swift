@@ -30,3 +30,25 @@ public func measure<I, O: Numeric>(
         }
     }
 }
+
+/// `× realtime`: seconds of audio processed per second of wall clock (custom metric, per run).
+public let realtimeMetric = BenchmarkMetric.custom("x realtime", polarity: .prefersLarger, useScalingFactor: false)
+
+/// The defaults plus the `× realtime` metric, for benchmarks of one audio chunk per iteration.
+public func realtimeConfiguration(scaling: BenchmarkScalingFactor = .kilo) -> Benchmark.Configuration {
+    Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal, realtimeMetric], scalingFactor: scaling)
+}
+
+/// Runs `body` once per scaled iteration inside the measurement and records × realtime for chunks
+/// of `chunkSeconds` of audio each.
+@inline(__always)
+public func measureRealtime(_ benchmark: Benchmark, chunkSeconds: Double, _ body: () -> Void) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    benchmark.startMeasurement()
+    for _ in benchmark.scaledIterations { body() }
+    benchmark.stopMeasurement()
+    let elapsed = clock.now - start
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    benchmark.measurement(realtimeMetric, Int(chunkSeconds * Double(benchmark.scaledIterations.count) / max(seconds, 1e-12)))
+}

@@ -1,0 +1,146 @@
+// The stages that complete the suite and both end-to-end client paths, per 20 ms chunk:
+//   VAD per frame (16 kHz, 20 ms frames) without and with a far-end reference;
+//   mic path: 48 kHz Float32 capture → 16 kHz (or 24 kHz) → PCM16 → base64 → JSON message;
+//   speaker path: server JSON message (24 kHz) → base64 decode → PCM16 → Float32 → jitter buffer
+//   → 48 kHz device rate.
+// Peers: the common iOS client code for the same path (a `map` per chunk with clamp ×32767,
+// Foundation base64, JSONSerialization; ÷32767 and a new array on the way back) with
+// libsamplerate's SINC_FASTEST resampling the same chunks (the cheapest sinc converter).
+// Chunk benchmarks run 1000 chunks per iteration (scalingFactor .kilo): wall clock is per chunk;
+// `× realtime` is the custom metric chunk duration ÷ time per chunk.
+
+import AudioPipelineAdapters
+import AudioPipelineCore
+import BenchSupport
+import Benchmark
+import Foundation
+
+let benchmarks: @Sendable () -> Void = {
+    configureDefaults(maxSeconds: 1)
+    let config = realtimeConfiguration()
+
+    // --- VAD per frame -------------------------------------------------------------------------
+    let speech = (0..<(16_000 * 4)).map { k -> Float in
+        let t = Double(k) / 16_000
+        return Float(0.1 * sin(2 * .pi * 150 * t) * (1 + sin(2 * .pi * 3 * t)) + 0.001 * sin(Double(k) * 1.7))
+    }
+    let far = (0..<(16_000 * 4)).map { k -> Float in Float(0.2 * sin(2 * .pi * 210 * Double(k) / 16_000)) }
+    for withReference in [false, true] {
+        Benchmark("VAD 20ms frame 16k \(withReference ? "with reference" : "no reference") AudioPipeline", configuration: config) { benchmark in
+            var c = VADConfiguration()
+            c.frameMilliseconds = 20
+            var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
+            var decisions = 0
+            speech.withUnsafeBufferPointer { mic in
+                far.withUnsafeBufferPointer { ref in
+                    var offset = 0
+                    measureRealtime(benchmark, chunkSeconds: 0.02) {
+                        if offset + 320 > mic.count { offset = 0 }
+                        let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])
+                        if withReference {
+                            vad.process(m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 320)])) { decisions += $0.speech ? 1 : 0 }
+                        } else {
+                            vad.process(m) { decisions += $0.speech ? 1 : 0 }
+                        }
+                        offset += 320
+                    }
+                }
+            }
+            blackHole(decisions)
+        }
+    }
+
+    // --- Mic path --------------------------------------------------------------------------------
+    let capture = (0..<960).map { Float(0.3 * sin(Double($0) * 0.061)) }  // 20 ms at 48 kHz
+    for (rate, profileName) in [(16_000, WireProfile.BuiltIn.geminiLive), (24_000, .openaiRealtime)] {
+        let out = rate * 20 / 1000
+        for preset in [PolyphaseResampler.Preset.high, .fast] {
+        Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) AudioPipeline native-\(preset)", configuration: config) { benchmark in
+            let profile = try WireProfile.builtIn(profileName)
+            let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)), preset: preset)
+            var converter = try Float32ToInt16Converter()
+            var floats = [Float](repeating: 0, count: out + 64)
+            var pcm = [Int16](repeating: 0, count: out + 64)
+            var message = [UInt8](repeating: 0, count: profile.messageLength(pcmBytes: (out + 64) * 2))
+            capture.withUnsafeBufferPointer { src in
+                floats.withUnsafeMutableBufferPointer { f in
+                    pcm.withUnsafeMutableBufferPointer { p in
+                        message.withUnsafeMutableBytes { m in
+                            measureRealtime(benchmark, chunkSeconds: 0.02) {
+                                let r = resampler.process(src, into: f)
+                                _ = converter.process(UnsafeBufferPointer(rebasing: f[0..<r.produced]), into: p)
+                                blackHole(profile.frame(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[0..<r.produced])), into: m))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        }
+        Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) peer iOS code + src-fastest", configuration: config) { benchmark in
+            let resampler = try LibSampleRateResampler(format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)), converter: .sincFastest)
+            var floats = [Float](repeating: 0, count: out + 64)
+            capture.withUnsafeBufferPointer { src in
+                floats.withUnsafeMutableBufferPointer { f in
+                    measureRealtime(benchmark, chunkSeconds: 0.02) {
+                        let r = resampler.process(src, into: f)
+                        let shorts: [Int16] = f[0..<r.produced].map { Int16(max(-32768, min(32767, $0 * 32767))) }
+                        let b64 = shorts.withUnsafeBytes { Data($0) }.base64EncodedString()
+                        blackHole(try? JSONSerialization.data(withJSONObject: ["type": "input_audio_buffer.append", "audio": b64]))
+                    }
+                }
+            }
+        }
+    }
+
+    // --- Speaker path ----------------------------------------------------------------------------
+    let serverPCM = (0..<480).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.05))) }
+    let message = #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
+        + serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString() + #""}"#
+    for preset in [PolyphaseResampler.Preset.high, .fast] {
+    Benchmark("Speaker path 20ms 24k->48k openai-realtime AudioPipeline native-\(preset)", configuration: config) { benchmark in
+        let profile = try WireProfile.builtIn(.openaiRealtime)
+        let jitter = try JitterBuffer(configuration: .init(sampleRate: 24_000, tickMilliseconds: 20, capacitySeconds: 120))
+        let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)), preset: preset)
+        let toFloat = Int16ToFloat32Converter()
+        let text = Array(message.utf8)
+        var bytes = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
+        var floats = [Float](repeating: 0, count: 2048)
+        var tick = [Float](repeating: 0, count: 480)
+        var device = [Float](repeating: 0, count: 1024)
+        var seq: Int64 = 0
+        text.withUnsafeBytes { m in
+            bytes.withUnsafeMutableBytes { b in
+                floats.withUnsafeMutableBufferPointer { f in
+                    tick.withUnsafeMutableBufferPointer { t in
+                        device.withUnsafeMutableBufferPointer { d in
+                            measureRealtime(benchmark, chunkSeconds: 0.02) {
+                                guard case .audio(let n) = profile.decodeServerAudio(m, into: b) else { return }
+                                let samples = n / 2
+                                var conv = toFloat
+                                _ = conv.process(UnsafeBufferPointer(start: b.baseAddress!.assumingMemoryBound(to: Int16.self), count: samples), into: f)
+                                jitter.push(UnsafeBufferPointer(rebasing: f[0..<samples]), sequence: seq, utterance: 0, media: seq * Int64(samples), arrival: jitter.clock)
+                                seq += 1
+                                jitter.pull(into: t)
+                                blackHole(resampler.process(UnsafeBufferPointer(t), into: d))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    }
+    Benchmark("Speaker path 20ms 24k->48k openai-realtime peer iOS code + src-fastest", configuration: config) { benchmark in
+        let resampler = try LibSampleRateResampler(format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)), converter: .sincFastest)
+        let d = Data(message.utf8)
+        var device = [Float](repeating: 0, count: 1024)
+        device.withUnsafeMutableBufferPointer { out in
+            measureRealtime(benchmark, chunkSeconds: 0.02) {
+                guard let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any], let s = o["delta"] as? String, let pcm = Data(base64Encoded: s) else { return }
+                let floats: [Float] = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Float($0) / 32767 }
+                floats.withUnsafeBufferPointer { blackHole(resampler.process($0, into: out)) }
+            }
+        }
+    }
+}
