@@ -30,6 +30,28 @@ head -c 160 "$out/openai.jsonl"; echo " …"
 step "And back: the captured messages decoded into audio" \
   "$bin" deframe "$out/openai.jsonl" -o "$out/openai-client.wav" --direction client
 
+step "A captured agent session (jitter, a stall, a TTS burst, a barge-in) as the user heard it through the jitter buffer" \
+  "$bin" jitter play samples/agent-session.jsonl -o "$out/heard.wav"
+
+step "Its arrival timeline in the jitter kit's trace format, replayed through the buffer into a playout log" \
+  "$bin" deframe samples/agent-session.jsonl -o "$out/agent-received.wav" --trace "$out/arrivals.csv"
+"$bin" jitter simulate "$out/arrivals.csv" -o "$out/playout.csv"
+head -4 "$out/playout.csv"
+
+step "Voice activity in the user's recording (Audacity labels, streaming decision timeline)" \
+  "$bin" vad detect samples/mic-16k-pcm16-mono.wav
+
+step "Barge-in: a microphone with the agent's echo. Without the far-end reference the echo counts as speech ..." \
+  "$bin" vad detect samples/bargein-mic-16k.wav
+step "... with it (--reference), the echo is ignored (but for a 0.2 s blip while the echo path is learnt) and the user over the agent (from 2.5 s) is found" \
+  "$bin" vad detect samples/bargein-mic-16k.wav --reference samples/bargein-mic-16k.ref.wav
+
+mkdir -p "$out/vad-corpus"
+cp samples/bargein-mic-16k.wav samples/bargein-mic-16k.ref.wav "$out/vad-corpus/"
+printf '2.540000\t4.650000\tspeech\n' > "$out/vad-corpus/bargein-mic-16k.txt"
+step "Tune the VAD on labelled recordings: sweep, best configuration, SVG plots (open $out/vad-report/index.html)" \
+  "$bin" vad tune --audio "$out/vad-corpus" --labels "$out/vad-corpus" --report "$out/vad-report"
+
 step "Check the converted capture" "$bin" info --json "$out/mic-16k.wav"
 
 step "Measure the native resampler beside libsamplerate's best (SNR, leakage, ripple, latency, speed)" \

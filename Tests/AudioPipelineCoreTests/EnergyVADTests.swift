@@ -159,6 +159,29 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(firstDifference(frames, whole) == nil)
     }
 
+    @Test(arguments: [16_000, 44_100, 8_000])
+    func bandAnalysisDoesNotDependOnBlockSizes(sampleRate: Int) {
+        // 44.1 kHz: 441-sample frames (odd), where the last sample of each frame goes alone.
+        let x = noise(sampleRate, dbfs: -30, seed: 11)
+        func run(_ blocks: [Int]) -> [SIMD4<Double>] {
+            var a = VADBandAnalyzer(sampleRate: sampleRate, frameLength: sampleRate / 100)
+            var out: [SIMD4<Double>] = []
+            var offset = 0
+            x.withUnsafeBufferPointer { p in
+                for b in blocks {
+                    a.process(UnsafeBufferPointer(rebasing: p[offset..<offset + b])) { out.append($0) }
+                    offset += b
+                }
+            }
+            return out
+        }
+        let whole = run([x.count])
+        var rng = TestRNG(seed: 12)
+        #expect(whole.count == 100)
+        #expect(firstDifference(run(randomBlocks(total: x.count, maxBlock: 97, rng: &rng)), whole) == nil)
+        #expect(firstDifference(run([Int](repeating: 1, count: x.count)), whole) == nil)
+    }
+
     @Test func silenceAndAllNoiseGiveNoSpeech() throws {
         #expect(try detect([Float](repeating: 0, count: 3 * rate)).allSatisfy { !$0.speech })
         #expect(try detect(noise(5 * rate, dbfs: -20, seed: 9)).dropFirst(30).allSatisfy { !$0.speech })
