@@ -71,13 +71,15 @@ def split(name):
 def main(raw, out):
     rows = parse(open(raw, encoding="utf-8").read())
     wall = OrderedDict()
-    p99, mallocs = {}, {}
+    p99, mallocs, realtime = {}, {}, {}
     for r in rows:
         if r["metric"] == "wall":
             wall[r["benchmark"]] = to_ns(r["p50"], r["unit"])
             p99[r["benchmark"]] = to_ns(r["p99"], r["unit"])
         elif r["metric"] == "mallocs":
             mallocs[r["benchmark"]] = r["p100"]
+        elif r["metric"] == "realtime":
+            realtime[r["benchmark"]] = r["p50"]
     groups = OrderedDict()
     for name in wall:
         g, role, label = split(name)
@@ -98,9 +100,12 @@ def main(raw, out):
                     continue  # soxr buffers input and returns nothing on most calls: no per-chunk peer
                 ratio = wall[pname] / wall[oname] if wall[oname] > 0 else float("nan")
                 lines.append(f"| {g} | {olabel or g} ({fmt(wall[oname])}) | {plabel} ({fmt(wall[pname])}) | {ratio:.2f}× |")
-    lines += ["", "## All benchmarks", "", "| benchmark | p50 | p99 | mallocs per measured iteration |", "|---|---:|---:|---:|"]
+    lines += ["", "## All benchmarks", "",
+              "`× realtime` (where measured): seconds of audio handled per second of wall clock, p50 over runs.", "",
+              "| benchmark | p50 | p99 | × realtime | mallocs per measured iteration |", "|---|---:|---:|---:|---:|"]
     for name in wall:
-        lines.append(f"| {name} | {fmt(wall[name])} | {fmt(p99[name])} | {mallocs.get(name, float('nan')):.0f} |")
+        rt = f"{realtime[name]:,.0f}×" if name in realtime else ""
+        lines.append(f"| {name} | {fmt(wall[name])} | {fmt(p99[name])} | {rt} | {mallocs.get(name, float('nan')):.0f} |")
     lines += ["", "Peers allocate (a new array or string per chunk is what they measure); every AudioPipeline "
               "stage shows 0, which `make check-allocations` enforces in CI.", ""]
     with open(out, "w", encoding="utf-8") as f:

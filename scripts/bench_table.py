@@ -35,6 +35,9 @@ def parse(text):
                 scale = SCALE.get("(" + unit + ")", 1)
             elif label.startswith("Malloc (total)"):
                 metric = "mallocs"
+            elif label.startswith("x realtime"):
+                metric = "realtime"
+                scale = SCALE.get("(" + unit + ")", 1) if unit_match else 1
             else:
                 metric = label
             try:
@@ -44,6 +47,9 @@ def parse(text):
             if metric == "throughput":
                 values = [v * scale for v in values]
                 unit = "#/s"
+            if metric == "realtime":
+                values = [v * scale for v in values]
+                unit = "x"
             rows.append({"benchmark": name, "metric": metric, "unit": unit, **dict(zip(PCTS, values))})
     return rows
 

@@ -99,6 +99,46 @@ let benchmarks: @Sendable () -> Void = {
             }
         }
     }
+    // The other profiles' server audio messages (20 ms at 24 kHz), through the same fast path.
+    let b64 = serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString()
+    let perProfile: [(WireProfile.BuiltIn, String)] = [
+        (.geminiLive, #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":""# + b64 + #""}}]}}}"#),
+        (.datagrid, #"{"type":"audio","payload":{"data":""# + b64 + #""}}"#),
+        (.atoms, #"{"type":"output_audio.delta","audio":""# + b64 + #""}"#),
+    ]
+    for (which, text) in perProfile {
+        Benchmark("Decode server message 20ms \(which.rawValue) AudioPipeline scanner", configuration: config) { benchmark in
+            let profile = try WireProfile.builtIn(which)
+            let bytes = Array(text.utf8)
+            var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: bytes.count))
+            bytes.withUnsafeBytes { m in
+                out.withUnsafeMutableBytes { o in
+                    guard case .audio = profile.decodeServerAudio(m, into: o) else {
+                        benchmark.error("\(which.rawValue): the fast path did not find the audio")
+                        return
+                    }
+                    benchmark.startMeasurement()
+                    for _ in benchmark.scaledIterations { blackHole(profile.decodeServerAudio(m, into: o)) }
+                    benchmark.stopMeasurement()
+                }
+            }
+        }
+        Benchmark("Decode server message 20ms \(which.rawValue) peer JSONSerialization", configuration: config) { benchmark in
+            let d = Data(text.utf8)
+            for _ in benchmark.scaledIterations {
+                let o = try JSONSerialization.jsonObject(with: d) as? [String: Any]
+                let data: String?
+                switch which {
+                case .geminiLive:
+                    let parts = ((o?["serverContent"] as? [String: Any])?["modelTurn"] as? [String: Any])?["parts"] as? [[String: Any]]
+                    data = (parts?.first?["inlineData"] as? [String: Any])?["data"] as? String
+                case .datagrid: data = (o?["payload"] as? [String: Any])?["data"] as? String
+                default: data = o?["audio"] as? String
+                }
+                blackHole(data.flatMap { Data(base64Encoded: $0) })
+            }
+        }
+    }
     Benchmark("Decode server message 20ms AudioPipeline full parser (allocates)", configuration: config) { benchmark in
         let profile = try WireProfile.builtIn(.openaiRealtime)
         var out = [UInt8](repeating: 0, count: 2048)
