@@ -50,6 +50,21 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // The band analysis alone (what the decider adds is the difference).
+    Benchmark("VAD 20ms frame 16k band analysis only AudioPipeline", configuration: config) { benchmark in
+        var analyzer = VADBandAnalyzer(sampleRate: 16_000, frameLength: 320)
+        var sum = SIMD4<Double>()
+        speech.withUnsafeBufferPointer { mic in
+            var offset = 0
+            measureRealtime(benchmark, chunkSeconds: 0.02) {
+                if offset + 320 > mic.count { offset = 0 }
+                analyzer.process(UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])) { sum += $0 }
+                offset += 320
+            }
+        }
+        blackHole(sum)
+    }
+
     // --- Mic path --------------------------------------------------------------------------------
     let capture = (0..<960).map { Float(0.3 * sin(Double($0) * 0.061)) }  // 20 ms at 48 kHz
     for (rate, profileName) in [(16_000, WireProfile.BuiltIn.geminiLive), (24_000, .openaiRealtime)] {
