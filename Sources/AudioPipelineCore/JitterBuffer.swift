@@ -890,6 +890,20 @@ public final class JitterBuffer {
         }
     }
 
+    /// The block holding sample `offset` of a packet and that block's first sample, walking on from
+    /// the packet's read position (or from its start for an earlier offset).
+    @inline(__always)
+    private func locate(_ s: Slot, _ offset: Int) -> (block: Int32, blockStart: Int) {
+        var block = s.readBlock
+        var blockStart = s.consumed - s.consumed % Self.blockSize
+        if offset < s.consumed { block = s.firstBlock; blockStart = 0 }
+        while offset - blockStart >= Self.blockSize {
+            block = nextBlock[Int(block)]
+            blockStart += Self.blockSize
+        }
+        return (block, blockStart)
+    }
+
     /// Copies up to `limit` contiguous samples of the playing utterance, starting `skip` samples after
     /// the cursor, into `dst` without consuming them. Returns the count.
     private func gather(into dst: UnsafeMutablePointer<Float>, skip: Int = 0, limit: Int) -> Int {
@@ -903,13 +917,7 @@ public final class JitterBuffer {
             let end = s.media + Int64(s.length)
             if end > position {
                 var offset = Int(position - s.media)
-                var block = s.readBlock
-                var blockStart = s.consumed - s.consumed % Self.blockSize
-                if offset < s.consumed { block = s.firstBlock; blockStart = 0 }
-                while offset - blockStart >= Self.blockSize {
-                    block = nextBlock[Int(block)]
-                    blockStart += Self.blockSize
-                }
+                var (block, blockStart) = locate(s, offset)
                 while got < limit && offset < s.length {
                     let inBlock = offset - blockStart
                     let m = min(Self.blockSize - inBlock, s.length - offset, limit - got)
@@ -953,15 +961,8 @@ public final class JitterBuffer {
             if newConsumed >= s.length {
                 releaseFront()
             } else {
-                var block = s.readBlock
-                var blockStart = s.consumed - s.consumed % Self.blockSize
-                if newConsumed < s.consumed { block = s.firstBlock; blockStart = 0 }
-                while newConsumed - blockStart >= Self.blockSize {
-                    block = nextBlock[Int(block)]
-                    blockStart += Self.blockSize
-                }
+                slots[index].readBlock = locate(s, newConsumed).block
                 slots[index].consumed = newConsumed
-                slots[index].readBlock = block
             }
         }
     }
