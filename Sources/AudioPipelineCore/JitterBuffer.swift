@@ -413,6 +413,8 @@ public final class JitterBuffer {
         blockCount = (c.capacity + Self.blockSize - 1) / Self.blockSize
         try check(blockCount < Int(Int32.max), "capacity is too large")
         audio = .allocate(capacity: blockCount * Self.blockSize)
+        // Touch every page now: a real-time thread must not take page faults on its first packets.
+        audio.initialize(repeating: 0, count: blockCount * Self.blockSize)
         nextBlock = .allocate(capacity: blockCount)
         freeBlocks = .allocate(capacity: blockCount)
         for i in 0..<blockCount { freeBlocks[i] = Int32(blockCount - 1 - i) }
@@ -665,11 +667,11 @@ public final class JitterBuffer {
             if lastOutputSilent { fadeIn(out + written, m) }
             lastOutputSilent = false
             addDelay(count: m, outputStart: written)
-            // Does the audio go on after this piece? If not, fade out (a gap or the end follows).
-            let continues = gather(into: scratch, skip: m, limit: 1) > 0
             consume(m, outputStart: Double(written), outputLength: Double(m))
             written += m
-            if !continues { fadeOut(out + written - m, m) }
+            // Does the audio go on after this piece (the next queued packet covers the cursor)? If
+            // not, fade out: a gap or the end follows.
+            if !continuesAtCursor() { fadeOut(out + written - m, m) }
         }
         clock += Int64(n)
     }
@@ -888,6 +890,14 @@ public final class JitterBuffer {
             statistics.samplesFlushed += s.length - s.consumed
             releaseFront()
         }
+    }
+
+    /// Whether audio of the playing utterance is queued at the cursor.
+    @inline(__always)
+    private func continuesAtCursor() -> Bool {
+        guard playing, orderCount > 0 else { return false }
+        let s = slots[Int(order[orderHead])]
+        return s.utterance == playUtterance && s.media <= cursor && s.media + Int64(s.length) > cursor
     }
 
     /// The block holding sample `offset` of a packet and that block's first sample, walking on from
