@@ -46,41 +46,14 @@ public final class PolyphaseResampler: Resampler {
     private let capacity: Int
     private let channels: Int
 
-    /// The position counters live in one struct behind a pointer: a class's stored properties pay
-    /// a dynamic exclusivity check on every access, and the kernels read these per output frame.
-    private struct Counters {
-        var historyStart = 0  // absolute input index of history[0]
-        var filled = 0  // absolute index one past the last frame in history (input, then end padding)
-        var inputFrames = 0
-        var outputFrames = 0
-        var nextBase = 0  // ⌊(m·M + C) / L⌋ for m = outputFrames
-        var nextPhase = 0  // (m·M + C) mod L
-    }
-    private let counters: UnsafeMutablePointer<Counters>
-    private var historyStart: Int {
-        @inline(__always) get { counters.pointee.historyStart }
-        @inline(__always) _modify { yield &counters.pointee.historyStart }
-    }
-    private var filled: Int {
-        @inline(__always) get { counters.pointee.filled }
-        @inline(__always) _modify { yield &counters.pointee.filled }
-    }
-    private var inputFrames: Int {
-        @inline(__always) get { counters.pointee.inputFrames }
-        @inline(__always) _modify { yield &counters.pointee.inputFrames }
-    }
-    private var outputFrames: Int {
-        @inline(__always) get { counters.pointee.outputFrames }
-        @inline(__always) _modify { yield &counters.pointee.outputFrames }
-    }
-    private var nextBase: Int {
-        @inline(__always) get { counters.pointee.nextBase }
-        @inline(__always) _modify { yield &counters.pointee.nextBase }
-    }
-    private var nextPhase: Int {
-        @inline(__always) get { counters.pointee.nextPhase }
-        @inline(__always) _modify { yield &counters.pointee.nextPhase }
-    }
+    // Position counters, read per output frame by the kernels: `@exclusivity(unchecked)` spares each
+    // access the dynamic exclusivity check a class's stored properties otherwise pay.
+    @exclusivity(unchecked) private var historyStart = 0  // absolute input index of history[0]
+    @exclusivity(unchecked) private var filled = 0  // absolute index one past the last frame in history (input, then end padding)
+    @exclusivity(unchecked) private var inputFrames = 0
+    @exclusivity(unchecked) private var outputFrames = 0
+    @exclusivity(unchecked) private var nextBase = 0  // ⌊(m·M + C) / L⌋ for m = outputFrames
+    @exclusivity(unchecked) private var nextPhase = 0  // (m·M + C) mod L
     /// 2× integer upsampling (24k→48k, 8k→16k …): outputs are computed four at a time (two phases
     /// × two consecutive input windows), every output of the instance with one accumulator, so
     /// results do not depend on which path computed them.
@@ -114,8 +87,6 @@ public final class PolyphaseResampler: Resampler {
         centre = (up * minTaps - 1) / 2
         let h = KaiserFilterDesign.lowPass(
             half: centre, cutoff: cutoff, beta: KaiserFilterDesign.beta(attenuation: preset.attenuation), gain: Double(up))
-        counters = .allocate(capacity: 1)
-        counters.initialize(to: Counters())
         coefficients = .allocate(capacity: up * tapsPerPhase)
         coefficients.initialize(repeating: 0, count: up * tapsPerPhase)
         for phase in 0..<up {
@@ -132,8 +103,6 @@ public final class PolyphaseResampler: Resampler {
     }
 
     deinit {
-        counters.deinitialize(count: 1)
-        counters.deallocate()
         coefficients.deallocate()
         history.deallocate()
     }
