@@ -128,6 +128,20 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         #expect(d.status == 0 && parseLabels(d.text).count == 2, "\(d.stderr)")
     }
 
+    @Test func objectiveAndFalseAlarmLimitChooseTheWinner() throws {
+        let s = Scratch()
+        let (audio, labels) = try Self.corpus(s)
+        let r = try CLI.run(["vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"),
+                             "--set", "enter_db=3,6,10,14", "--set", "hangover_ms=0,300", "--objective", "fa"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
+        let header = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n")[0].split(separator: ",")
+        let fa = header.firstIndex(of: "false_alarm")!
+        let lowest = rows.map { Double($0.split(separator: ",", omittingEmptySubsequences: false)[fa])! }.min()!
+        let best = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/best.json")))) as! [String: Any]
+        #expect(abs(((best["scores"] as! [String: Any])["false_alarm"] as! Double) - lowest) < 1e-4)
+    }
+
     @Test func malformedLabelLinesNameTheFileAndLine() throws {
         let s = Scratch()
         let (audio, labels) = try Self.corpus(s)
