@@ -31,20 +31,17 @@ public enum VADAudio {
     /// The far-end reference on the mic's timeline: converted to mono at `rate`, padded with silence
     /// or cut to `length`. Returns a warning when the length had to change.
     public static func readReference(path: String, rate: Int, length: Int) throws(AudioPipelineError) -> (samples: [Float], warning: String?) {
-        var (r, refRate) = try readMono(path: path)
-        var note: [String] = []
+        let (samples, refRate) = try readMono(path: path)
+        var r = samples
         if refRate != rate {
             var resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(refRate), to: try SampleRate(rate)))
             r = resampler.processAll(r)
-            note.append("resampled from \(refRate) Hz")
-            refRate = rate
         }
         var warning: String?
         if r.count != length {
             warning = "\(path): reference has \(r.count) samples, the microphone \(length); \(r.count < length ? "padded with silence" : "cut")"
             if r.count < length { r += [Float](repeating: 0, count: length - r.count) } else { r.removeLast(r.count - length) }
         }
-        _ = note
         return (r, warning)
     }
 }
