@@ -245,6 +245,7 @@ public enum JitterPlayback {
         var interruptions: [Double] = []
         var rate = 0
         var seq = 0
+        var toFloat = Int16ToFloat32Converter()
         let session = try Deframer.walk(input: input, options: options, needsTimes: true) { (event) throws(AudioPipelineError) in
             switch event {
             case .audio(let samples, let r, let time, let utterance, let mediaMs):
@@ -252,7 +253,9 @@ public enum JitterPlayback {
                     throw AudioPipelineError(.invalidData, "\(input): audio message \(seq + 1) has no arrival time")
                 }
                 rate = r
-                arrivals.append(Arrival(samples: samples.map { Float($0) / 32768 }, time: time, utterance: utterance, media: mediaMs, seq: seq))
+                var floats = [Float](repeating: 0, count: samples.count)
+                samples.withUnsafeBufferPointer { src in floats.withUnsafeMutableBufferPointer { _ = toFloat.process(src, into: $0) } }
+                arrivals.append(Arrival(samples: floats, time: time, utterance: utterance, media: mediaMs, seq: seq))
                 seq += 1
             case .interrupted(let time):
                 if let time { interruptions.append(time) }

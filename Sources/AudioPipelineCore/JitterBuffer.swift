@@ -220,20 +220,13 @@ public final class JitterBuffer {
     @exclusivity(unchecked) private var historyCount: Int = 0
     @exclusivity(unchecked) private var cachedMargin: Int = 0
     @exclusivity(unchecked) private var marginDirty: Bool = true
-    // Sliding minimum of r for the utterance being received.
-    private let minTime: UnsafeMutablePointer<Int64>
-    private let minValue: UnsafeMutablePointer<Int64>
-    private let minCapacity = 1024
-    @exclusivity(unchecked) private var minHead: Int = 0
-    @exclusivity(unchecked) private var minCount: Int = 0
+    // Sliding minimum (the baseline) and maximum of r over the baseline window, for the utterance
+    // being received.
+    @exclusivity(unchecked) private var recentMinimum: SlidingExtreme
+    @exclusivity(unchecked) private var recentMaximumDelay: SlidingExtreme
     @exclusivity(unchecked) private var receivingUtterance: Int64 = .min
     @exclusivity(unchecked) private var receivingBaseline: Int64 = 0
     @exclusivity(unchecked) private var receivingFirstArrival: Int64 = 0
-    // Sliding maximum of r over the same window.
-    private let maxTime: UnsafeMutablePointer<Int64>
-    private let maxValue: UnsafeMutablePointer<Int64>
-    @exclusivity(unchecked) private var maxHead: Int = 0
-    @exclusivity(unchecked) private var maxCount: Int = 0
 
     // Playout.
     @exclusivity(unchecked) private var playing: Bool = false
@@ -294,10 +287,8 @@ public final class JitterBuffer {
         historyCapacity = max(256, c.maximumPackets)
         historyTime = .allocate(capacity: historyCapacity)
         historyBin = .allocate(capacity: historyCapacity)
-        minTime = .allocate(capacity: minCapacity)
-        minValue = .allocate(capacity: minCapacity)
-        maxTime = .allocate(capacity: minCapacity)
-        maxValue = .allocate(capacity: minCapacity)
+        recentMinimum = SlidingExtreme(maximum: false, capacity: 1024)
+        recentMaximumDelay = SlidingExtreme(maximum: true, capacity: 1024)
         cachedMargin = c.initialTarget
         scratchCapacity = 2 * c.tick + 8
         scratch = .allocate(capacity: scratchCapacity)
@@ -316,10 +307,8 @@ public final class JitterBuffer {
         histogram.deallocate()
         historyTime.deallocate()
         historyBin.deallocate()
-        minTime.deallocate()
-        minValue.deallocate()
-        maxTime.deallocate()
-        maxValue.deallocate()
+        recentMinimum.deallocate()
+        recentMaximumDelay.deallocate()
         scratch.deallocate()
         pieces.deallocate()
     }
@@ -331,8 +320,8 @@ public final class JitterBuffer {
         histogramTotal = 0
         histogramTop = 0
         historyHead = 0; historyCount = 0
-        minHead = 0; minCount = 0
-        maxHead = 0; maxCount = 0
+        recentMinimum.clear()
+        recentMaximumDelay.clear()
         receivingUtterance = .min
         playing = false; playUtterance = .min; firstOpenUtterance = .min; flushedThrough = .min
         pendingFlush = false; pendingConceal = 0; concealing = false; lastOutputSilent = true
@@ -551,8 +540,8 @@ public final class JitterBuffer {
 
     /// Largest r of the playing utterance over the baseline window (its most delayed recent packet).
     private func recentMaximum() -> Int64 {
-        guard playUtterance == receivingUtterance, maxCount > 0 else { return Int64.min }
-        return maxValue[maxHead]
+        guard playUtterance == receivingUtterance else { return Int64.min }
+        return recentMaximumDelay.extreme ?? Int64.min
     }
 
     /// Starts the first queued utterance if its start time has come.
@@ -845,26 +834,14 @@ public final class JitterBuffer {
         if utterance < receivingUtterance { return }
         if utterance != receivingUtterance {
             receivingUtterance = utterance
-            minHead = 0; minCount = 0
-            maxHead = 0; maxCount = 0
+            recentMinimum.clear()
+            recentMaximumDelay.clear()
             receivingFirstArrival = time
         }
-        // Sliding minimum over the baseline window (a monotonic deque).
-        while minCount > 0 && minValue[(minHead + minCount - 1) % minCapacity] >= r { minCount -= 1 }
-        // Full (only with > 1024 packets in the window): the newest entry replaces the last one.
-        if minCount == minCapacity { minCount -= 1 }
-        minTime[(minHead + minCount) % minCapacity] = time
-        minValue[(minHead + minCount) % minCapacity] = r
-        minCount += 1
         let horizon = time - Int64(configuration.baselineWindow)
-        while minCount > 1 && minTime[minHead] < horizon { minHead = (minHead + 1) % minCapacity; minCount -= 1 }
-        receivingBaseline = minValue[minHead]
-        while maxCount > 0 && maxValue[(maxHead + maxCount - 1) % minCapacity] <= r { maxCount -= 1 }
-        if maxCount == minCapacity { maxCount -= 1 }
-        maxTime[(maxHead + maxCount) % minCapacity] = time
-        maxValue[(maxHead + maxCount) % minCapacity] = r
-        maxCount += 1
-        while maxCount > 1 && maxTime[maxHead] < horizon { maxHead = (maxHead + 1) % minCapacity; maxCount -= 1 }
+        recentMinimum.add(r, at: time, dropBefore: horizon)
+        recentMaximumDelay.add(r, at: time, dropBefore: horizon)
+        receivingBaseline = recentMinimum.extreme!
         if playing && playUtterance == utterance { playBaseline = receivingBaseline }
         // Jitter sample.
         let j = max(0, r - receivingBaseline)
@@ -915,5 +892,51 @@ public final class JitterBuffer {
         }
         let value = (b + 1) * binWidth + c.margin
         cachedMargin = min(max(value, c.minimumTarget), c.maximumTarget)
+    }
+}
+
+/// Sliding minimum or maximum of timed values: a monotonic deque in fixed storage (allocated at
+/// init, freed by the owner with `deallocate()`). When full (more values in the window than
+/// `capacity`), the newest value replaces the last one, so the extreme itself is never lost.
+struct SlidingExtreme {
+    let keepsMaximum: Bool
+    let capacity: Int
+    private let times: UnsafeMutablePointer<Int64>
+    private let values: UnsafeMutablePointer<Int64>
+    private var head = 0, count = 0
+
+    init(maximum: Bool, capacity: Int) {
+        keepsMaximum = maximum
+        self.capacity = capacity
+        times = .allocate(capacity: capacity)
+        values = .allocate(capacity: capacity)
+    }
+
+    func deallocate() {
+        times.deallocate()
+        values.deallocate()
+    }
+
+    mutating func clear() { head = 0; count = 0 }
+
+    /// The smallest (largest) value in the window, nil when empty.
+    var extreme: Int64? { count > 0 ? values[head] : nil }
+
+    /// Adds `value` at `time`, then forgets values older than `horizon` (always keeping the newest).
+    mutating func add(_ value: Int64, at time: Int64, dropBefore horizon: Int64) {
+        while count > 0 {
+            let back = values[(head + count - 1) % capacity]
+            guard keepsMaximum ? back <= value : back >= value else { break }
+            count -= 1
+        }
+        if count == capacity { count -= 1 }
+        let slot = (head + count) % capacity
+        times[slot] = time
+        values[slot] = value
+        count += 1
+        while count > 1 && times[head] < horizon {
+            head = (head + 1) % capacity
+            count -= 1
+        }
     }
 }
