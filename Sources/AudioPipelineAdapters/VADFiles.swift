@@ -56,15 +56,22 @@ public struct VADRun: Sendable {
 
     public init(samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration) throws(AudioPipelineError) {
         var vad = try EnergyVAD(sampleRate: rate, configuration: configuration)
-        var frames: [VADDecider.Frame] = []
-        frames.reserveCapacity(samples.count / max(1, vad.frameLength) + 1)
-        samples.withUnsafeBufferPointer { mic in
-            if let reference {
-                reference.withUnsafeBufferPointer { ref in vad.process(mic, reference: ref) { frames.append($0) } }
-            } else {
-                vad.process(mic) { frames.append($0) }
+        // One call takes everything when the output holds maxOutputCount decisions; then finish.
+        var frames = [VADDecider.Frame](
+            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false),
+            count: vad.maxOutputCount(forInput: samples.count) + vad.maxOutputCount(forInput: 0))
+        let produced = samples.withUnsafeBufferPointer { mic in
+            frames.withUnsafeMutableBufferPointer { out -> Int in
+                let r: ProcessResult
+                if let reference {
+                    r = reference.withUnsafeBufferPointer { vad.process(mic, reference: $0, into: out) }
+                } else {
+                    r = vad.process(mic, into: out)
+                }
+                return r.produced + vad.finish(into: UnsafeMutableBufferPointer(rebasing: out[r.produced...]))
             }
         }
+        frames.removeLast(frames.count - produced)
         self.frames = frames
         frameSeconds = Double(vad.frameLength) / Double(rate)
         duration = Double(samples.count) / Double(rate)

@@ -101,11 +101,13 @@ public struct VADTuning {
         var analyzer = VADBandAnalyzer(sampleRate: item.rate, frameLength: length)
         var mic: [SIMD4<Double>] = []
         item.samples.withUnsafeBufferPointer { p in analyzer.process(p) { mic.append($0) } }
+        analyzer.finish { mic.append($0) }  // the last, incomplete frame, as `EnergyVAD.finish` decides it
         var ref: [SIMD4<Double>]?
         if let r = item.reference {
             var a = VADBandAnalyzer(sampleRate: item.rate, frameLength: length)
             var out: [SIMD4<Double>] = []
             r.withUnsafeBufferPointer { p in a.process(p) { out.append($0) } }
+            a.finish { out.append($0) }
             ref = out
         }
         return Features(mic: mic, reference: ref, frameSeconds: Double(length) / Double(item.rate))

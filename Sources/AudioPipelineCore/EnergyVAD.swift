@@ -252,6 +252,9 @@ public struct VADBandAnalyzer: Sendable {
     private var acc: (Float, Float, Float, Float) = (0, 0, 0, 0)
     private var filled = 0
 
+    /// Samples of the current, incomplete frame.
+    public var pending: Int { filled }
+
     public init(sampleRate: Int, frameLength: Int) {
         self.frameLength = frameLength
         func onePole(_ hz: Double) -> Float { Float(1 - Double.exp(-2 * Double.pi * hz / Double(sampleRate))) }
@@ -307,13 +310,21 @@ public struct VADBandAnalyzer: Sendable {
             acc = (e0, e1, e2, e3)
             filled += m
             i += m
-            if filled == frameLength {
-                let inv = 1 / Double(frameLength)
-                frame(SIMD4(db(Double(e0) * inv), db(Double(e1) * inv), db(Double(e2) * inv), db(Double(e3) * inv)))
-                acc = (0, 0, 0, 0)
-                filled = 0
-            }
+            if filled == frameLength { emit(frame) }
         }
+    }
+
+    /// End of input: the band energies of the last, incomplete frame (over the samples it has), if
+    /// there is one.
+    public mutating func finish(_ frame: (_ bands: SIMD4<Double>) -> Void) {
+        if filled > 0 { emit(frame) }
+    }
+
+    private mutating func emit(_ frame: (_ bands: SIMD4<Double>) -> Void) {
+        let inv = 1 / Double(filled)
+        frame(SIMD4(db(Double(acc.0) * inv), db(Double(acc.1) * inv), db(Double(acc.2) * inv), db(Double(acc.3) * inv)))
+        acc = (0, 0, 0, 0)
+        filled = 0
     }
 }
 
@@ -331,6 +342,14 @@ public struct VADDecider: Sendable {
         public var echo: Double
         public var score: Double
         public var speech: Bool
+
+        public init(level: Double, floor: Double, echo: Double, score: Double, speech: Bool) {
+            self.level = level
+            self.floor = floor
+            self.echo = echo
+            self.score = score
+            self.speech = speech
+        }
     }
 
     public let configuration: VADConfiguration
@@ -344,7 +363,9 @@ public struct VADDecider: Sendable {
     private var refHistory: [SIMD4<Double>]  // ring of reference band energies
     private var refHead = 0, refFrames = 0
     private let delayMin: Int, delayMax: Int
-    private let confirmFrames: Int, hangoverFrames: Int
+    /// Frames of score ≥ enter threshold needed to declare speech.
+    public let confirmFrames: Int
+    private let hangoverFrames: Int
     private var run = 0, quiet = 0
     private var recentScores = SIMD8<Double>()
     private var scoreCount = 0
@@ -445,16 +466,22 @@ public struct VADDecider: Sendable {
     }
 }
 
-/// The streaming detector: band analysis of the microphone (and the far-end reference) plus the
-/// decider. Feed equal-length blocks of mic and reference (the reference as it was handed to
-/// playback, on the mic's timeline); one decision per completed frame.
-public struct EnergyVAD: Sendable {
+/// The streaming detector, a `StreamingStage` (DESIGN.md): microphone samples in (mono, any block
+/// sizes), one `VADDecider.Frame` out per completed frame, into caller-owned storage. With a far-end
+/// reference, pass the same number of reference samples (the audio handed to playback, on the
+/// mic's timeline) to `process(_:reference:into:)`. `finish` decides the last, incomplete frame.
+/// `latency`: a speech onset shows in the decision of the `confirmFrames`-th frame from its start.
+public struct EnergyVAD: StreamingStage, Sendable {
+    public typealias Input = Float
+    public typealias Output = VADDecider.Frame
+
     public let sampleRate: Int
     public let frameLength: Int
     private var mic: VADBandAnalyzer
     private var ref: VADBandAnalyzer
     public private(set) var decider: VADDecider
-    private var pendingReference: SIMD4<Double>?
+    /// Whether this stream came with a reference (so `finish` closes the reference's frame too).
+    private var hasReference = false
 
     public init(sampleRate: Int, configuration: VADConfiguration) throws(AudioPipelineError) {
         try configuration.validate()
@@ -468,31 +495,58 @@ public struct EnergyVAD: Sendable {
         decider = try VADDecider(configuration: configuration)
     }
 
-    public mutating func reset() {
-        mic.reset(); ref.reset(); decider.reset(); pendingReference = nil
+    public var latency: Int { decider.confirmFrames }
+
+    /// Decisions `count` more samples can complete; with 0, what `finish` writes (at most one).
+    public func maxOutputCount(forInput count: Int) -> Int {
+        count == 0 ? 1 : (mic.pending + count) / frameLength
     }
 
-    /// Processes a block of microphone samples (mono) and, optionally, the same number of reference
-    /// samples; calls `onFrame` for each completed frame.
+    public mutating func reset() {
+        mic.reset(); ref.reset(); decider.reset(); hasReference = false
+    }
+
+    public mutating func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<VADDecider.Frame>) -> ProcessResult {
+        run(input, reference: nil, into: output)
+    }
+
+    /// As `process(_:into:)`, with the far-end reference: `reference.count` must equal `input.count`.
     public mutating func process(
-        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>? = nil, _ onFrame: (VADDecider.Frame) -> Void
-    ) {
-        if let reference {
-            precondition(reference.count == input.count, "VAD: reference block (\(reference.count)) differs from the mic block (\(input.count))")
-            // Frames complete at the same sample in both streams: the reference's frame first.
-            var offset = 0
-            while offset < input.count {
-                let step = min(input.count - offset, frameLength)
-                var refFrame: SIMD4<Double>?
-                ref.process(UnsafeBufferPointer(rebasing: reference[offset..<(offset + step)])) { refFrame = $0 }
-                if let refFrame { pendingReference = refFrame }
-                mic.process(UnsafeBufferPointer(rebasing: input[offset..<(offset + step)])) { bands in
-                    onFrame(decider.process(mic: bands, reference: pendingReference ?? SIMD4(repeating: -140)))
-                }
-                offset += step
-            }
-        } else {
-            mic.process(input) { bands in onFrame(decider.process(mic: bands)) }
+        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<VADDecider.Frame>
+    ) -> ProcessResult {
+        precondition(reference.count == input.count, "VAD: reference block (\(reference.count)) differs from the mic block (\(input.count))")
+        hasReference = true
+        return run(input, reference: reference, into: output)
+    }
+
+    public mutating func finish(into output: UnsafeMutableBufferPointer<VADDecider.Frame>) -> Int {
+        guard output.count > 0, mic.pending > 0 else { return 0 }
+        var refFrame: SIMD4<Double>?
+        if hasReference { ref.finish { refFrame = $0 } }
+        var produced = 0
+        mic.finish { bands in
+            output[0] = decider.process(mic: bands, reference: hasReference ? refFrame ?? SIMD4(repeating: -140) : nil)
+            produced = 1
         }
+        return produced
+    }
+
+    /// Feeds at most up to the end of the current frame per step, so each step completes at most one
+    /// frame in both streams (they are aligned), and stops when `output` is full.
+    private mutating func run(
+        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>?, into output: UnsafeMutableBufferPointer<VADDecider.Frame>
+    ) -> ProcessResult {
+        var consumed = 0, produced = 0
+        while consumed < input.count && produced < output.count {
+            let step = min(input.count - consumed, frameLength - mic.pending)
+            var refFrame: SIMD4<Double>?
+            if let reference { ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) { refFrame = $0 } }
+            mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { bands in
+                output[produced] = decider.process(mic: bands, reference: reference == nil ? nil : refFrame ?? SIMD4(repeating: -140))
+                produced += 1
+            }
+            consumed += step
+        }
+        return ProcessResult(consumed: consumed, produced: produced)
     }
 }

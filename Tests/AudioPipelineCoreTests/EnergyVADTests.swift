@@ -30,16 +30,40 @@ private func add(_ a: inout [Float], _ b: [Float], at offset: Int) {
     for k in b.indices where offset + k < a.count { a[offset + k] += b[k] }
 }
 
-private func detect(_ mic: [Float], reference: [Float]? = nil, _ c: VADConfiguration = .init()) throws -> [VADDecider.Frame] {
+private let blank = VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false)
+
+/// Runs the detector over `mic` (and `reference`) in blocks of the given sizes, with output room of
+/// `room(k)` decisions for the k-th call, until everything is consumed; then finishes.
+private func detect(
+    _ mic: [Float], reference: [Float]? = nil, _ c: VADConfiguration = .init(), blocks: [Int]? = nil, room: (Int) -> Int = { _ in 4096 }
+) throws -> [VADDecider.Frame] {
     var vad = try EnergyVAD(sampleRate: rate, configuration: c)
     var frames: [VADDecider.Frame] = []
+    var calls = 0
     mic.withUnsafeBufferPointer { m in
-        if let reference {
-            reference.withUnsafeBufferPointer { r in vad.process(m, reference: r) { frames.append($0) } }
-        } else {
-            vad.process(m) { frames.append($0) }
+        var offset = 0
+        for b in blocks ?? [mic.count] {
+            var left = b
+            while left > 0 {
+                var out = [VADDecider.Frame](repeating: blank, count: room(calls))
+                calls += 1
+                let block = UnsafeBufferPointer(rebasing: m[offset..<offset + left])
+                let r = out.withUnsafeMutableBufferPointer { o in
+                    if let reference {
+                        return reference.withUnsafeBufferPointer { vad.process(block, reference: UnsafeBufferPointer(rebasing: $0[offset..<offset + left]), into: o) }
+                    }
+                    return vad.process(block, into: o)
+                }
+                frames += out[0..<r.produced]
+                offset += r.consumed
+                left -= r.consumed
+                precondition(r.consumed > 0 || r.produced > 0, "no progress")
+            }
         }
     }
+    var out = [VADDecider.Frame](repeating: blank, count: vad.maxOutputCount(forInput: 0))
+    let n = out.withUnsafeMutableBufferPointer { vad.finish(into: $0) }
+    frames += out[0..<n]
     return frames
 }
 
@@ -142,21 +166,31 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         let whole = try detect(x, reference: ref)
         var rng = TestRNG(seed: 8)
         let blocks = randomBlocks(total: x.count, maxBlock: 700, rng: &rng)
-        var vad = try EnergyVAD(sampleRate: rate, configuration: .init())
-        var frames: [VADDecider.Frame] = []
-        var offset = 0
-        x.withUnsafeBufferPointer { m in
-            ref.withUnsafeBufferPointer { r in
-                for b in blocks {
-                    vad.process(UnsafeBufferPointer(rebasing: m[offset..<offset + b]), reference: UnsafeBufferPointer(rebasing: r[offset..<offset + b])) {
-                        frames.append($0)
-                    }
-                    offset += b
-                }
-            }
-        }
+        // Random output room too, from 1 decision up: the stage consumes less when it is full.
+        var roomRNG = TestRNG(seed: 9)
+        let frames = try detect(x, reference: ref, blocks: blocks, room: { _ in Int.random(in: 1...3, using: &roomRNG) })
         #expect(frames.count == whole.count)
         #expect(firstDifference(frames, whole) == nil)
+        // A 4 s stream at 10 ms frames: 400 decisions; a trailing partial frame gets one from finish.
+        #expect(whole.count == 400)
+        #expect(try detect(Array(x[0..<(x.count - 37)]), reference: Array(ref[0..<(ref.count - 37)])).count == 400)
+    }
+
+    @Test func stageContract() throws {
+        var vad = try EnergyVAD(sampleRate: rate, configuration: .init())
+        #expect(vad.latency == 1 && vad.frameLength == 160)
+        #expect(vad.maxOutputCount(forInput: 159) == 0 && vad.maxOutputCount(forInput: 160) == 1 && vad.maxOutputCount(forInput: 0) == 1)
+        var out = [VADDecider.Frame](repeating: blank, count: 4)
+        let x = [Float](repeating: 0.01, count: 500)
+        let r = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { vad.process(i, into: $0) } }
+        #expect(r.consumed == 500 && r.produced == 3)
+        #expect(vad.maxOutputCount(forInput: 140) == 1)
+        #expect(out.withUnsafeMutableBufferPointer { vad.finish(into: $0) } == 1)
+        #expect(out.withUnsafeMutableBufferPointer { vad.finish(into: $0) } == 0)
+        // Output full: consumes only up to the end of the frame it could decide.
+        vad.reset()
+        let one = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { vad.process(i, into: UnsafeMutableBufferPointer(rebasing: $0[0..<1])) } }
+        #expect(one.consumed == 160 && one.produced == 1)
     }
 
     @Test(arguments: [16_000, 44_100, 8_000])

@@ -31,18 +31,20 @@ let benchmarks: @Sendable () -> Void = {
             c.frameMilliseconds = 20
             var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
             var decisions = 0
+            var out = [VADDecider.Frame](repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
             speech.withUnsafeBufferPointer { mic in
                 far.withUnsafeBufferPointer { ref in
-                    var offset = 0
-                    measureRealtime(benchmark, chunkSeconds: 0.02) {
-                        if offset + 320 > mic.count { offset = 0 }
-                        let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])
-                        if withReference {
-                            vad.process(m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 320)])) { decisions += $0.speech ? 1 : 0 }
-                        } else {
-                            vad.process(m) { decisions += $0.speech ? 1 : 0 }
+                    out.withUnsafeMutableBufferPointer { o in
+                        var offset = 0
+                        measureRealtime(benchmark, chunkSeconds: 0.02) {
+                            if offset + 320 > mic.count { offset = 0 }
+                            let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])
+                            let r = withReference
+                                ? vad.process(m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 320)]), into: o)
+                                : vad.process(m, into: o)
+                            decisions += r.produced > 0 && o[0].speech ? 1 : 0
+                            offset += 320
                         }
-                        offset += 320
                     }
                 }
             }
