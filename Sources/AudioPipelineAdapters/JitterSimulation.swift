@@ -21,7 +21,7 @@ public struct TraceFlush: Sendable, Hashable {
 
 /// Reading trace and flush files. Behaviour on bad input (all errors name the file and line):
 /// - missing required column, wrong field count, a value that is not a number: error;
-/// - duplicate `seq`, `duration_ms` ≤ 0, `arrival_ms` < `send_ms`: error;
+/// - duplicate `seq`, `duration_ms` ≤ 0 or over 60 000 (one packet), `arrival_ms` < `send_ms`: error;
 /// - rows not in `seq` order: accepted (arrival order is what the simulation uses; the trace
 ///   format only says rows are *written* in seq order);
 /// - a trace with no rows: error; a flush file with only its header: no flushes;
@@ -58,6 +58,9 @@ public enum JitterTrace {
             let duration = try number("duration_ms")
             guard duration > 0 else {
                 throw AudioPipelineError(.invalidData, "\(path):\(row.line): duration_ms \(duration) must be positive")
+            }
+            guard duration <= 60_000 else {
+                throw AudioPipelineError(.invalidData, "\(path):\(row.line): duration_ms \(duration) is over a minute for one packet")
             }
             if let arrival, arrival < send {
                 throw AudioPipelineError(.invalidData, "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms)")

@@ -98,7 +98,7 @@ struct JitterSimulate: ParsableCommand {
             that have arrived, applies the flushes that have happened, then plays one tick — so \
             the run is causal. The log (seq,play_ms,offset_ms,len_ms,out_ms) is what score.py \
             scores. Errors (malformed rows, duplicate seq, durations ≤ 0, arrival before send, a \
-            flush naming an unknown utterance) name the file and line; rows out of seq order are \
+            flush naming an unknown utterance, a packet over a minute) name the file and line; rows out of seq order are \
             accepted.
 
             As the scorer's plug-in: scripts/jitter-plugin.sh {trace} {flush} {out} {tick}.

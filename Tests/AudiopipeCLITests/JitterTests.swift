@@ -109,6 +109,7 @@ private func readLog(_ path: String) throws -> [LogRow] {
         ("duplicate seq", header + "0,0,10,20,0,0\n0,20,30,20,20,0\n", ":3: duplicate seq 0 (first on line 2)"),
         ("zero duration", header + "0,0,10,0,0,0\n", ":2: duration_ms 0.0 must be positive"),
         ("negative duration", header + "0,0,10,-20,0,0\n", ":2: duration_ms -20.0 must be positive"),
+        ("huge duration", header + "0,0,10,1e9,0,0\n", ":2: duration_ms 1000000000.0 is over a minute for one packet"),
         ("arrival before send", header + "0,0,10,20,0,0\n1,20,15,20,20,0\n", ":3: packet 1 arrives (15.0 ms) before it was sent (20.0 ms)"),
         ("missing column", "seq,send_ms,duration_ms\n0,0,20\n", ":1: missing column 'arrival_ms'"),
         ("no rows", header, ": the trace has no packets"),
