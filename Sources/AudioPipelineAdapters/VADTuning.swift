@@ -89,7 +89,7 @@ public struct VADTuning {
         }
     }
 
-    /// Band features of every item for one frame length: (mic, reference) per frame.
+    /// Band features of every item for one frame length: (mic, reference) band powers per frame.
     struct Features {
         var mic: [SIMD4<Double>]
         var reference: [SIMD4<Double>]?
@@ -119,7 +119,7 @@ public struct VADTuning {
         var frames: [VADDecider.Frame] = []
         frames.reserveCapacity(f.mic.count)
         for i in f.mic.indices {
-            frames.append(d.process(mic: f.mic[i], reference: f.reference.map { i < $0.count ? $0[i] : SIMD4(repeating: -140) }))
+            frames.append(d.process(mic: f.mic[i], reference: f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }))
         }
         return frames
     }

@@ -182,6 +182,8 @@ struct RunningQuantile {
     private var ring: [Int16]
     private var head = 0, count = 0
     private var index = 0, below = 0
+    /// `power` of bin `index`'s centre.
+    private var indexPower = power(low + 0.5 * step)
     let quantile: Double
 
     init(window: Int, quantile: Double) {
@@ -193,9 +195,11 @@ struct RunningQuantile {
     var isEmpty: Bool { count == 0 }
     var size: Int { count }
 
+    /// The bin of `v` dB (NaN counts as the lowest). Truncation of a non-negative value is its
+    /// floor, and ×4 is exactly ÷0.25: no division and no libm `floor` call (SSE2 has no `roundsd`).
     @inline(__always) static func bin(_ v: Double) -> Int {
-        let b = Int(((v - low) / step).rounded(.down))
-        return b < 0 ? 0 : (b >= bins ? bins - 1 : b)
+        let x = (v - low) * (1 / step)
+        return x >= 0 ? (x < Double(bins) ? Int(x) : bins - 1) : 0
     }
 
     mutating func add(_ v: Double) {
@@ -218,11 +222,14 @@ struct RunningQuantile {
     mutating func reset() {
         for i in 0..<counts.count { counts[i] = 0 }
         head = 0; count = 0; index = 0; below = 0
+        indexPower = power(Self.low + 0.5 * Self.step)
     }
 
     /// Moves `index` to the smallest bin whose cumulative count exceeds quantile·count.
     private mutating func settle() {
         let target = Double(count) * quantile
+        let was = index
+        defer { if index != was { indexPower = power(Self.low + (Double(index) + 0.5) * Self.step) } }
         while index > 0 && Double(below) > target {
             index -= 1
             below -= Int(counts[index])
@@ -237,19 +244,26 @@ struct RunningQuantile {
     func value(or fallback: Double) -> Double {
         count == 0 ? fallback : Self.low + (Double(index) + 0.5) * Self.step
     }
+
+    /// `value(or:)` and its power (`power(value)`); the power is recomputed only when the quantile
+    /// moves to another bin (a noise floor does so rarely), not per frame.
+    @inline(__always)
+    func valueAndPower(or fallback: Double) -> (db: Double, power: Double) {
+        count == 0 ? (fallback, power(fallback)) : (Self.low + (Double(index) + 0.5) * Self.step, indexPower)
+    }
 }
 
-/// The per-frame band analysis: splits a signal into four bands and returns per-frame band energies
-/// (dB). Streaming over any block sizes.
+/// The per-frame band analysis: splits a signal into four bands and returns per-frame band powers
+/// (mean square, linear: full scale = 1). Streaming over any block sizes.
 public struct VADBandAnalyzer: Sendable {
     public static let bandCount = 4
     public static let splitsHz: [Double] = [300, 1000, 3000]
+    /// Band powers of silence (−140 dB each): what a missing reference frame counts as.
+    public static let silence = SIMD4<Double>(repeating: 1e-14)
     public let frameLength: Int
     private let aHP: Float
     private let a: (Float, Float, Float)
-    private var hpPrevIn: Float = 0, hpPrevOut: Float = 0
-    private var s: (Float, Float, Float) = (0, 0, 0)
-    private var acc: (Float, Float, Float, Float) = (0, 0, 0, 0)
+    private var state = State()
     private var filled = 0
 
     /// Samples of the current, incomplete frame.
@@ -263,58 +277,74 @@ public struct VADBandAnalyzer: Sendable {
     }
 
     public mutating func reset() {
-        hpPrevIn = 0; hpPrevOut = 0; s = (0, 0, 0); acc = (0, 0, 0, 0); filled = 0
+        state = State(); filled = 0
     }
 
-    /// Feeds samples; calls `frame` with the four band energies (dB) of every completed frame.
+    /// Feeds samples; calls `frame` with the four band powers (mean square) of every completed frame.
     @inline(__always)
     public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ bands: SIMD4<Double>) -> Void) {
+        guard let base = x.baseAddress else { return }
         var i = 0
         let n = x.count
         while i < n {
             let m = min(frameLength - filled, n - i)
-            var hpIn = hpPrevIn, hpOut = hpPrevOut
-            var (s0, s1, s2) = s
-            var (e0, e1, e2, e3) = acc
-            let (a0, a1, a2) = a
-            let r = aHP
-            // Each recursion is written state·b + input·a, so the per-sample dependency chain is one
-            // multiply and one add (not sub → mul → add): 1.45 → 1.27 µs per 20 ms frame at 16 kHz.
-            // No fused multiply-add: the portable x86-64 baseline has no FMA instruction and
-            // `addingProduct` would call libm's fmaf (4× slower). The loop is bound by its ~29
-            // floating-point operations per sample (two FP ports), not by latency: two samples per
-            // step (y[n+2] = b²·y[n] + …) measured 1.35 → 1.83 µs, and the three low-passes in SIMD4
-            // lanes (parallel split) 0.84 → 1.09 µs in isolation (lane shuffles on SSE2), so neither
-            // is used. About 1.1 µs of the frame's 1.3–1.5 µs is this loop.
-            let (b0, b1, b2) = (1 - a0, 1 - a1, 1 - a2)
-            for k in i..<(i + m) {
-                let v = x[k]
-                // DC/rumble high-pass (one pole, 80 Hz): h = r·(h' + v − v').
-                let h = r * hpOut + r * (v - hpIn)
-                hpIn = v
-                hpOut = h
-                // Band split: low-pass, subtract, low-pass the rest …
-                s0 = b0 * s0 + a0 * h
-                let r1 = h - s0
-                s1 = b1 * s1 + a1 * r1
-                let r2 = r1 - s1
-                s2 = b2 * s2 + a2 * r2
-                let b3 = r2 - s2
-                e0 += s0 * s0
-                e1 += s1 * s1
-                e2 += s2 * s2
-                e3 += b3 * b3
-            }
-            hpPrevIn = hpIn; hpPrevOut = hpOut
-            s = (s0, s1, s2)
-            acc = (e0, e1, e2, e3)
+            Self.accumulate(base + i, m, &state, aHP, a)
             filled += m
             i += m
             if filled == frameLength { emit(frame) }
         }
     }
 
-    /// End of input: the band energies of the last, incomplete frame (over the samples it has), if
+    /// Filter state and the current frame's energy sums.
+    struct State {
+        var hpIn: Float = 0, hpOut: Float = 0
+        var s0: Float = 0, s1: Float = 0, s2: Float = 0
+        var e0: Float = 0, e1: Float = 0, e2: Float = 0, e3: Float = 0
+    }
+
+    /// The per-sample loop, kept out of line so that its ~20 live values get the registers to
+    /// themselves whatever the caller does per frame (inlined into `EnergyVAD.run` beside the
+    /// decider, constants were spilled and reloaded every sample).
+    ///
+    /// Each recursion is written state·b + input·a, so the per-sample dependency chain is one
+    /// multiply and one add (not sub → mul → add): 1.45 → 1.27 µs per 20 ms frame at 16 kHz.
+    /// No fused multiply-add: the portable x86-64 baseline has no FMA instruction and
+    /// `addingProduct` would call libm's fmaf (4× slower). Measured and not used (all slower on
+    /// this machine, Zen 4 at SSE2): two samples per step (y[n+2] = b²·y[n] + …) 1.35 → 1.83 µs;
+    /// the three low-passes in SIMD4 lanes (parallel split) 0.84 → 1.09 µs in isolation (lane
+    /// shuffles on SSE2); the complement form r = b·(x − s′), s = x − r (one op fewer per stage,
+    /// but a three-op dependency chain) 1.03 → 1.48 µs; the cascade software-pipelined over three
+    /// samples 1.03 → 1.08 µs; band values stored and squared afterwards with SIMD 1.03 → 1.2 µs.
+    /// The compiler already squares and sums the four bands as one SIMD4 per sample.
+    @inline(never)
+    static func accumulate(_ x: UnsafePointer<Float>, _ count: Int, _ st: inout State, _ r: Float, _ a: (Float, Float, Float)) {
+        var hpIn = st.hpIn, hpOut = st.hpOut
+        var s0 = st.s0, s1 = st.s1, s2 = st.s2
+        var e0 = st.e0, e1 = st.e1, e2 = st.e2, e3 = st.e3
+        let (a0, a1, a2) = a
+        let (b0, b1, b2) = (1 - a0, 1 - a1, 1 - a2)
+        for k in 0..<count {
+            let v = x[k]
+            // DC/rumble high-pass (one pole, 80 Hz): h = r·(h' + v − v').
+            let h = r * (hpOut + (v - hpIn))
+            hpIn = v
+            hpOut = h
+            // Band split: low-pass, subtract, low-pass the rest …
+            s0 = b0 * s0 + a0 * h
+            let r1 = h - s0
+            s1 = b1 * s1 + a1 * r1
+            let r2 = r1 - s1
+            s2 = b2 * s2 + a2 * r2
+            let b3 = r2 - s2
+            e0 += s0 * s0
+            e1 += s1 * s1
+            e2 += s2 * s2
+            e3 += b3 * b3
+        }
+        st = State(hpIn: hpIn, hpOut: hpOut, s0: s0, s1: s1, s2: s2, e0: e0, e1: e1, e2: e2, e3: e3)
+    }
+
+    /// End of input: the band powers of the last, incomplete frame (over the samples it has), if
     /// there is one.
     public mutating func finish(_ frame: (_ bands: SIMD4<Double>) -> Void) {
         if filled > 0 { emit(frame) }
@@ -322,8 +352,11 @@ public struct VADBandAnalyzer: Sendable {
 
     private mutating func emit(_ frame: (_ bands: SIMD4<Double>) -> Void) {
         let inv = 1 / Double(filled)
-        frame(SIMD4(db(Double(acc.0) * inv), db(Double(acc.1) * inv), db(Double(acc.2) * inv), db(Double(acc.3) * inv)))
-        acc = (0, 0, 0, 0)
+        frame(SIMD4(Double(state.e0), Double(state.e1), Double(state.e2), Double(state.e3)) * inv)
+        state.e0 = 0; state.e1 = 0; state.e2 = 0; state.e3 = 0
+        // A NaN or infinite sample (a corrupt float file) would poison the recursions for good:
+        // that frame is lost (NaN powers count as silence-less non-speech), the next starts clean.
+        if !(state.hpIn + state.hpOut + state.s0 + state.s1 + state.s2).isFinite { state = State() }
         filled = 0
     }
 }
@@ -396,11 +429,20 @@ public struct VADDecider: Sendable {
         recentScores = SIMD8(); scoreCount = 0
     }
 
-    /// One frame: the mic's band energies (dB) and, with a far-end reference, the reference's.
-    public mutating func process(mic m: SIMD4<Double>, reference: SIMD4<Double>? = nil) -> Frame {
+    /// One frame: the mic's band powers (mean square, as `VADBandAnalyzer` gives them) and, with a
+    /// far-end reference, the reference's.
+    ///
+    /// Cost: without a reference a frame takes six `log10` (four bands, the level and the floor) and
+    /// no `exp10` — a noise floor is a histogram bin whose power comes from a table, and the excess
+    /// over a floor alone is a difference of dB values. (The first version converted back and forth
+    /// per band, about 20 transcendental calls, 0.4–0.5 µs of a 1.3 µs frame.)
+    public mutating func process(mic p: SIMD4<Double>, reference rp: SIMD4<Double>? = nil) -> Frame {
         let c = configuration
+        let m = SIMD4(db(p[0]), db(p[1]), db(p[2]), db(p[3]))
         var echo = SIMD4<Double>(repeating: -.infinity)
-        if let reference {
+        let hasReference = rp != nil
+        if let rp {
+            let reference = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
             // Store this frame's reference, then take the max over the delay window.
             refHistory[refHead] = reference
             let slots = delayMax + 1
@@ -419,21 +461,21 @@ public struct VADDecider: Sendable {
             }
         }
         var excess = SIMD4<Double>()
-        var level = 0.0, floorPower = 0.0, echoPower = 0.0
+        var floorPower = 0.0, echoPower = 0.0
         for b in 0..<4 {
             // With a reference, the noise floor learns only from frames without echo in the band (else
             // a talkative agent would lift the floor to its echo level); before any, it is negligible.
-            let f = floors[b].value(or: reference == nil ? m[b] : -100)
-            if reference == nil || echo[b] == -.infinity { floors[b].add(m[b]) }
-            var model = power(f)
+            let f = floors[b].valueAndPower(or: hasReference ? -100 : m[b])
             if echo[b] > -.infinity {
-                model += power(echo[b] + c.echoMargin)
+                excess[b] = m[b] - db(f.power + power(echo[b] + c.echoMargin))
                 echoPower += power(echo[b])
+            } else {
+                floors[b].add(m[b])
+                excess[b] = m[b] - f.db
             }
-            excess[b] = m[b] - db(model)
-            level += power(m[b])
-            floorPower += power(f)
+            floorPower += f.power
         }
+        let level = pointwiseMax(p, SIMD4(repeating: 1e-14)).sum()
         // Mean of the two largest band excesses.
         var first = -Double.infinity, second = -Double.infinity
         for b in 0..<4 {
@@ -525,7 +567,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         if hasReference { ref.finish { refFrame = $0 } }
         var produced = 0
         mic.finish { bands in
-            output[0] = decider.process(mic: bands, reference: hasReference ? refFrame ?? SIMD4(repeating: -140) : nil)
+            output[0] = decider.process(mic: bands, reference: hasReference ? refFrame ?? VADBandAnalyzer.silence : nil)
             produced = 1
         }
         return produced
@@ -542,7 +584,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
             var refFrame: SIMD4<Double>?
             if let reference { ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) { refFrame = $0 } }
             mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { bands in
-                output[produced] = decider.process(mic: bands, reference: reference == nil ? nil : refFrame ?? SIMD4(repeating: -140))
+                output[produced] = decider.process(mic: bands, reference: reference == nil ? nil : refFrame ?? VADBandAnalyzer.silence)
                 produced += 1
             }
             consumed += step

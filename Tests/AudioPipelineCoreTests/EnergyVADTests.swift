@@ -193,6 +193,21 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(one.consumed == 160 && one.produced == 1)
     }
 
+    @Test func recoversFromNonFiniteSamples() throws {
+        // A corrupt float file: NaN and infinity inside noise, then a talker. No crash (a NaN level
+        // used to trap in the noise-floor histogram), and the filters start clean on the next frame.
+        var x = noise(4 * rate, dbfs: -60, seed: 21)
+        x[rate / 2] = .nan
+        x[rate / 2 + 7] = .infinity
+        x[rate] = -.infinity
+        add(&x, voice(rate, dbfs: -30), at: 2 * rate)
+        let frames = try detect(x)
+        #expect(frames.count == 400)
+        #expect(frames[52..<100].allSatisfy { $0.level.isFinite })
+        #expect(speechFraction(frames, 2.1, 2.9) > 0.95)
+        #expect(speechFraction(frames, 3.3, 4.0) == 0)
+    }
+
     @Test(arguments: [16_000, 44_100, 8_000])
     func bandAnalysisDoesNotDependOnBlockSizes(sampleRate: Int) {
         // 44.1 kHz: 441-sample frames (odd), where the last sample of each frame goes alone.

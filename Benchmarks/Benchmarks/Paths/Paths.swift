@@ -67,6 +67,25 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(sum)
     }
 
+    // The decider alone, fed the band powers of the same signal (the per-frame bookkeeping: noise
+    // floors, talker gate, score, hysteresis).
+    Benchmark("VAD 20ms frame 16k decider only AudioPipeline", configuration: config) { benchmark in
+        var analyzer = VADBandAnalyzer(sampleRate: 16_000, frameLength: 320)
+        var bands: [SIMD4<Double>] = []
+        speech.withUnsafeBufferPointer { analyzer.process($0) { bands.append($0) } }
+        var c = VADConfiguration()
+        c.frameMilliseconds = 20
+        var decider = try VADDecider(configuration: c)
+        var decisions = 0
+        var k = 0
+        measureRealtime(benchmark, chunkSeconds: 0.02) {
+            if k == bands.count { k = 0 }
+            decisions += decider.process(mic: bands[k]).speech ? 1 : 0
+            k += 1
+        }
+        blackHole(decisions)
+    }
+
     // --- Mic path --------------------------------------------------------------------------------
     let capture = (0..<960).map { Float(0.3 * sin(Double($0) * 0.061)) }  // 20 ms at 48 kHz
     for (rate, profileName) in [(16_000, WireProfile.BuiltIn.geminiLive), (24_000, .openaiRealtime)] {
