@@ -25,9 +25,12 @@ let package = Package(
     ],
     targets: [
         // MARK: Core: pure Swift DSP.
+        // Vector base64 kernels (SSSE3, chosen at run time; no compiler flags, no system library):
+        // the one piece of C under the core, because Swift cannot emit byte shuffles portably.
+        .target(name: "CBase64SIMD"),
         .target(
             name: "AudioPipelineCore",
-            dependencies: [.product(name: "RealModule", package: "swift-numerics")]
+            dependencies: ["CBase64SIMD", .product(name: "RealModule", package: "swift-numerics")]
         ),
 
         // MARK: System C libraries, each behind a module map and a one-line shim header.

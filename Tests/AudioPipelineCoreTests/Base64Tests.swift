@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import AudioPipelineCore
 
@@ -73,6 +74,89 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
             let bytes = (0..<n).map { _ in Bool.random(using: &rng) ? alphabetish.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng) }
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? unb64(text, skippingWhitespace: Bool.random(using: &rng))
+        }
+    }
+}
+
+/// The vector kernels (SSSE3) against the portable Swift code and against Foundation.
+@Suite struct Base64KernelTests {
+    func encode(_ bytes: [UInt8], _ kernel: Base64.Kernel) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: Base64.encodedLength(bytes: bytes.count))
+        let n = bytes.withUnsafeBytes { i in out.withUnsafeMutableBytes { Base64.encode(i, into: $0, kernel: kernel) } }
+        return Array(out[0..<n])
+    }
+
+    /// Decoded bytes, or the error's reason and offset.
+    func decode(_ text: [UInt8], _ kernel: Base64.Kernel, skippingWhitespace: Bool = false) -> String {
+        var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
+        let r = text.withUnsafeBytes { i in
+            out.withUnsafeMutableBytes { o in
+                Result { () throws(Base64.DecodingError) -> Int in
+                    try Base64.decode(i, into: o, skippingWhitespace: skippingWhitespace, kernel: kernel)
+                }
+            }
+        }
+        switch r {
+        case .success(let n): return "ok \(out[0..<n])"
+        case .failure(let e): return "\(e.reason) @\(e.offset)"
+        }
+    }
+
+    @Test func theVectorKernelsRunWhereTheCPUHasThem() throws {
+        // On this project's x86-64 machines the tests below must exercise the SSSE3 code.
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8), info.contains("GenuineIntel") || info.contains("AuthenticAMD") else { return }
+        #expect(Base64.isVectorized == info.contains(" ssse3"))
+    }
+
+    @Test func bothKernelsEncodeAndDecodeLikeFoundationAtEveryLength() {
+        var rng = TestRNG(seed: 3)
+        for length in Array(0..<400) + [640, 3200, 65_543] {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let expected = Array(Data(bytes).base64EncodedString().utf8)
+            let vector = encode(bytes, .best), portable = encode(bytes, .portable)
+            #expect(vector == expected, "encode \(length) bytes")
+            #expect(portable == expected, "encode \(length) bytes (portable)")
+            #expect(decode(expected, .best) == "ok \(bytes[...])", "decode \(length) bytes")
+            #expect(decode(expected, .portable) == "ok \(bytes[...])", "decode \(length) bytes (portable)")
+        }
+    }
+
+    @Test func everyByteValueAtEveryPositionOfTheVectorGroupsIsJudgedAlike() {
+        // 80 characters: five 16-character groups. Any byte at any of the first 48 positions must
+        // give the same bytes, or the same error at the same offset, from both kernels — the vector
+        // validation (nibble tables) must accept exactly the alphabet.
+        var rng = TestRNG(seed: 5)
+        let base = encode((0..<60).map { _ in UInt8.random(in: 0...255, using: &rng) }, .portable)
+        #expect(base.count == 80)
+        var checked = 0
+        for position in 0..<48 {
+            for value in 0...255 {
+                var text = base
+                text[position] = UInt8(value)
+                let ws = value == 0x20 || value == 0x0A
+                #expect(decode(text, .best, skippingWhitespace: ws) == decode(text, .portable, skippingWhitespace: ws), "byte \(value) at \(position)")
+                checked += 1
+            }
+        }
+        #expect(checked == 48 * 256)
+        // And a valid character is accepted where the vector code decodes it.
+        let valid = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        #expect(decode(valid, .best) == decode(valid, .portable))
+        #expect(decode(valid, .best).hasPrefix("ok "))
+    }
+
+    @Test func decodingNeverWritesPastTheOutputBuffer() throws {
+        // The vector step stores 16 bytes for 12: it must not touch bytes beyond the caller's buffer.
+        var rng = TestRNG(seed: 9)
+        for length in 1..<200 {
+            let text = encode((0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }, .portable)
+            let room = Base64.maxDecodedLength(characters: text.count)
+            var memory = [UInt8](repeating: 0xAA, count: room + 32)
+            let n = try text.withUnsafeBytes { i in
+                try memory.withUnsafeMutableBytes { m in try Base64.decode(i, into: UnsafeMutableRawBufferPointer(rebasing: m[0..<room])) }
+            }
+            #expect(n == length)
+            #expect(memory[room...].allSatisfy { $0 == 0xAA }, "\(length) bytes")
         }
     }
 }
