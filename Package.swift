@@ -25,12 +25,14 @@ let package = Package(
     ],
     targets: [
         // MARK: Core: pure Swift DSP.
-        // Vector base64 kernels (SSSE3, chosen at run time; no compiler flags, no system library):
-        // the one piece of C under the core, because Swift cannot emit byte shuffles portably.
-        .target(name: "CBase64SIMD"),
+        // Vector kernels (base64 with SSSE3, FIR dot products with AVX2 + FMA), each compiled with a
+        // function target attribute and chosen at run time: no compiler flags, no system library,
+        // builds everywhere. The one piece of C under the core, because Swift cannot compile one
+        // function for another instruction set than the rest of its module.
+        .target(name: "CVectorKernels"),
         .target(
             name: "AudioPipelineCore",
-            dependencies: ["CBase64SIMD", .product(name: "RealModule", package: "swift-numerics")]
+            dependencies: ["CVectorKernels", .product(name: "RealModule", package: "swift-numerics")]
         ),
 
         // MARK: System C libraries, each behind a module map and a one-line shim header.

@@ -1,13 +1,13 @@
-import CBase64SIMD
+import CVectorKernels
 
 /// Standard base64 (RFC 4648 §4, alphabet `A–Z a–z 0–9 + /`, `=` padding), encoding into and
 /// decoding from caller-owned buffers, with no allocation.
 ///
 /// On x86-64 CPUs with SSSE3 the bulk of the work runs in vector kernels (the C target
-/// `CBase64SIMD`: 12 bytes ↔ 16 characters per step with byte shuffles, which portable Swift
+/// `CVectorKernels`: 12 bytes ↔ 16 characters per step with byte shuffles, which portable Swift
 /// cannot emit — SSE2 has no byte shuffle and Swift has no per-function target attribute); the
 /// tail, whitespace, padding and every error go through the Swift code below, so results and error
-/// offsets are the same either way (`Kernel.portable` forces the Swift code; tests compare both).
+/// offsets are the same either way (`VectorKernel.portable` forces the Swift code; tests compare both).
 /// Measured: 640 bytes encode 165 → ~60 ns, decode 279 → ~90 ns (docs/benchmarks.md).
 ///
 /// The portable encoding is table-driven, 3 input bytes → 4 characters via a 4096-entry table of character
@@ -30,15 +30,7 @@ public enum Base64 {
         public var description: String { "\(reason.rawValue) at byte \(offset)" }
     }
 
-    /// Which code does the work.
-    public enum Kernel: Sendable {
-        /// The vector kernels where the CPU has them, else `portable`.
-        case best
-        /// Swift only (table-driven scalar).
-        case portable
-    }
-
-    /// Whether `Kernel.best` uses the vector kernels on this machine.
+    /// Whether `VectorKernel.best` uses the vector kernels on this machine.
     public static let isVectorized = cb64_available() != 0
 
     /// Characters needed for `count` bytes (with padding).
@@ -81,7 +73,7 @@ public enum Base64 {
 
     /// Encodes `bytes` into `output`, which must hold `encodedLength(bytes:)` bytes; returns the
     /// number written.
-    public static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, kernel: Kernel = .best) -> Int {
+    public static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, kernel: VectorKernel = .best) -> Int {
         let n = bytes.count
         let needed = encodedLength(bytes: n)
         precondition(output.count >= needed, "base64 output buffer too small")
@@ -136,7 +128,7 @@ public enum Base64 {
     ///
     /// - Throws: `DecodingError` with the offset of the first offending input byte.
     public static func decode(
-        _ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, skippingWhitespace: Bool = false, kernel: Kernel = .best
+        _ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, skippingWhitespace: Bool = false, kernel: VectorKernel = .best
     ) throws(DecodingError) -> Int {
         precondition(output.count >= maxDecodedLength(characters: text.count), "base64 output buffer too small")
         guard text.count > 0 else { return 0 }

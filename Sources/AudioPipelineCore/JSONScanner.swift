@@ -23,7 +23,18 @@ struct JSONScanner {
         let quote = SIMD16<UInt8>(repeating: 0x22), backslash = SIMD16<UInt8>(repeating: 0x5C)
         let raw = UnsafeRawPointer(b.baseAddress!)
         while true {
-            // 16 bytes at a time until a quote or backslash shows up.
+            // 64, then 16 bytes at a time until a quote or backslash shows up (a 20 ms base64
+            // payload is 850–1700 characters: the wide step halves the loop's overhead).
+            while j &+ 64 <= b.count {
+                let v0 = raw.loadUnaligned(fromByteOffset: j, as: SIMD16<UInt8>.self)
+                let v1 = raw.loadUnaligned(fromByteOffset: j &+ 16, as: SIMD16<UInt8>.self)
+                let v2 = raw.loadUnaligned(fromByteOffset: j &+ 32, as: SIMD16<UInt8>.self)
+                let v3 = raw.loadUnaligned(fromByteOffset: j &+ 48, as: SIMD16<UInt8>.self)
+                let m01 = (v0 .== quote) .| (v0 .== backslash) .| (v1 .== quote) .| (v1 .== backslash)
+                let m23 = (v2 .== quote) .| (v2 .== backslash) .| (v3 .== quote) .| (v3 .== backslash)
+                if any(m01 .| m23) { break }
+                j &+= 64
+            }
             while j &+ 16 <= b.count {
                 let v = raw.loadUnaligned(fromByteOffset: j, as: SIMD16<UInt8>.self)
                 if any((v .== quote) .| (v .== backslash)) { break }

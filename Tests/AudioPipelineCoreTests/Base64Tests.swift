@@ -80,14 +80,14 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
 
 /// The vector kernels (SSSE3) against the portable Swift code and against Foundation.
 @Suite struct Base64KernelTests {
-    func encode(_ bytes: [UInt8], _ kernel: Base64.Kernel) -> [UInt8] {
+    func encode(_ bytes: [UInt8], _ kernel: VectorKernel) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Base64.encodedLength(bytes: bytes.count))
         let n = bytes.withUnsafeBytes { i in out.withUnsafeMutableBytes { Base64.encode(i, into: $0, kernel: kernel) } }
         return Array(out[0..<n])
     }
 
     /// Decoded bytes, or the error's reason and offset.
-    func decode(_ text: [UInt8], _ kernel: Base64.Kernel, skippingWhitespace: Bool = false) -> String {
+    func decode(_ text: [UInt8], _ kernel: VectorKernel, skippingWhitespace: Bool = false) -> String {
         var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
         let r = text.withUnsafeBytes { i in
             out.withUnsafeMutableBytes { o in

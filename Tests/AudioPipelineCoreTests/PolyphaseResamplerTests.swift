@@ -24,16 +24,16 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
     }
 
     /// Random input block sizes (1…4096, with runs of 1) and random output room: bit-identical to
-    /// one call.
-    @Test(arguments: ratios)
-    func outputIsBitIdenticalWhateverTheChunking(ratio: (Int, Int)) throws {
+    /// one call, with either kernel.
+    @Test(arguments: ratios, [VectorKernel.best, .portable])
+    func outputIsBitIdenticalWhateverTheChunking(ratio: (Int, Int), kernel: VectorKernel) throws {
         for channels in [1, 2] {
             let f = try format(ratio.0, ratio.1, channels: channels)
             let frames = 30_011
             let xs = sine(frames, channels: channels)
-            var whole: any Resampler = try PolyphaseResampler(format: f)
+            var whole: any Resampler = try PolyphaseResampler(format: f, kernel: kernel)
             let reference = whole.processAll(xs)
-            let chunked = try PolyphaseResampler(format: f)
+            let chunked = try PolyphaseResampler(format: f, kernel: kernel)
             var rng = TestRNG(seed: UInt64(ratio.0 + ratio.1 + channels))
             var out: [Float] = []
             var offset = 0
@@ -57,6 +57,31 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
                 out += buf[0..<n * channels]
             }
             #expect(firstDifference(out, reference) == nil, "\(channels) ch")
+        }
+    }
+
+    @Test func theVectorKernelsRunWhereTheCPUHasThem() throws {
+        // On this project's x86-64 machines (AVX2 + FMA) the tests here must exercise the C kernels.
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8), info.contains("AuthenticAMD") || info.contains("GenuineIntel") else { return }
+        let has = info.contains(" avx2") && info.contains(" fma")
+        #expect(PolyphaseResampler.vectorKernelsAvailable == has)
+        #expect(try PolyphaseResampler(format: format(48000, 16000)).isVectorized == has)
+        #expect(try PolyphaseResampler(format: format(48000, 16000), kernel: .portable).isVectorized == false)
+    }
+
+    /// The AVX2/FMA kernels and the Swift ones compute the same filter: equal to float rounding
+    /// (fused multiply-adds round once, the Swift code twice), on every kind of ratio, 1 and 2 channels.
+    @Test(arguments: ratios, PolyphaseResampler.Preset.allCases)
+    func bothKernelsAgree(ratio: (Int, Int), preset: PolyphaseResampler.Preset) throws {
+        for channels in [1, 2] {
+            let f = try format(ratio.0, ratio.1, channels: channels)
+            let xs = sine(9_001, channels: channels)
+            var vector: any Resampler = try PolyphaseResampler(format: f, preset: preset, kernel: .best)
+            var portable: any Resampler = try PolyphaseResampler(format: f, preset: preset, kernel: .portable)
+            let a = vector.processAll(xs), b = portable.processAll(xs)
+            #expect(a.count == b.count)
+            let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+            #expect(worst < 2e-6, "\(ratio) \(preset) \(channels) ch: \(worst)")
         }
     }
 

@@ -26,7 +26,7 @@ let benchmarks: @Sendable () -> Void = {
 
         // `vector`: what `Base64.encode` does by default (SSSE3 kernels where the CPU has them);
         // `portable`: the Swift-only code, for CPUs without them.
-        for (kernelName, kernel) in [("vector", Base64.Kernel.best), ("portable", .portable)] {
+        for (kernelName, kernel) in [("vector", VectorKernel.best), ("portable", .portable)] {
         Benchmark("Base64 encode \(label) AudioPipeline \(kernelName)", configuration: config) { benchmark in
             var out = [UInt8](repeating: 0, count: Base64.encodedLength(bytes: size))
             bytes.withUnsafeBytes { src in

@@ -90,10 +90,11 @@ let benchmarks: @Sendable () -> Void = {
     let capture = (0..<960).map { Float(0.3 * sin(Double($0) * 0.061)) }  // 20 ms at 48 kHz
     for (rate, profileName) in [(16_000, WireProfile.BuiltIn.geminiLive), (24_000, .openaiRealtime)] {
         let out = rate * 20 / 1000
-        for preset in [PolyphaseResampler.Preset.high, .fast] {
-        Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) AudioPipeline native-\(preset)", configuration: config) { benchmark in
+        for (preset, kernel) in [(PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable)] {
+        let kernelName = kernel == .portable ? " portable" : ""
+        Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) AudioPipeline native-\(preset)\(kernelName)", configuration: config) { benchmark in
             let profile = try WireProfile.builtIn(profileName)
-            let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)), preset: preset)
+            let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)), preset: preset, kernel: kernel)
             var converter = try Float32ToInt16Converter()
             var floats = [Float](repeating: 0, count: out + 64)
             var pcm = [Int16](repeating: 0, count: out + 64)
@@ -133,11 +134,12 @@ let benchmarks: @Sendable () -> Void = {
     let serverPCM = (0..<480).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.05))) }
     let message = #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
         + serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString() + #""}"#
-    for preset in [PolyphaseResampler.Preset.high, .fast] {
-    Benchmark("Speaker path 20ms 24k->48k openai-realtime AudioPipeline native-\(preset)", configuration: config) { benchmark in
+    for (preset, kernel) in [(PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable)] {
+    let kernelName = kernel == .portable ? " portable" : ""
+    Benchmark("Speaker path 20ms 24k->48k openai-realtime AudioPipeline native-\(preset)\(kernelName)", configuration: config) { benchmark in
         let profile = try WireProfile.builtIn(.openaiRealtime)
         let jitter = try JitterBuffer(configuration: .init(sampleRate: 24_000, tickMilliseconds: 20, capacitySeconds: 120))
-        let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)), preset: preset)
+        let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)), preset: preset, kernel: kernel)
         let toFloat = Int16ToFloat32Converter()
         let text = Array(message.utf8)
         var bytes = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))

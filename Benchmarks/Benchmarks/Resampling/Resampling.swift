@@ -64,6 +64,23 @@ let benchmarks: @Sendable () -> Void = {
                     }
                 }
             }
+            // The native resampler with its Swift kernels only (what CPUs without AVX2/FMA run).
+            for preset in [PolyphaseResampler.Preset.high, .fast] {
+                Benchmark("Resample \(family) \(label) native-\(preset.rawValue)-portable") { benchmark in
+                    let r = try PolyphaseResampler(format: ResamplingFormat(from: SampleRate(from), to: SampleRate(to)), preset: preset, kernel: .portable)
+                    var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk))
+                    input.withUnsafeBufferPointer { src in
+                        out.withUnsafeMutableBufferPointer { dst in
+                            for _ in 0..<10 { _ = r.process(src, into: dst) }
+                            benchmark.startMeasurement()
+                            for _ in benchmark.scaledIterations {
+                                for _ in 0..<chunksPerIteration { blackHole(r.process(src, into: dst)) }
+                            }
+                            benchmark.stopMeasurement()
+                        }
+                    }
+                }
+            }
             // soxr only per second of audio: it buffers input, so most 20 ms calls return nothing.
             if family == "chunk" { continue }
             Benchmark("Resample \(family) \(label) peer soxr-hq") { benchmark in

@@ -6,7 +6,7 @@
 // on a CPU without SSSE3 (the kernels then report 0 and the Swift codec does all the work).
 // Other architectures (AArch64 included, for now) get the same "0 done" answer: a NEON kernel
 // (vld3/vqtbl4) is the next step, not written because this machine cannot run it to test it.
-#include "cbase64simd.h"
+#include "cvectorkernels.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
 #include <tmmintrin.h>

@@ -1,0 +1,43 @@
+// Vector kernels for the core (AudioPipelineCore), for instruction sets a portable Swift build
+// cannot use: each is compiled with a function target attribute and used only after its
+// `…_available()` check said the CPU has it. Elsewhere the Swift code does the work.
+#ifndef CVECTORKERNELS_H
+#define CVECTORKERNELS_H
+#include <stddef.h>
+#include <stdint.h>
+
+// --- Base64 (SSSE3), standard alphabet, for Base64 --------------------------------------------
+// Each call handles whole 12-byte / 16-character groups only and returns how much it did; the
+// caller finishes the tail (and any error) with the Swift codec.
+
+/// 1 when this CPU runs the base64 kernels (x86-64 with SSSE3), else 0. Call the two kernels
+/// only after it returned 1 (they assume the instructions exist).
+int cb64_available(void);
+
+/// Encodes whole 12-byte groups of `src` (leaving at least 4 bytes unread at the end) into `dst`;
+/// returns the bytes consumed (a multiple of 12); `dst` receives consumed / 3 * 4 characters.
+size_t cb64_encode(const uint8_t *src, size_t len, uint8_t *dst);
+
+/// Decodes whole 16-character groups of `src` while every character is in the alphabet (no
+/// padding, no whitespace) into `dst` (which must have room for 4 bytes beyond the decoded ones);
+/// stops before the first group with any other character. Returns the characters consumed (a
+/// multiple of 16); `dst` receives consumed / 4 * 3 bytes.
+size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst);
+
+// --- FIR dot products (AVX2 + FMA) for PolyphaseResampler ----------------------------------
+// `n` is a multiple of 8. Each output: one 8-lane fused multiply-add accumulator over the taps in
+// order, lanes summed as ((0+1)+(2+3))+((4+5)+(6+7)) — identical in every kernel.
+
+/// 1 when this CPU has AVX2 and FMA, else 0.
+int cvk_fir_available(void);
+/// Σ a[i]·b[i].
+float cvk_dot1(const float *a, const float *b, size_t n);
+/// Two coefficient sets over one window: out[0] = a0·b, out[1] = a1·b.
+void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out);
+/// Decimation: `count` outputs, output k = a·(b + k·stride), written to out[k·out_stride].
+void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
+/// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
+/// written to out[(2w)·out_stride] and out[(2w + 1)·out_stride]. Reads b[0 ..< windows − 1 + n].
+void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
+
+#endif
