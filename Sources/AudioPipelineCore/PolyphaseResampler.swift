@@ -265,14 +265,32 @@ public final class PolyphaseResampler: Resampler {
             }
             outputFrames += n
             return n
-        } else if down == 1 {
+        }
+        if isVectorized {
+            // Any other ratio: the C kernel walks phases and windows itself, eight outputs at a time.
+            if n < room && nextBase < end {
+                let w0 = nextBase - (taps - 1) - historyStart, wend = end - (taps - 1) - historyStart
+                var w = 0, p = 0, count = 0
+                for c in 0..<channels {
+                    count = cvk_polyphase(
+                        coefficients, taps, up, step, stepPhase, history + c * capacity, w0, nextPhase, wend, room - n, out + n * channels + c,
+                        channels, &w, &p)
+                }
+                n &+= count
+                nextBase = w + (taps - 1) + historyStart
+                nextPhase = p
+            }
+            outputFrames += n
+            return n
+        }
+        if down == 1 {
             // Integer upsampling: outputs come in runs that read the same input window with
             // successive phases; pair them to share the input loads.
             while n &+ 1 < room && nextBase < end && nextPhase &+ 1 < up {
                 let offset = nextBase - (taps - 1) - historyStart
                 let c0 = coefficients + nextPhase * taps
                 for c in 0..<channels {
-                    let (y0, y1) = pair(c0, c0 + taps, history + c * capacity + offset, taps)
+                    let (y0, y1) = Self.dotShared(c0, c0 + taps, history + c * capacity + offset, taps)
                     out[n * channels + c] = y0
                     out[(n + 1) * channels + c] = y1
                 }
@@ -288,7 +306,7 @@ public final class PolyphaseResampler: Resampler {
             let offset = nextBase - (taps - 1) - historyStart
             let coeffs = coefficients + nextPhase * taps
             for c in 0..<channels {
-                out[n * channels + c] = general(coeffs, history + c * capacity + offset, taps)
+                out[n * channels + c] = Self.dot(coeffs, history + c * capacity + offset, taps)
             }
             n += 1
             nextBase += step
@@ -316,26 +334,13 @@ public final class PolyphaseResampler: Resampler {
     }
 
     // Kernel dispatch. The AVX2/FMA kernels sum every output the same way (one 8-lane accumulator),
-    // so `single`, `pair`, `general` and the batch kernels (`cvk_decimate`, `cvk_upsample2`, called
-    // in `emit`) agree output for output, as the Swift ones do within their pairings
+    // so `single` and the batch kernels (`cvk_decimate`, `cvk_upsample2`, `cvk_polyphase`, called in
+    // `emit`) agree output for output, as the Swift ones do within their pairings
     // (`dotSingle`/`dotQuad`/`dotQuadShared`, `dot`/`dotShared`).
 
     @inline(__always)
     private func single(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
         isVectorized ? cvk_dot1(a, b, n) : Self.dotSingle(a, b, n)
-    }
-
-    @inline(__always)
-    private func general(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
-        isVectorized ? cvk_dot1(a, b, n) : Self.dot(a, b, n)
-    }
-
-    @inline(__always)
-    private func pair(_ a0: UnsafePointer<Float>, _ a1: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> (Float, Float) {
-        guard isVectorized else { return Self.dotShared(a0, a1, b, n) }
-        var r = SIMD2<Float>()
-        withUnsafeMutableBytes(of: &r) { cvk_dot2(a0, a1, b, n, $0.baseAddress!.assumingMemoryBound(to: Float.self)) }
-        return (r[0], r[1])
     }
 
     /// Two dot products of coefficient sets `a0` and `a1` with the same input `b`, each summed in

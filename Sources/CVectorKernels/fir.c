@@ -121,12 +121,65 @@ CVK_TARGET void cvk_upsample2(const float *a0, const float *a1, const float *b, 
     }
 }
 
+CVK_TARGET long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                              size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
+    size_t j = 0;
+    long w = w0;
+    size_t p = p0;
+    while (j < room && w < wend) {
+        // The next (up to) eight outputs' coefficient sets and windows.
+        const float *ca[8], *xa[8];
+        size_t m = 0;
+        while (m < 8 && j + m < room && w < wend) {
+            ca[m] = coefs + p * n;
+            xa[m] = b + w;
+            m++;
+            w += (long)step;
+            p += step_phase;
+            if (p >= up) {
+                p -= up;
+                w += 1;
+            }
+        }
+        float *o = out + j * out_stride;
+        if (m == 8) {
+            __m256 r0 = _mm256_setzero_ps(), r1 = _mm256_setzero_ps(), r2 = _mm256_setzero_ps(), r3 = _mm256_setzero_ps();
+            __m256 r4 = _mm256_setzero_ps(), r5 = _mm256_setzero_ps(), r6 = _mm256_setzero_ps(), r7 = _mm256_setzero_ps();
+            for (size_t i = 0; i < n; i += 8) {
+                r0 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[0] + i), _mm256_loadu_ps(xa[0] + i), r0);
+                r1 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[1] + i), _mm256_loadu_ps(xa[1] + i), r1);
+                r2 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[2] + i), _mm256_loadu_ps(xa[2] + i), r2);
+                r3 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[3] + i), _mm256_loadu_ps(xa[3] + i), r3);
+                r4 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[4] + i), _mm256_loadu_ps(xa[4] + i), r4);
+                r5 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[5] + i), _mm256_loadu_ps(xa[5] + i), r5);
+                r6 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[6] + i), _mm256_loadu_ps(xa[6] + i), r6);
+                r7 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[7] + i), _mm256_loadu_ps(xa[7] + i), r7);
+            }
+            store4(reduce4(r0, r1, r2, r3), o, out_stride);
+            store4(reduce4(r4, r5, r6, r7), o + 4 * out_stride, out_stride);
+        } else {
+            for (size_t k = 0; k < m; k++) o[k * out_stride] = reduce1(acc1(ca[k], xa[k], n));
+        }
+        j += m;
+    }
+    *w_after = w;
+    *p_after = p;
+    return (long)j;
+}
+
 #else
 int cvk_fir_available(void) { return 0; }
 float cvk_dot1(const float *a, const float *b, size_t n) { (void)a; (void)b; (void)n; return 0; }
 void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) { (void)a0; (void)a1; (void)b; (void)n; (void)out; }
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
     (void)a; (void)b; (void)stride; (void)n; (void)count; (void)out; (void)out_stride;
+}
+long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                   size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
+    (void)coefs; (void)n; (void)up; (void)step; (void)step_phase; (void)b; (void)p0; (void)wend; (void)room; (void)out; (void)out_stride;
+    *w_after = w0;
+    *p_after = p0;
+    return 0;
 }
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;

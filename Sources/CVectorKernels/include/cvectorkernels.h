@@ -39,5 +39,10 @@ void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_
 /// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
 /// written to out[(2w)·out_stride] and out[(2w + 1)·out_stride]. Reads b[0 ..< windows − 1 + n].
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
+/// Any ratio: output j is coefs[p_j·n …]·(b + w_j), where (w, p) start at (w0, p0) and advance by
+/// (step, step_phase), p carrying into w at `up`. Computes outputs while j < room and w_j < wend
+/// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
+long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                   size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 
 #endif
