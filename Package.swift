@@ -78,7 +78,8 @@ let package = Package(
         .testTarget(
             name: "AudiopipeCLITests",
             // Depends on the executable so `swift test` always builds a current `audiopipe`.
-            dependencies: ["audiopipe", "AudioPipelineAdapters"]
+            dependencies: ["audiopipe", "AudioPipelineAdapters"],
+            exclude: ["Fixtures"]  // read by path: hand-written message fixtures and a HAR export
         ),
     ]
 )
