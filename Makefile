@@ -3,6 +3,7 @@
 #   make test   install system libraries if missing, run the test suite
 #   make bench  run the benchmark suite (release) and write docs/benchmarks.md
 #   make check-allocations  zero allocations per chunk on every hot-path stage (CI)
+#   make check-kernels      the C vector kernels, native and AArch64 under qemu (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -13,7 +14,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -43,6 +44,12 @@ bench-deps: deps
 # Runs the whole suite in release and writes docs/benchmarks.md (ratios to peers first).
 bench: bench-deps
 	@bash scripts/bench.sh
+
+# The C vector kernels (Sources/CVectorKernels) against plain references, natively and for AArch64
+# under qemu (the NEON code no Swift test reaches on x86). Needs a cross compiler and qemu-user.
+check-kernels:
+	@bash scripts/install-deps.sh qemu-user gcc-aarch64-linux-gnu libc6-dev-arm64-cross -- --commands qemu-aarch64 aarch64-linux-gnu-gcc
+	@bash scripts/check-kernels.sh
 
 # Deterministic: every AudioPipeline stage must allocate nothing per chunk (run by .ci/run).
 check-allocations: bench-deps

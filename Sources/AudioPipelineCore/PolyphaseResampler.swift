@@ -17,8 +17,8 @@ import CVectorKernels
 ///
 /// Kernels: on x86-64 CPUs with AVX2 and FMA the dot products run in C kernels compiled for them
 /// (`CVectorKernels`, chosen at run time: one fused multiply-add per 8 taps instead of SSE2's
-/// separate multiply and add on 4; about 2× faster here, see docs/benchmarks.md); elsewhere, or
-/// with `kernel: .portable`, in the Swift SIMD code below. Within one instance every output uses
+/// separate multiply and add on 4; 1.1–3.2× faster here, see docs/benchmarks.md), on AArch64 in
+/// their NEON versions; elsewhere, or with `kernel: .portable`, in the Swift SIMD code below. Within one instance every output uses
 /// the same kernel and summation order; the two kernels differ in the last bits (fused rounding).
 ///
 /// `latency` is `⌈C / M⌉` output frames (≈ 2.7 ms for `high` when the lower rate is 16 kHz;
@@ -71,10 +71,10 @@ public final class PolyphaseResampler: Resampler {
     /// 768000/767999 fails at configuration instead of allocating gigabytes.
     public static let maximumFilterLength = 1 << 24
 
-    /// Whether this instance runs the AVX2/FMA kernels.
+    /// Whether this instance runs the C vector kernels (AVX2/FMA or NEON).
     public let isVectorized: Bool
 
-    /// Whether `VectorKernel.best` means the AVX2/FMA kernels on this machine.
+    /// Whether `VectorKernel.best` means the C vector kernels on this machine.
     public static let vectorKernelsAvailable = cvk_fir_available() != 0
 
     /// - Throws: `invalidConfiguration` when the ratio needs a filter longer than

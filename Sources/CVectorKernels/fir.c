@@ -1,14 +1,15 @@
-// FIR dot products for the core's PolyphaseResampler, with AVX2 and FMA (x86-64), compiled with a
-// function target attribute and chosen at run time: the portable Swift kernels run on SSE2 with a
-// separate multiply and add, which this machine executes at about half the speed (measured in
+// FIR dot products for the core's PolyphaseResampler: AVX2 and FMA on x86-64 (compiled with a
+// function target attribute and chosen at run time), NEON on AArch64 (always there). The portable
+// Swift kernels run on SSE2 with a separate multiply and add, 1.1–3.2× slower here (measured in
 // Benchmarks/Resampling and the Paths target). Swift cannot compile one function for another
-// instruction set than the rest of the module, hence C.
+// instruction set than the rest of the module, hence C. The AArch64 code is verified under qemu
+// by scripts/check-arm64-kernels.sh (correctness only: this project has no ARM machine to time it).
 //
 // Every output is one 8-lane accumulator over the taps in order (a fused multiply-add per 8 taps),
 // then the lanes summed in one fixed order — the same in every kernel — so an output has the same
 // value whichever kernel computed it, and the resampler's output does not depend on block sizes.
-// The two batch kernels (decimation, 2× upsampling) compute a whole run of outputs per call, eight
-// at a time sharing their loads: per-call overhead was half the time with one call per four.
+// The batch kernels (decimation, 2× upsampling, any ratio) compute a whole run of outputs per call,
+// several at a time sharing their loads: per-call overhead was half the time with one call per four.
 #include "cvectorkernels.h"
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -159,6 +160,115 @@ CVK_TARGET long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t st
             store4(reduce4(r4, r5, r6, r7), o + 4 * out_stride, out_stride);
         } else {
             for (size_t k = 0; k < m; k++) o[k * out_stride] = reduce1(acc1(ca[k], xa[k], n));
+        }
+        j += m;
+    }
+    *w_after = w;
+    *p_after = p;
+    return (long)j;
+}
+
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+
+// AArch64: NEON (with fused multiply-add) is part of the base architecture. Each output keeps its
+// 8 lanes as two float32x4 accumulators and sums them in the same order as the x86 kernels.
+int cvk_fir_available(void) { return 1; }
+
+typedef struct {
+    float32x4_t lo, hi;
+} acc8;
+
+static inline acc8 acc8_zero(void) {
+    acc8 r = {vdupq_n_f32(0), vdupq_n_f32(0)};
+    return r;
+}
+
+static inline void acc8_fma(acc8 *r, const float *a, const float *b) {
+    r->lo = vfmaq_f32(r->lo, vld1q_f32(a), vld1q_f32(b));
+    r->hi = vfmaq_f32(r->hi, vld1q_f32(a + 4), vld1q_f32(b + 4));
+}
+
+// ((v0+v1)+(v2+v3)) + ((v4+v5)+(v6+v7))
+static inline float reduce8(acc8 r) {
+    const float32x4_t p = vpaddq_f32(r.lo, r.hi);  // v0+v1, v2+v3, v4+v5, v6+v7
+    const float32x4_t q = vpaddq_f32(p, p);        // (v0+v1)+(v2+v3), (v4+v5)+(v6+v7), …
+    return vgetq_lane_f32(q, 0) + vgetq_lane_f32(q, 1);
+}
+
+// Four outputs at once (eight accumulator chains): out[k·stride] = ca[k]·xa[k].
+static inline void quad(const float *const ca[4], const float *const xa[4], size_t n, float *out, size_t stride) {
+    acc8 r0 = acc8_zero(), r1 = acc8_zero(), r2 = acc8_zero(), r3 = acc8_zero();
+    for (size_t i = 0; i < n; i += 8) {
+        acc8_fma(&r0, ca[0] + i, xa[0] + i);
+        acc8_fma(&r1, ca[1] + i, xa[1] + i);
+        acc8_fma(&r2, ca[2] + i, xa[2] + i);
+        acc8_fma(&r3, ca[3] + i, xa[3] + i);
+    }
+    out[0] = reduce8(r0);
+    out[stride] = reduce8(r1);
+    out[2 * stride] = reduce8(r2);
+    out[3 * stride] = reduce8(r3);
+}
+
+float cvk_dot1(const float *a, const float *b, size_t n) {
+    acc8 r = acc8_zero();
+    for (size_t i = 0; i < n; i += 8) acc8_fma(&r, a + i, b + i);
+    return reduce8(r);
+}
+
+void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) {
+    out[0] = cvk_dot1(a0, b, n);
+    out[1] = cvk_dot1(a1, b, n);
+}
+
+void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
+    size_t k = 0;
+    for (; k + 4 <= count; k += 4) {
+        const float *const ca[4] = {a, a, a, a};
+        const float *const xa[4] = {b + k * stride, b + (k + 1) * stride, b + (k + 2) * stride, b + (k + 3) * stride};
+        quad(ca, xa, n, out + k * out_stride, out_stride);
+    }
+    for (; k < count; k++) out[k * out_stride] = cvk_dot1(a, b + k * stride, n);
+}
+
+void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
+    size_t w = 0;
+    for (; w + 2 <= windows; w += 2) {
+        const float *const ca[4] = {a0, a1, a0, a1};
+        const float *const xa[4] = {b + w, b + w, b + w + 1, b + w + 1};
+        quad(ca, xa, n, out + 2 * w * out_stride, out_stride);
+    }
+    for (; w < windows; w++) {
+        out[2 * w * out_stride] = cvk_dot1(a0, b + w, n);
+        out[(2 * w + 1) * out_stride] = cvk_dot1(a1, b + w, n);
+    }
+}
+
+long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                   size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
+    size_t j = 0;
+    long w = w0;
+    size_t p = p0;
+    while (j < room && w < wend) {
+        const float *ca[4], *xa[4];
+        size_t m = 0;
+        while (m < 4 && j + m < room && w < wend) {
+            ca[m] = coefs + p * n;
+            xa[m] = b + w;
+            m++;
+            w += (long)step;
+            p += step_phase;
+            if (p >= up) {
+                p -= up;
+                w += 1;
+            }
+        }
+        float *o = out + j * out_stride;
+        if (m == 4) {
+            quad(ca, xa, n, o, out_stride);
+        } else {
+            for (size_t k = 0; k < m; k++) o[k * out_stride] = cvk_dot1(ca[k], xa[k], n);
         }
         j += m;
     }

@@ -1,16 +1,17 @@
 // Vector kernels for the core (AudioPipelineCore), for instruction sets a portable Swift build
-// cannot use: each is compiled with a function target attribute and used only after its
-// `…_available()` check said the CPU has it. Elsewhere the Swift code does the work.
+// cannot use. x86-64: each is compiled with a function target attribute and used only after its
+// `…_available()` check said the CPU has it; AArch64: NEON versions (always available). Elsewhere
+// the `…_available()` checks answer 0 and the Swift code does the work.
 #ifndef CVECTORKERNELS_H
 #define CVECTORKERNELS_H
 #include <stddef.h>
 #include <stdint.h>
 
-// --- Base64 (SSSE3), standard alphabet, for Base64 --------------------------------------------
+// --- Base64 (SSSE3 / NEON), standard alphabet, for Base64 --------------------------------------------
 // Each call handles whole 12-byte / 16-character groups only and returns how much it did; the
 // caller finishes the tail (and any error) with the Swift codec.
 
-/// 1 when this CPU runs the base64 kernels (x86-64 with SSSE3), else 0. Call the two kernels
+/// 1 when this CPU runs the base64 kernels (x86-64 with SSSE3, or AArch64), else 0. Call the two kernels
 /// only after it returned 1 (they assume the instructions exist).
 int cb64_available(void);
 
@@ -24,11 +25,11 @@ size_t cb64_encode(const uint8_t *src, size_t len, uint8_t *dst);
 /// multiple of 16); `dst` receives consumed / 4 * 3 bytes.
 size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst);
 
-// --- FIR dot products (AVX2 + FMA) for PolyphaseResampler ----------------------------------
+// --- FIR dot products (AVX2 + FMA / NEON) for PolyphaseResampler ----------------------------------
 // `n` is a multiple of 8. Each output: one 8-lane fused multiply-add accumulator over the taps in
 // order, lanes summed as ((0+1)+(2+3))+((4+5)+(6+7)) — identical in every kernel.
 
-/// 1 when this CPU has AVX2 and FMA, else 0.
+/// 1 when this CPU has AVX2 and FMA (x86-64) or is AArch64, else 0.
 int cvk_fir_available(void);
 /// Σ a[i]·b[i].
 float cvk_dot1(const float *a, const float *b, size_t n);

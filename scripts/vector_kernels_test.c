@@ -1,0 +1,164 @@
+// Checks the C vector kernels of Sources/CVectorKernels against plain references: base64 groups
+// against a reference encoder (and every byte value at every position for the validation), FIR
+// kernels against a double-precision dot product and against each other bit for bit (the
+// resampler's chunk invariance rests on that). scripts/check-kernels.sh builds it natively
+// (x86-64: the SSSE3 and AVX2/FMA kernels) and for AArch64 under qemu (the NEON kernels, which no
+// Swift test reaches on an x86 machine).
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cvectorkernels.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                          \
+    do {                                          \
+        if (!(cond)) {                            \
+            if (failures < 20) {                  \
+                fprintf(stderr, "FAIL: " __VA_ARGS__); \
+                fprintf(stderr, "\n");            \
+            }                                     \
+            failures++;                           \
+        }                                         \
+    } while (0)
+
+static const char *alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static size_t ref_encode(const unsigned char *src, size_t n, char *dst) {
+    size_t o = 0, i = 0;
+    for (; i + 3 <= n; i += 3) {
+        unsigned v = src[i] << 16 | src[i + 1] << 8 | src[i + 2];
+        dst[o++] = alphabet[v >> 18];
+        dst[o++] = alphabet[(v >> 12) & 63];
+        dst[o++] = alphabet[(v >> 6) & 63];
+        dst[o++] = alphabet[v & 63];
+    }
+    return o;  // whole groups only (what the kernels handle)
+}
+
+static unsigned rng_state = 12345;
+static unsigned rnd(void) {
+    rng_state = rng_state * 1103515245u + 12345u;
+    return rng_state >> 8;
+}
+
+static void test_base64(void) {
+    if (!cb64_available()) {
+        printf("base64 kernels: not available on this CPU, skipped\n");
+        return;
+    }
+    unsigned char src[1200], dec[1200 + 16];
+    char ref[1700], enc[1700 + 64];
+    for (size_t len = 0; len <= 1000; len++) {
+        for (size_t k = 0; k < len; k++) src[k] = (unsigned char)rnd();
+        size_t used = cb64_encode(src, len, (uint8_t *)enc);
+        CHECK(used % 12 == 0 && used <= len, "encode %zu: consumed %zu", len, used);
+        CHECK(len < 64 || used > 0, "encode %zu: consumed nothing", len);
+        size_t rn = ref_encode(src, used, ref);
+        CHECK(memcmp(enc, ref, rn) == 0, "encode %zu: characters differ", len);
+        // Decode the reference text of the whole groups.
+        size_t tn = ref_encode(src, len / 3 * 3, ref);
+        size_t got = cb64_decode((const uint8_t *)ref, tn, dec);
+        CHECK(got % 16 == 0 && got <= tn, "decode %zu: consumed %zu", tn, got);
+        CHECK(tn < 80 || got > 0, "decode %zu: consumed nothing", tn);
+        CHECK(memcmp(dec, src, got / 4 * 3) == 0, "decode %zu: bytes differ", tn);
+    }
+    // Every byte value at every position of 192 valid characters: the kernel must decode exactly
+    // the groups before the one holding an invalid byte, and everything when the byte is valid.
+    unsigned char bytes[144];
+    for (int k = 0; k < 144; k++) bytes[k] = (unsigned char)rnd();
+    char base[192];
+    ref_encode(bytes, 144, base);
+    size_t whole = cb64_decode((const uint8_t *)base, 192, dec);
+    CHECK(whole == 192, "192 valid characters: consumed %zu", whole);
+    // The kernel's group: 16 characters (SSSE3) or 64 (NEON).
+    const size_t group = cb64_decode((const uint8_t *)base, 16, dec) == 16 ? 16 : 64;
+    for (int pos = 0; pos < 192; pos++) {
+        for (int v = 0; v < 256; v++) {
+            char text[192];
+            memcpy(text, base, 192);
+            text[pos] = (char)v;
+            int valid = v != 0 && strchr(alphabet, v) != NULL;
+            size_t got = cb64_decode((const uint8_t *)text, 192, dec);
+            if (valid) {
+                CHECK(got == whole, "byte %d at %d (valid): consumed %zu, expected %zu", v, pos, got, whole);
+            } else {
+                size_t expected = (size_t)pos / group * group;  // the whole groups before it
+                CHECK(got == expected, "byte %d at %d (invalid): consumed %zu, expected %zu", v, pos, got, expected);
+            }
+        }
+    }
+    printf("base64 kernels (%zu-character groups): checked\n", group);
+}
+
+static double ref_dot(const float *a, const float *b, size_t n) {
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];
+    return s;
+}
+
+static void test_fir(void) {
+    if (!cvk_fir_available()) {
+        printf("FIR kernels: not available on this CPU, skipped\n");
+        return;
+    }
+    enum { MAXN = 256, SIG = 4096 };
+    static float coefs[3 * MAXN], x[SIG], out[2048], one[2048];
+    for (int k = 0; k < 3 * MAXN; k++) coefs[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+    for (int k = 0; k < SIG; k++) x[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+    size_t sizes[] = {8, 24, 88, 256};
+    for (int si = 0; si < 4; si++) {
+        size_t n = sizes[si];
+        // dot1 against a double-precision reference.
+        for (size_t w = 0; w < 50; w++) {
+            float d = cvk_dot1(coefs, x + w, n);
+            double r = ref_dot(coefs, x + w, n);
+            CHECK(fabs(d - r) < 1e-4 * (1 + fabs(r)), "dot1 n=%zu w=%zu: %g vs %g", n, w, d, r);
+        }
+        // Decimation: every output equals dot1 of its window, bit for bit.
+        for (size_t count = 0; count < 23; count++) {
+            cvk_decimate(coefs, x, 3, n, count, out, 2);
+            for (size_t k = 0; k < count; k++) {
+                float e = cvk_dot1(coefs, x + 3 * k, n);
+                CHECK(memcmp(&out[2 * k], &e, sizeof e) == 0, "decimate n=%zu count=%zu k=%zu", n, count, k);
+            }
+        }
+        // 2× upsampling.
+        for (size_t windows = 0; windows < 13; windows++) {
+            cvk_upsample2(coefs, coefs + n, x, n, windows, out, 1);
+            for (size_t w = 0; w < windows; w++) {
+                float e0 = cvk_dot1(coefs, x + w, n), e1 = cvk_dot1(coefs + n, x + w, n);
+                CHECK(memcmp(&out[2 * w], &e0, sizeof e0) == 0 && memcmp(&out[2 * w + 1], &e1, sizeof e1) == 0,
+                      "upsample2 n=%zu windows=%zu w=%zu", n, windows, w);
+            }
+        }
+        // Any ratio: up 3, down 2 (step 0, phase step 2), from phase 1.
+        long wa;
+        size_t pa;
+        long got = cvk_polyphase(coefs, n, 3, 0, 2, x, 5, 1, 40, 37, out, 1, &wa, &pa);
+        long w = 5;
+        size_t p = 1, j = 0;
+        for (; j < 37 && w < 40; j++) {
+            one[j] = cvk_dot1(coefs + p * n, x + w, n);
+            p += 2;
+            if (p >= 3) {
+                p -= 3;
+                w += 1;
+            }
+        }
+        CHECK(got == (long)j && wa == w && pa == p, "polyphase n=%zu: %ld outputs (expected %zu)", n, got, j);
+        CHECK(memcmp(out, one, j * sizeof(float)) == 0, "polyphase n=%zu: outputs differ", n);
+    }
+    printf("FIR kernels: checked\n");
+}
+
+int main(void) {
+    test_base64();
+    test_fir();
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("all kernel checks passed\n");
+    return 0;
+}
