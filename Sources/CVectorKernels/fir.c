@@ -12,6 +12,25 @@
 // several at a time sharing their loads: per-call overhead was half the time with one call per four.
 #include "cvectorkernels.h"
 
+// The polyphase walk shared by both architectures: the coefficient sets and windows of the next
+// (at most `limit`) outputs, advancing (w, p) by (step, step_phase) with p carrying into w at `up`.
+static inline size_t next_outputs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
+                                  long *w, size_t *p, long wend, size_t limit, const float **ca, const float **xa) {
+    size_t m = 0;
+    while (m < limit && *w < wend) {
+        ca[m] = coefs + *p * n;
+        xa[m] = b + *w;
+        m++;
+        *w += (long)step;
+        *p += step_phase;
+        if (*p >= up) {
+            *p -= up;
+            *w += 1;
+        }
+    }
+    return m;
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 #define CVK_TARGET __attribute__((target("avx2,fma")))
@@ -128,20 +147,8 @@ CVK_TARGET long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t st
     long w = w0;
     size_t p = p0;
     while (j < room && w < wend) {
-        // The next (up to) eight outputs' coefficient sets and windows.
         const float *ca[8], *xa[8];
-        size_t m = 0;
-        while (m < 8 && j + m < room && w < wend) {
-            ca[m] = coefs + p * n;
-            xa[m] = b + w;
-            m++;
-            w += (long)step;
-            p += step_phase;
-            if (p >= up) {
-                p -= up;
-                w += 1;
-            }
-        }
+        const size_t m = next_outputs(coefs, n, up, step, step_phase, b, &w, &p, wend, room - j < 8 ? room - j : 8, ca, xa);
         float *o = out + j * out_stride;
         if (m == 8) {
             __m256 r0 = _mm256_setzero_ps(), r1 = _mm256_setzero_ps(), r2 = _mm256_setzero_ps(), r3 = _mm256_setzero_ps();
@@ -252,18 +259,7 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
     size_t p = p0;
     while (j < room && w < wend) {
         const float *ca[4], *xa[4];
-        size_t m = 0;
-        while (m < 4 && j + m < room && w < wend) {
-            ca[m] = coefs + p * n;
-            xa[m] = b + w;
-            m++;
-            w += (long)step;
-            p += step_phase;
-            if (p >= up) {
-                p -= up;
-                w += 1;
-            }
-        }
+        const size_t m = next_outputs(coefs, n, up, step, step_phase, b, &w, &p, wend, room - j < 4 ? room - j : 4, ca, xa);
         float *o = out + j * out_stride;
         if (m == 4) {
             quad(ca, xa, n, o, out_stride);

@@ -37,6 +37,23 @@ func chunkSignal(_ frames: Int) -> [Float] {
     }
 }
 
+/// Times `resampler` on `input` (one 20 ms chunk) fed `chunksPerIteration` times per measured
+/// iteration, after filling its filter history so that every measured chunk is steady state.
+func measure(_ benchmark: Benchmark, _ resampler: any Resampler, _ input: [Float], _ chunksPerIteration: Int) {
+    var r = resampler
+    var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: input.count))
+    input.withUnsafeBufferPointer { src in
+        out.withUnsafeMutableBufferPointer { dst in
+            for _ in 0..<10 { _ = r.process(src, into: dst) }
+            benchmark.startMeasurement()
+            for _ in benchmark.scaledIterations {
+                for _ in 0..<chunksPerIteration { blackHole(r.process(src, into: dst)) }
+            }
+            benchmark.stopMeasurement()
+        }
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     configureDefaults(maxSeconds: 1)
 
@@ -49,36 +66,14 @@ let benchmarks: @Sendable () -> Void = {
                 // Per-chunk latency only for the backends a client would run per chunk.
                 if family == "chunk" && ![.nativeHigh, .nativeFast, .srcBest].contains(choice) { continue }
                 Benchmark("Resample \(family) \(label) \(choice.rawValue)") { benchmark in
-                    var r = try choice.make(ResamplingFormat(from: SampleRate(from), to: SampleRate(to)))
-                    var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk))
-                    input.withUnsafeBufferPointer { src in
-                        out.withUnsafeMutableBufferPointer { dst in
-                            // Fill the filter history first, so every measured chunk is steady state.
-                            for _ in 0..<10 { _ = r.process(src, into: dst) }
-                            benchmark.startMeasurement()
-                            for _ in benchmark.scaledIterations {
-                                for _ in 0..<chunksPerIteration { blackHole(r.process(src, into: dst)) }
-                            }
-                            benchmark.stopMeasurement()
-                        }
-                    }
+                    measure(benchmark, try choice.make(ResamplingFormat(from: SampleRate(from), to: SampleRate(to))), input, chunksPerIteration)
                 }
             }
             // The native resampler with its Swift kernels only (what CPUs without AVX2/FMA run).
             for preset in [PolyphaseResampler.Preset.high, .fast] {
                 Benchmark("Resample \(family) \(label) native-\(preset.rawValue)-portable") { benchmark in
-                    let r = try PolyphaseResampler(format: ResamplingFormat(from: SampleRate(from), to: SampleRate(to)), preset: preset, kernel: .portable)
-                    var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk))
-                    input.withUnsafeBufferPointer { src in
-                        out.withUnsafeMutableBufferPointer { dst in
-                            for _ in 0..<10 { _ = r.process(src, into: dst) }
-                            benchmark.startMeasurement()
-                            for _ in benchmark.scaledIterations {
-                                for _ in 0..<chunksPerIteration { blackHole(r.process(src, into: dst)) }
-                            }
-                            benchmark.stopMeasurement()
-                        }
-                    }
+                    let format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))
+                    measure(benchmark, try PolyphaseResampler(format: format, preset: preset, kernel: .portable), input, chunksPerIteration)
                 }
             }
             // soxr only per second of audio: it buffers input, so most 20 ms calls return nothing.
