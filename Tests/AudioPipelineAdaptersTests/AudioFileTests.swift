@@ -45,7 +45,7 @@ import Testing
         let dir = TempDir()
         let path = dir.file("x.raw")
         let data: [Int16] = [0, 1, -1, 32767, -32768, 1234]
-        FileManager.default.createFile(atPath: path, contents: data.withUnsafeBytes { Data($0) })
+        try #require(FileManager.default.createFile(atPath: path, contents: data.withUnsafeBytes { Data($0) }), "writing a test fixture")
         let raw = RawFormat(format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1), encoding: .pcm16)
         #expect(try readAllInt16(path, raw: raw) == data)
         let (desc, floats) = try readAllFloats(path, raw: raw)
@@ -77,19 +77,19 @@ import Testing
             }
         }
         expectError(dir.file("missing.wav"), .inputUnavailable, "no such file")
-        FileManager.default.createFile(atPath: dir.file("empty.wav"), contents: Data())
+        try #require(FileManager.default.createFile(atPath: dir.file("empty.wav"), contents: Data()), "writing a test fixture")
         expectError(dir.file("empty.wav"), .invalidData, "empty")
-        FileManager.default.createFile(atPath: dir.file("text.wav"), contents: Data("hello, not audio\n".utf8))
+        try #require(FileManager.default.createFile(atPath: dir.file("text.wav"), contents: Data("hello, not audio\n".utf8)), "writing a test fixture")
         expectError(dir.file("text.wav"), .invalidData, "decode")
         let sample = try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/samples/mic-16k-pcm16-mono.wav"))
-        FileManager.default.createFile(atPath: dir.file("trunc.wav"), contents: sample.prefix(30))
+        try #require(FileManager.default.createFile(atPath: dir.file("trunc.wav"), contents: sample.prefix(30)), "writing a test fixture")
         expectError(dir.file("trunc.wav"), .invalidData, "decode")
         expectError(dir.path, .inputUnavailable, "directory")
         // A header declaring 0 channels.
         var zero = sample.prefix(44)
         zero[22] = 0
         zero[23] = 0
-        FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44))
+        try #require(FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44)), "writing a test fixture")
         expectError(dir.file("zero.wav"), .invalidData, "channel count is zero")
     }
 }
@@ -135,7 +135,7 @@ import Testing
     @Test func anUncommittedWriterLeavesNothingAndKeepsTheOldFile() throws {
         let dir = TempDir()
         let target = dir.file("keep.wav")
-        FileManager.default.createFile(atPath: target, contents: Data("precious".utf8))
+        try #require(FileManager.default.createFile(atPath: target, contents: Data("precious".utf8)), "writing a test fixture")
         do {
             let w = try AudioFileWriter(path: target, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
             try [Int16](repeating: 1, count: 100).withUnsafeBufferPointer { try w.write($0) }

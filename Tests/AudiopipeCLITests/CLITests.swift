@@ -53,7 +53,7 @@ func runTool(_ executable: String, _ args: [String], environment: [String: Strin
     if let environment { p.environment = environment }
     // stderr goes to a file, so the tool can never block on a full pipe nobody reads.
     let errPath = NSTemporaryDirectory() + "audiopipe-tool-\(UUID().uuidString).err"
-    FileManager.default.createFile(atPath: errPath, contents: nil)
+    try #require(FileManager.default.createFile(atPath: errPath, contents: nil), "writing a test fixture")
     defer { try? FileManager.default.removeItem(atPath: errPath) }
     let out = Pipe()
     p.standardOutput = out
@@ -116,7 +116,7 @@ final class Scratch {
 
     @Test func badFilesFailOneByOneWithTheirNames() throws {
         let s = Scratch()
-        FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data())
+        try #require(FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data()), "writing a test fixture")
         let r = try CLI.run(["info", mic, s.file("empty.wav"), s.file("missing.wav")])
         #expect(r.status == 65, "first failure decides: empty file is bad data")
         #expect(r.text.contains("mic-16k"), "good files are still described")
@@ -241,14 +241,14 @@ final class Scratch {
         let s = Scratch()
         let out = s.file("out.wav")
         try expectFailure([s.file("nope.wav"), out], status: 66, names: "nope.wav", says: "no such file", in: s)
-        FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data())
+        try #require(FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data()), "writing a test fixture")
         try expectFailure([s.file("empty.wav"), out], status: 65, names: "empty.wav", says: "empty", in: s, keeps: ["empty.wav"])
         try FileManager.default.removeItem(atPath: s.file("empty.wav"))
         let wav = try Data(contentsOf: URL(fileURLWithPath: mic))
-        FileManager.default.createFile(atPath: s.file("trunc.wav"), contents: wav.prefix(20))
+        try #require(FileManager.default.createFile(atPath: s.file("trunc.wav"), contents: wav.prefix(20)), "writing a test fixture")
         try expectFailure([s.file("trunc.wav"), out], status: 65, names: "trunc.wav", says: "cannot decode", in: s, keeps: ["trunc.wav"])
         try FileManager.default.removeItem(atPath: s.file("trunc.wav"))
-        FileManager.default.createFile(atPath: s.file("notes.txt"), contents: Data("not audio at all".utf8))
+        try #require(FileManager.default.createFile(atPath: s.file("notes.txt"), contents: Data("not audio at all".utf8)), "writing a test fixture")
         try expectFailure([s.file("notes.txt"), out], status: 65, names: "notes.txt", says: "cannot decode", in: s, keeps: ["notes.txt"])
     }
 
@@ -257,8 +257,8 @@ final class Scratch {
         // A FLAC whose audio frames are overwritten with garbage after the header.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: flac))
         for i in 8_000..<bytes.count where i % 3 == 0 { bytes[i] = UInt8(truncatingIfNeeded: i * 7919) }
-        FileManager.default.createFile(atPath: s.file("bad.flac"), contents: bytes)
-        FileManager.default.createFile(atPath: s.file("out.wav"), contents: Data("old output".utf8))
+        try #require(FileManager.default.createFile(atPath: s.file("bad.flac"), contents: bytes), "writing a test fixture")
+        try #require(FileManager.default.createFile(atPath: s.file("out.wav"), contents: Data("old output".utf8)), "writing a test fixture")
         let r = try CLI.run(["convert", s.file("bad.flac"), s.file("out.wav")])
         #expect(r.status != 0)
         #expect(r.stderr.contains("bad.flac"), "\(r.stderr)")
@@ -279,7 +279,7 @@ final class Scratch {
         try expectFailure([mic, out, "--channel", "2"], status: 64, names: "mic-16k", says: "channel 2 does not exist", in: s)
         try expectFailure([phone, out, "--channels", "3"], status: 64, names: "phone-capture", says: "cannot map 2 channels to 3", in: s)
         try expectFailure([mic, out, "--compat", "ios", "--dither", "tpdf"], status: 64, names: "--dither", says: "ios", in: s)
-        FileManager.default.createFile(atPath: s.file("x.raw"), contents: Data(count: 100))
+        try #require(FileManager.default.createFile(atPath: s.file("x.raw"), contents: Data(count: 100)), "writing a test fixture")
         try expectFailure([s.file("x.raw"), out], status: 64, names: "x.raw", says: "--in-rate", in: s, keeps: ["x.raw"])
         try expectFailure([s.file("x.raw"), out, "--in-rate", "16000"], status: 64, names: "--in-channels", says: "raw", in: s, keeps: ["x.raw"])
     }

@@ -92,7 +92,7 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         let short = s.file("short.wav")
         #expect(try CLI.run(["convert", src, short]).status == 0)
         let tiny = s.file("tiny.raw")
-        FileManager.default.createFile(atPath: tiny, contents: Data(count: 2 * 1200))  // 50 ms at 24 kHz
+        try #require(FileManager.default.createFile(atPath: tiny, contents: Data(count: 2 * 1200)), "writing a test fixture")  // 50 ms at 24 kHz
         let refused = try CLI.run(["frame", tiny, "--in-rate", "24000", "--in-channels", "1", "--in-encoding", "pcm16", "--profile", "openai-realtime", "--commit", "-o", s.file("t.jsonl")])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("100 ms"))
@@ -222,7 +222,7 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         var big = Data((good + "\n").utf8)
         big.append(Data(repeating: UInt8(ascii: "A"), count: 50 << 20))
         big.append(Data(("\n" + good + "\n").utf8))
-        FileManager.default.createFile(atPath: path, contents: big)
+        try #require(FileManager.default.createFile(atPath: path, contents: big), "writing a test fixture")
         let r = try CLI.run(["deframe", path, "-o", s.file("o.wav"), "--profile", "openai-realtime"])
         #expect(r.status == 65)
         #expect(r.stderr.contains("line 2") && r.stderr.contains("MiB"))
@@ -253,7 +253,7 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
 
     @Test func emptyUndetectableAndAudiolessInputs() throws {
         let s = Scratch()
-        FileManager.default.createFile(atPath: s.file("e.jsonl"), contents: Data())
+        try #require(FileManager.default.createFile(atPath: s.file("e.jsonl"), contents: Data()), "writing a test fixture")
         #expect(try CLI.run(["deframe", s.file("e.jsonl"), "-o", s.file("o.wav")]).status == 65)
         try #"{"hello":"world"}"#.write(toFile: s.file("u.jsonl"), atomically: true, encoding: .utf8)
         let u = try CLI.run(["deframe", s.file("u.jsonl"), "-o", s.file("o.wav")])
