@@ -6,13 +6,13 @@ import CVectorKernels
 /// On x86-64 CPUs with SSSE3 and on AArch64 (NEON) the bulk of the work runs in vector kernels
 /// (the C target `CVectorKernels`: 12 bytes ↔ 16 characters per step with byte shuffles on x86,
 /// 48 ↔ 64 with table lookups on ARM — which portable Swift cannot emit: SSE2 has no byte shuffle
-/// and Swift has no per-function target attribute); the
-/// tail, whitespace, padding and every error go through the Swift code below, so results and error
-/// offsets are the same either way (`VectorKernel.portable` forces the Swift code; tests compare both).
-/// Measured: 640 bytes encode 165 → ~60 ns, decode 279 → ~90 ns (docs/benchmarks.md).
+/// and Swift has no per-function target attribute). The tail, whitespace, padding and every error
+/// go through the Swift code below, so results and error offsets are the same either way
+/// (`VectorKernel.portable` forces the Swift code; tests compare both). Measured here: 640 bytes
+/// encode 171 → 68 ns, decode 268 → 90 ns (docs/benchmarks.md).
 ///
-/// The portable encoding is table-driven, 3 input bytes → 4 characters via a 4096-entry table of character
-/// pairs (one lookup per 12 bits). Decoding is strict by default: only the alphabet, padding only
+/// The portable encoding is table-driven, 3 input bytes → 4 characters via a 4096-entry table of
+/// character pairs (one lookup per 12 bits). Decoding is strict by default: only the alphabet, padding only
 /// at the end and only as needed, a length that is a multiple of 4; the first offending byte's
 /// offset is reported. `skippingWhitespace` ignores space, tab, CR and LF anywhere (as MIME-style
 /// line-wrapped input has).

@@ -18,8 +18,9 @@ import CVectorKernels
 /// Kernels: on x86-64 CPUs with AVX2 and FMA the dot products run in C kernels compiled for them
 /// (`CVectorKernels`, chosen at run time: one fused multiply-add per 8 taps instead of SSE2's
 /// separate multiply and add on 4; 1.1–3.2× faster here, see docs/benchmarks.md), on AArch64 in
-/// their NEON versions; elsewhere, or with `kernel: .portable`, in the Swift SIMD code below. Within one instance every output uses
-/// the same kernel and summation order; the two kernels differ in the last bits (fused rounding).
+/// their NEON versions; elsewhere, or with `kernel: .portable`, in the Swift SIMD code below.
+/// Within one instance every output uses the same kernel and summation order; the two kernels
+/// differ in the last bits (fused rounding).
 ///
 /// `latency` is `⌈C / M⌉` output frames (≈ 2.7 ms for `high` when the lower rate is 16 kHz;
 /// it doubles when the lower rate halves, since the transition band is 10 % of the lower rate).
@@ -333,7 +334,7 @@ public final class PolyphaseResampler: Resampler {
         historyStart = keepFrom
     }
 
-    // Kernel dispatch. The AVX2/FMA kernels sum every output the same way (one 8-lane accumulator),
+    // Kernel dispatch. The C kernels sum every output the same way (one 8-lane accumulator),
     // so `single` and the batch kernels (`cvk_decimate`, `cvk_upsample2`, `cvk_polyphase`, called in
     // `emit`) agree output for output, as the Swift ones do within their pairings
     // (`dotSingle`/`dotQuad`/`dotQuadShared`, `dot`/`dotShared`).
