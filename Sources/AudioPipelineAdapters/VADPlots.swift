@@ -31,6 +31,10 @@ public enum VADPlots {
         let height = segTop + segH + 60
         let duration = max(run.duration, 1e-3)
         func x(_ t: Double) -> Double { left + plotW * t / duration }
+        /// A segment as a bar on the time axis (at least half a pixel wide).
+        func bar(_ seg: SpeechSegment, y: Double, height: Double, fill: String, opacity: String = "") -> String {
+            "<rect x=\"\(f(x(seg.start)))\" y=\"\(f(y))\" width=\"\(f(max(0.5, x(seg.end) - x(seg.start))))\" height=\"\(f(height))\" fill=\"\(fill)\"\(opacity.isEmpty ? "" : " opacity=\"\(opacity)\"")/>\n"
+        }
         let c = run.configuration
         var s = """
             <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="sans-serif" font-size="12">
@@ -59,7 +63,7 @@ public enum VADPlots {
         s += "<path d=\"\(path)\" stroke=\"#555\" stroke-width=\"1\" fill=\"none\"/>\n"
         // Reference speech shaded behind the wave and the level plot.
         for seg in reference {
-            s += "<rect x=\"\(f(x(seg.start)))\" y=\"\(waveTop)\" width=\"\(f(max(0.5, x(seg.end) - x(seg.start))))\" height=\"\(f(segTop - waveTop - 25))\" fill=\"#2e7d32\" opacity=\"0.08\"/>\n"
+            s += bar(seg, y: waveTop, height: segTop - waveTop - 25, fill: "#2e7d32", opacity: "0.08")
         }
         // Level plot.
         let frames = run.frames
@@ -102,10 +106,10 @@ public enum VADPlots {
         s += "<text x=\"\(left - 8)\" y=\"\(f(segTop + 44))\" text-anchor=\"end\" fill=\"#1565c0\">detected</text>\n"
         s += "<rect x=\"\(left)\" y=\"\(segTop)\" width=\"\(plotW)\" height=\"\(segH)\" fill=\"none\" stroke=\"#ccc\"/>\n"
         for seg in reference {
-            s += "<rect x=\"\(f(x(seg.start)))\" y=\"\(f(segTop + 4))\" width=\"\(f(max(0.5, x(seg.end) - x(seg.start))))\" height=\"20\" fill=\"#2e7d32\"/>\n"
+            s += bar(seg, y: segTop + 4, height: 20, fill: "#2e7d32")
         }
         for seg in detected {
-            s += "<rect x=\"\(f(x(seg.start)))\" y=\"\(f(segTop + 30))\" width=\"\(f(max(0.5, x(seg.end) - x(seg.start))))\" height=\"20\" fill=\"#1565c0\"/>\n"
+            s += bar(seg, y: segTop + 30, height: 20, fill: "#1565c0")
         }
         // Time axis.
         let axisY = segTop + segH

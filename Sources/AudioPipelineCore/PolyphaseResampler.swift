@@ -196,6 +196,15 @@ public final class PolyphaseResampler: Resampler {
         let step = down / up, stepPhase = down % up
         let taps = tapsPerPhase
         if upByTwo {
+            if isVectorized && nextPhase == 1 && n < room && nextBase < end {
+                // The second output of a window the previous call left half done, so that the
+                // batch below starts on a whole window.
+                let offset = nextBase - (taps - 1) - historyStart
+                for c in 0..<channels { out[n * channels + c] = single(coefficients + taps, history + c * capacity + offset, taps) }
+                n &+= 1
+                nextPhase = 0
+                nextBase &+= 1
+            }
             if isVectorized && nextPhase == 0 && n < room && nextBase < end {
                 // Every whole window (two outputs) that fits, in one call per channel.
                 let windows = Swift.min((room - n) / 2, end - nextBase)

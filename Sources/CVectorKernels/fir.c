@@ -70,7 +70,8 @@ CVK_TARGET static inline void store4(__m128 r, float *out, size_t stride) {
 
 CVK_TARGET float cvk_dot1(const float *a, const float *b, size_t n) { return reduce1(acc1(a, b, n)); }
 
-CVK_TARGET void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) {
+// Two coefficient sets over one window: out[0] = a0·b, out[1] = a1·b.
+CVK_TARGET static void dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) {
     __m256 p = _mm256_setzero_ps(), q = _mm256_setzero_ps();
     for (size_t i = 0; i < n; i += 8) {
         const __m256 x = _mm256_loadu_ps(b + i);
@@ -135,7 +136,7 @@ CVK_TARGET void cvk_upsample2(const float *a0, const float *a1, const float *b, 
     }
     for (; w < windows; w++) {
         float r[2];
-        cvk_dot2(a0, a1, b + w, n, r);
+        dot2(a0, a1, b + w, n, r);
         out[2 * w * out_stride] = r[0];
         out[(2 * w + 1) * out_stride] = r[1];
     }
@@ -224,11 +225,6 @@ float cvk_dot1(const float *a, const float *b, size_t n) {
     return reduce8(r);
 }
 
-void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) {
-    out[0] = cvk_dot1(a0, b, n);
-    out[1] = cvk_dot1(a1, b, n);
-}
-
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
     size_t k = 0;
     for (; k + 4 <= count; k += 4) {
@@ -276,7 +272,6 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
 #else
 int cvk_fir_available(void) { return 0; }
 float cvk_dot1(const float *a, const float *b, size_t n) { (void)a; (void)b; (void)n; return 0; }
-void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) { (void)a0; (void)a1; (void)b; (void)n; (void)out; }
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
     (void)a; (void)b; (void)stride; (void)n; (void)count; (void)out; (void)out_stride;
 }

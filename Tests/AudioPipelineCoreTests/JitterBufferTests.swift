@@ -132,15 +132,21 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         #expect(firstDifference(playedMedia(h) { $0 == 99 ? 800 : $0 * 160 }, Array(0..<3200)) == nil)
     }
 
+    /// `packets` 20 ms packets of 1.0 arriving 50 ms after they were sent, except that from packet 20
+    /// on nothing arrives for `stall` samples; then everything held up arrives at once.
+    private func addStalled(_ h: Harness, packets: Int, stall: Int) {
+        for k in 0..<packets {
+            let arrival = k < 20 ? Int64(k * 160 + 400) : max(Int64(k * 160 + 400), Int64(20 * 160 + 400 + stall))
+            h.add(seq: Int64(k), media: Int64(k * 160), samples: constant(160), arrival: arrival)
+        }
+    }
+
     @Test func stallConcealsWithFadesAndNoClicks() throws {
         var c = config(stretch: false)
         c.maximumStall = .max
         let h = try Harness(c)
         // 40 packets; from packet 20 on, everything is stuck for 300 ms (a TCP stall) and then arrives.
-        for k in 0..<40 {
-            let arrival = k < 20 ? Int64(k * 160 + 400) : max(Int64(k * 160 + 400), 20 * 160 + 400 + 2400)
-            h.add(seq: Int64(k), media: Int64(k * 160), samples: constant(160), arrival: arrival)
-        }
+        addStalled(h, packets: 40, stall: 2400)
         h.runToEnd()
         let s = h.jb.statistics
         #expect(s.samplesLate == 0 && s.samplesPlayed == 6400)
@@ -162,10 +168,7 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         c.maximumStall = 800  // 100 ms
         let h = try Harness(c)
         // A 1 s outage from packet 20 on: everything behind it arrives at once afterwards.
-        for k in 0..<100 {
-            let arrival = k < 20 ? Int64(k * 160 + 400) : max(Int64(k * 160 + 400), 20 * 160 + 400 + 8000)
-            h.add(seq: Int64(k), media: Int64(k * 160), samples: constant(160), arrival: arrival)
-        }
+        addStalled(h, packets: 100, stall: 8000)
         h.runToEnd()
         let s = h.jb.statistics
         // The stall is capped, the audio that was due meanwhile is late, the rest plays.

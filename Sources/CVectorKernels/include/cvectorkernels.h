@@ -33,8 +33,6 @@ size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst);
 int cvk_fir_available(void);
 /// Σ a[i]·b[i].
 float cvk_dot1(const float *a, const float *b, size_t n);
-/// Two coefficient sets over one window: out[0] = a0·b, out[1] = a1·b.
-void cvk_dot2(const float *a0, const float *a1, const float *b, size_t n, float *out);
 /// Decimation: `count` outputs, output k = a·(b + k·stride), written to out[k·out_stride].
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
 /// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
