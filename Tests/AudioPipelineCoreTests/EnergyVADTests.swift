@@ -231,7 +231,8 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(firstDifference(run([Int](repeating: 1, count: x.count)), whole) == nil)
     }
 
-    /// The four-segment SIMD computation against the cascade run sample by sample in Double: a loud
+    /// The four-segment SIMD computation against the cascade run sample by sample in Double (worst
+    /// measured: 7e-6 relative, float rounding; a wrong hand-off gives 0.02 and more): a loud
     /// low tone that stops mid-frame (so segments start with large filter states that the hand-off
     /// must carry), then quiet noise, ending in a partial frame.
     @Test(arguments: [(8_000, 10.0), (16_000, 20.0), (44_100, 10.0), (48_000, 30.0), (16_000, 30.0)])
@@ -270,7 +271,7 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         for (g, e) in zip(got, expected) {
             for b in 0..<4 { worst = max(worst, abs(g[b] - e[b]) / (e[b] + 1e-12)) }
         }
-        #expect(worst < 1e-3, "largest relative error of a band power: \(worst)")
+        #expect(worst < 1e-4, "largest relative error of a band power: \(worst)")
         // The quiet part is ~75 dB below the tone: a hand-off that dropped the tone's filter state
         // or mis-carried it would show there.
         #expect(expected.last![0] < 1e-6 && expected[2][0] > 1e-2)
