@@ -52,6 +52,28 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Audio callbacks rarely deliver whole frames: 256-sample blocks (16 ms) into 20 ms frames, so
+    // samples go through the analyzer's frame buffer (time per block, not per frame).
+    Benchmark("VAD 20ms frame 16k no reference 256-sample blocks AudioPipeline", configuration: config) { benchmark in
+        var c = VADConfiguration()
+        c.frameMilliseconds = 20
+        var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
+        var decisions = 0
+        var out = [VADDecider.Frame](repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
+        speech.withUnsafeBufferPointer { mic in
+            out.withUnsafeMutableBufferPointer { o in
+                var offset = 0
+                measureRealtime(benchmark, chunkSeconds: 0.016) {
+                    if offset + 256 > mic.count { offset = 0 }
+                    let r = vad.process(UnsafeBufferPointer(rebasing: mic[offset..<(offset + 256)]), into: o)
+                    decisions += r.produced > 0 && o[0].speech ? 1 : 0
+                    offset += 256
+                }
+            }
+        }
+        blackHole(decisions)
+    }
+
     // The band analysis alone (what the decider adds is the difference).
     Benchmark("VAD 20ms frame 16k band analysis only AudioPipeline", configuration: config) { benchmark in
         var analyzer = VADBandAnalyzer(sampleRate: 16_000, frameLength: 320)
