@@ -235,7 +235,7 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
     /// measured: 7e-6 relative, float rounding; a wrong hand-off gives 0.02 and more): a loud
     /// low tone that stops mid-frame (so segments start with large filter states that the hand-off
     /// must carry), then quiet noise, ending in a partial frame.
-    @Test(arguments: [(8_000, 10.0), (16_000, 20.0), (44_100, 10.0), (48_000, 30.0), (16_000, 30.0)])
+    @Test(arguments: [(4_000, 10.0), (8_000, 10.0), (16_000, 20.0), (44_100, 10.0), (48_000, 30.0), (16_000, 30.0), (384_000, 30.0)])
     func segmentedBandAnalysisEqualsTheSequentialCascade(sampleRate: Int, frameMilliseconds: Double) {
         let frameLength = Int(Double(sampleRate) * frameMilliseconds / 1000)
         var x = (0..<sampleRate / 3).map { Float(0.5 * sin(2 * Double.pi * 90 * Double($0) / Double(sampleRate))) }
