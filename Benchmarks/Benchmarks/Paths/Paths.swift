@@ -25,8 +25,11 @@ let benchmarks: @Sendable () -> Void = {
         return Float(0.1 * sin(2 * .pi * 150 * t) * (1 + sin(2 * .pi * 3 * t)) + 0.001 * sin(Double(k) * 1.7))
     }
     let far = (0..<(16_000 * 4)).map { k -> Float in Float(0.2 * sin(2 * .pi * 210 * Double(k) / 16_000)) }
-    for withReference in [false, true] {
-        Benchmark("VAD 20ms frame 16k \(withReference ? "with reference" : "no reference") AudioPipeline", configuration: config) { benchmark in
+    // Whole 20 ms frames without and with a reference; and 256-sample blocks (16 ms, as audio
+    // callbacks deliver them) into 20 ms frames, through the analyzer's frame buffer (time per block).
+    for (withReference, block) in [(false, 320), (true, 320), (false, 256)] {
+        let name = (withReference ? "with reference" : "no reference") + (block == 320 ? "" : " \(block)-sample blocks")
+        Benchmark("VAD 20ms frame 16k \(name) AudioPipeline", configuration: config) { benchmark in
             var c = VADConfiguration()
             c.frameMilliseconds = 20
             var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
@@ -36,42 +39,20 @@ let benchmarks: @Sendable () -> Void = {
                 far.withUnsafeBufferPointer { ref in
                     out.withUnsafeMutableBufferPointer { o in
                         var offset = 0
-                        measureRealtime(benchmark, chunkSeconds: 0.02) {
-                            if offset + 320 > mic.count { offset = 0 }
-                            let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])
+                        measureRealtime(benchmark, chunkSeconds: Double(block) / 16_000) {
+                            if offset + block > mic.count { offset = 0 }
+                            let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + block)])
                             let r = withReference
-                                ? vad.process(m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 320)]), into: o)
+                                ? vad.process(m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + block)]), into: o)
                                 : vad.process(m, into: o)
                             decisions += r.produced > 0 && o[0].speech ? 1 : 0
-                            offset += 320
+                            offset += block
                         }
                     }
                 }
             }
             blackHole(decisions)
         }
-    }
-
-    // Audio callbacks rarely deliver whole frames: 256-sample blocks (16 ms) into 20 ms frames, so
-    // samples go through the analyzer's frame buffer (time per block, not per frame).
-    Benchmark("VAD 20ms frame 16k no reference 256-sample blocks AudioPipeline", configuration: config) { benchmark in
-        var c = VADConfiguration()
-        c.frameMilliseconds = 20
-        var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
-        var decisions = 0
-        var out = [VADDecider.Frame](repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
-        speech.withUnsafeBufferPointer { mic in
-            out.withUnsafeMutableBufferPointer { o in
-                var offset = 0
-                measureRealtime(benchmark, chunkSeconds: 0.016) {
-                    if offset + 256 > mic.count { offset = 0 }
-                    let r = vad.process(UnsafeBufferPointer(rebasing: mic[offset..<(offset + 256)]), into: o)
-                    decisions += r.produced > 0 && o[0].speech ? 1 : 0
-                    offset += 256
-                }
-            }
-        }
-        blackHole(decisions)
     }
 
     // The band analysis alone (what the decider adds is the difference).
