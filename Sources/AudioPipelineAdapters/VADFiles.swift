@@ -95,7 +95,7 @@ public struct VADRun: Sendable {
 
     public static func segments(decisions: [Bool], frameSeconds f: Double, duration: Double, configuration c: VADConfiguration, align: Bool) -> [SpeechSegment] {
         var out: [SpeechSegment] = []
-        let confirm = Double(max(1, Int((c.minimumSpeechMilliseconds / c.frameMilliseconds).rounded(.up))))
+        let confirm = Double(c.confirmFrames)
         var i = 0
         let n = decisions.count
         while i < n {

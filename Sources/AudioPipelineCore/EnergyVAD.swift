@@ -69,6 +69,10 @@ public struct VADConfiguration: Sendable, Hashable {
 
     public init() {}
 
+    /// Frames of score ≥ enter threshold needed to declare speech (`minimumSpeechMilliseconds` in
+    /// whole frames, at least one).
+    public var confirmFrames: Int { max(1, Int((minimumSpeechMilliseconds / frameMilliseconds).rounded(.up))) }
+
     public static let parameterNames = [
         "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "absolute_dbfs", "min_speech_ms",
         "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db", "echo_gain_window_s",
@@ -564,7 +568,7 @@ public struct VADDecider: Sendable {
         delayMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))
         delayMax = max(delayMin, Int((c.echoDelayMaxMilliseconds / c.frameMilliseconds).rounded(.up)))
         refHistory = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: delayMax + 1)
-        confirmFrames = max(1, Int((c.minimumSpeechMilliseconds / c.frameMilliseconds).rounded(.up)))
+        confirmFrames = c.confirmFrames
         hangoverFrames = Int((c.hangoverMilliseconds / c.frameMilliseconds).rounded())
     }
 

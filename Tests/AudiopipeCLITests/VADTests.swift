@@ -94,6 +94,20 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         #expect(badKey.status == 65 && badKey.stderr.contains("c.json") && badKey.stderr.contains("unknown VAD parameter 'hangover'"))
         let range = try CLI.run(["vad", "detect", s.file("x.wav"), "--frame-ms", "15"])
         #expect(range.status == 64 && range.stderr.contains("frame_ms"))
+        let unknown = try CLI.run(["vad", "detect", s.file("x.wav"), "--param", "hangover=5"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("unknown VAD parameter 'hangover'"))
+        let outOfRange = try CLI.run(["vad", "detect", s.file("x.wav"), "--param", "exit_average_frames=9"])
+        #expect(outOfRange.status == 64 && outOfRange.stderr.contains("exit_average_frames"))
+    }
+
+    @Test func anyParameterByItsJSONName() throws {
+        let s = Scratch()
+        try writeWAV(s.file("x.wav"), utterances(rate: 16_000), rate: 16_000)
+        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--format", "json", "--param", "talker_window_s=3", "--param", "exit_average_frames=2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
+        let c = o["configuration"] as! [String: Double]
+        #expect(c["talker_window_s"] == 3 && c["exit_average_frames"] == 2)
     }
 }
 
