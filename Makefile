@@ -29,7 +29,7 @@ build: deps
 	swift build $(SWIFT_BUILD_FLAGS)
 
 release: deps
-	swift build -c release $(SWIFT_BUILD_FLAGS)
+	swift build -c release --product audiopipe $(SWIFT_BUILD_FLAGS)
 
 demo: release
 	@bash scripts/demo.sh "$$(swift build -c release --show-bin-path)/audiopipe" $(DEMO_OUT)

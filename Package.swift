@@ -3,7 +3,9 @@
 // AudioPipeline: an offline audio-pipeline toolkit for voice-agent clients.
 //
 // Layers (arrows point down only):
-//   audiopipe (CLI)  ->  AudioPipelineAdapters (links libsndfile, libsamplerate, FFTW)  ->  AudioPipelineCore
+//   audiopipe (CLI)  ->  AudioPipelineWorkflows  ->  AudioPipelineAdapters  ->  AudioPipelineCore
+//   (parse, call one      (file-level jobs:          (links libsndfile,         (pure Swift DSP and
+//    job, print)           Foundation allowed)         libsamplerate, FFTW)       wire formats)
 //
 // AudioPipelineCore is pure Swift (no C library, no platform #if) so an iOS/macOS app can depend on
 // it alone. The benchmark suite lives in its own package under Benchmarks/ so that depending on this
@@ -17,6 +19,7 @@ let package = Package(
     products: [
         .library(name: "AudioPipelineCore", targets: ["AudioPipelineCore"]),
         .library(name: "AudioPipelineAdapters", targets: ["AudioPipelineAdapters"]),
+        .library(name: "AudioPipelineWorkflows", targets: ["AudioPipelineWorkflows"]),
         .executable(name: "audiopipe", targets: ["audiopipe"]),
     ],
     dependencies: [
@@ -58,14 +61,29 @@ let package = Package(
             dependencies: ["AudioPipelineCore", "CSndFile", "CSampleRate", "CFFTW3f"]
         ),
 
-        // MARK: CLI: thin; parses, opens, wires stages, reports.
+        // MARK: Workflows: the file-level jobs (convert, frame, deframe, jitter replay, VAD detect and
+        // tune, analysis) as a Swift API with typed options and Codable reports. The only layer with
+        // Foundation file I/O, JSONDecoder and Dispatch.
+        .target(
+            name: "AudioPipelineWorkflows",
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"]
+        ),
+
+        // MARK: CLI: thin; parses options, calls one workflow, prints its report.
         .executableTarget(
             name: "audiopipe",
             dependencies: [
                 "AudioPipelineCore",
                 "AudioPipelineAdapters",
+                "AudioPipelineWorkflows",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+
+        // MARK: Test support shared by the test targets (not a product).
+        .target(
+            name: "_AudioPipelineTestSupport",
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"]
         ),
 
         // MARK: Tests
@@ -73,12 +91,16 @@ let package = Package(
         .testTarget(
             name: "AudioPipelineAdaptersTests",
             // CSndFile: the cross-checks call libsndfile's own conversion directly.
-            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "CSndFile"]
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "CSndFile", "_AudioPipelineTestSupport"]
+        ),
+        .testTarget(
+            name: "AudioPipelineWorkflowsTests",
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "AudioPipelineWorkflows", "_AudioPipelineTestSupport"]
         ),
         .testTarget(
             name: "AudiopipeCLITests",
             // Depends on the executable so `swift test` always builds a current `audiopipe`.
-            dependencies: ["audiopipe", "AudioPipelineAdapters"],
+            dependencies: ["audiopipe", "AudioPipelineAdapters", "AudioPipelineWorkflows", "_AudioPipelineTestSupport"],
             exclude: ["Fixtures"]  // read by path: hand-written message fixtures and a HAR export
         ),
     ]

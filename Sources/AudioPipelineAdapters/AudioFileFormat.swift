@@ -146,7 +146,8 @@ public struct AudioFileDescription: Sendable, Hashable {
     }
 }
 
-func fileExtension(_ path: String) -> String {
+/// The lower-cased extension of the last path component ("" when there is none).
+public func fileExtension(_ path: String) -> String {
     guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "" }
     return path[path.index(after: dot)...].lowercased()
 }

@@ -3,47 +3,67 @@ import CSndFile
 import Foundation
 
 /// A streaming writer of WAV (PCM16 or float32), FLAC (PCM16) or raw (little-endian PCM16 or
-/// float32) through libsndfile.
+/// float32) through libsndfile, to a path or to an open file descriptor.
 ///
-/// Nothing is lost: the data goes to a temporary file beside the target (`.NAME.tmp-PID-RANDOM`),
-/// which `commit()` renames onto the target. Until then an existing target is untouched; if the
-/// writer is dropped without `commit()` (an error part-way), the temporary file is deleted. `path`
-/// "-" writes standard output directly (no temporary file).
+/// This type only writes; the rule that a failed job leaves nothing behind (a temporary file beside
+/// the target, renamed when complete) belongs to the caller — `AudioOutput` in the workflows library
+/// applies it to every file `audiopipe` writes. WAV on a descriptor that cannot seek (a pipe) gets a
+/// streaming header whose sizes say "unknown" (as sox writes it); FLAC needs a seekable output.
 public final class AudioFileWriter {
     public let path: String
     public let type: OutputFileType
     public let encoding: SampleEncoding
     public let format: StreamFormat
     private var handle: OpaquePointer?
-    private let temporaryPath: String?
-    private var committed = false
+    /// The descriptor this writer opened itself (the path initialiser), closed after libsndfile's handle.
+    private var ownedDescriptor: Int32?
     public private(set) var framesWritten = 0
 
+    /// Writes the file at `path` ("-": standard output).
+    ///
     /// - Throws: `invalidConfiguration` for an encoding the type cannot hold (FLAC float32);
-    ///   `outputFailed` when the target directory is missing or not writable.
-    public init(path: String, type: OutputFileType, encoding: SampleEncoding, format: StreamFormat)
+    ///   `outputFailed` when the target directory is missing or the file cannot be created.
+    public convenience init(path: String, type: OutputFileType, encoding: SampleEncoding, format: StreamFormat)
         throws(AudioPipelineError)
     {
-        guard encoding == .pcm16 || encoding == .float32 else {
-            throw AudioPipelineError(.invalidConfiguration, "\(path): writing \(encoding) is not supported (use pcm16 or float32)")
+        if path == "-" {
+            let seekable = lseek(STDOUT_FILENO, 0, SEEK_CUR) >= 0
+            try self.init(fileDescriptor: STDOUT_FILENO, seekable: seekable, name: "-", type: type, encoding: encoding, format: format)
+            return
         }
-        if type == .flac && encoding == .float32 {
-            throw AudioPipelineError(.invalidConfiguration, "\(path): FLAC cannot hold float32 samples; use --encoding pcm16 or a .wav output")
+        try Self.check(type: type, encoding: encoding, format: format, name: path)
+        let dir = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+            throw AudioPipelineError(.outputFailed, "\(path): directory \(dir) does not exist")
         }
-        self.path = path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            throw AudioPipelineError(.outputFailed, "\(path): cannot create: \(String(cString: strerror(errno)))")
+        }
+        do {
+            try self.init(fileDescriptor: fd, seekable: true, name: path, type: type, encoding: encoding, format: format, owns: true)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+    }
+
+    /// Writes to an open descriptor (not closed here unless `owns`). `seekable`: whether libsndfile may
+    /// seek back to finish the header; on a descriptor that cannot, WAV gets a streaming header and
+    /// FLAC is refused. `name` is used in messages ("-" reads as "stdout").
+    public init(
+        fileDescriptor fd: Int32, seekable: Bool, name: String, type: OutputFileType, encoding: SampleEncoding,
+        format: StreamFormat, owns: Bool = false
+    ) throws(AudioPipelineError) {
+        let display = name == "-" ? "stdout" : name
+        var info = try Self.check(type: type, encoding: encoding, format: format, name: name)
+        self.path = name
         self.type = type
         self.encoding = encoding
         self.format = format
-        var info = SF_INFO()
-        info.samplerate = Int32(format.sampleRate.hz)
-        info.channels = Int32(format.channels)
-        info.format = type.sndfileType | encoding.sndfileSubtype
-        if type == .raw { info.format |= Int32(SF_ENDIAN_LITTLE) }
-        guard sf_format_check(&info) == SF_TRUE else {
-            throw AudioPipelineError(.invalidConfiguration, "\(path): libsndfile cannot write \(type.rawValue) with \(encoding) at \(format)")
-        }
-        if path == "-" {
-            temporaryPath = nil
+        if !seekable {
             switch type {
             case .raw:
                 break
@@ -51,41 +71,55 @@ public final class AudioFileWriter {
                 // libsndfile cannot write WAV to a pipe (it seeks back to finish the header), so
                 // write a streaming header whose sizes say "unknown" (0xFFFFFFFF, as sox does on a
                 // pipe; readers then read to the end) and the samples as raw little-endian PCM.
-                var header = Self.streamingWAVHeader(format: format, float: encoding == .float32)
-                let written = header.withUnsafeMutableBytes { Foundation.write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+                let header = Self.streamingWAVHeader(format: format, float: encoding == .float32)
+                let written = header.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
                 guard written == header.count else {
-                    throw AudioPipelineError(.ioFailure, "stdout: cannot write the WAV header: \(String(cString: strerror(errno)))")
+                    throw AudioPipelineError(.ioFailure, "\(display): cannot write the WAV header: \(String(cString: strerror(errno)))")
                 }
                 info.format = Int32(SF_FORMAT_RAW) | encoding.sndfileSubtype | Int32(SF_ENDIAN_LITTLE)
             case .flac:
                 throw AudioPipelineError(
-                    .invalidConfiguration, "stdout: FLAC cannot be written to a pipe (its header is finished by seeking back); write a file, or use --type wav or raw")
+                    .invalidConfiguration,
+                    "\(display): FLAC cannot be written to a pipe (its header is finished by seeking back); "
+                        + "write a file, or use --type wav or raw")
             }
-            handle = sf_open_fd(STDOUT_FILENO, Int32(SFM_WRITE), &info, 0)
-        } else {
-            let url = URL(fileURLWithPath: path)
-            let dir = url.deletingLastPathComponent().path
-            var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-                throw AudioPipelineError(.outputFailed, "\(path): directory \(dir) does not exist")
-            }
-            guard FileManager.default.isWritableFile(atPath: dir) else {
-                throw AudioPipelineError(.outputFailed, "\(path): directory \(dir) is not writable")
-            }
-            let tmp = dir + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            temporaryPath = tmp
-            handle = sf_open(tmp, Int32(SFM_WRITE), &info)
         }
+        handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE))
         guard handle != nil else {
             let reason = AudioFileReader.tidy(String(cString: sf_strerror(nil)))
-            if let temporaryPath { unlink(temporaryPath) }
-            throw AudioPipelineError(.outputFailed, "\(path): cannot create: \(reason)")
+            throw AudioPipelineError(.outputFailed, "\(display): cannot create: \(reason)")
         }
+        if owns { ownedDescriptor = fd }
+    }
+
+    /// The libsndfile format for a type, encoding and format, or the reason it cannot be written.
+    @discardableResult
+    static func check(type: OutputFileType, encoding: SampleEncoding, format: StreamFormat, name: String)
+        throws(AudioPipelineError) -> SF_INFO
+    {
+        let display = name == "-" ? "stdout" : name
+        guard encoding == .pcm16 || encoding == .float32 else {
+            throw AudioPipelineError(.invalidConfiguration, "\(display): writing \(encoding) is not supported (use pcm16 or float32)")
+        }
+        if type == .flac && encoding == .float32 {
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(display): FLAC cannot hold float32 samples; use --encoding pcm16 or a .wav output")
+        }
+        var info = SF_INFO()
+        info.samplerate = Int32(format.sampleRate.hz)
+        info.channels = Int32(format.channels)
+        info.format = type.sndfileType | encoding.sndfileSubtype
+        if type == .raw { info.format |= Int32(SF_ENDIAN_LITTLE) }
+        guard sf_format_check(&info) == SF_TRUE else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(display): libsndfile cannot write \(type.rawValue) with \(encoding) at \(format)")
+        }
+        return info
     }
 
     deinit {
         if let handle { sf_close(handle) }
-        if !committed, let temporaryPath { unlink(temporaryPath) }
+        if let ownedDescriptor { close(ownedDescriptor) }
     }
 
     /// A 44-byte canonical WAV header for a stream of unknown length (RIFF and data sizes
@@ -134,20 +168,19 @@ public final class AudioFileWriter {
         }
     }
 
-    /// Closes the file and moves it onto the target path. Call once, after the last write.
+    /// Finishes the file (header sizes, FLAC's last frame) and closes it. Call once, after the last write.
     public func commit() throws(AudioPipelineError) {
         guard let h = handle else { return }
         handle = nil
         let rc = sf_close(h)
+        if let fd = ownedDescriptor {
+            ownedDescriptor = nil
+            guard close(fd) == 0 else {
+                throw AudioPipelineError(.ioFailure, "\(path): closing failed: \(String(cString: strerror(errno)))")
+            }
+        }
         guard rc == 0 else {
             throw AudioPipelineError(.ioFailure, "\(path): closing failed: \(String(cString: sf_error_number(rc)))")
         }
-        if let temporaryPath {
-            guard rename(temporaryPath, path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                throw AudioPipelineError(.outputFailed, "\(path): cannot move the finished file into place: \(reason)")
-            }
-        }
-        committed = true
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioPipelineCore
+import AudioPipelineWorkflows
 import Foundation
 
 @main

@@ -3,6 +3,7 @@ import AudioPipelineCore
 import CSndFile
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 @Suite struct ReadingFormats {
     /// Files made by sox (an independent writer) in every container the issue names.
@@ -100,49 +101,18 @@ import Testing
         (.raw, .float32, 3),
     ]
 
+    /// (Writing through the atomic output — nothing at the target before commit, an uncommitted
+    /// writer leaves nothing — is tested with `AudioOutput` in AudioPipelineWorkflowsTests.)
     @Test(arguments: cases)
     func writesAndReadsBackExactly(type: OutputFileType, encoding: SampleEncoding, channels: Int) throws {
         let dir = TempDir()
         let path = dir.file("out." + type.rawValue)
         let format = try StreamFormat(sampleRate: SampleRate(24000), channels: channels)
-        let frames = 10_001
-        var g = SystemRandomNumberGenerator()
-        let pcm: [Int16] = (0..<frames * channels).map { _ in Int16.random(in: .min ... .max, using: &g) }
-        let floats: [Float] = pcm.map { Float($0) / 32768 + 1e-7 }  // not all on the PCM grid
         let w = try AudioFileWriter(path: path, type: type, encoding: encoding, format: format)
-        // Several writes of uneven sizes: streaming.
-        var offset = 0
-        for size in [1, 999, 4096, frames - 1 - 999 - 4096] {
-            let range = offset * channels..<(offset + size) * channels
-            if encoding == .pcm16 {
-                try pcm[range].withUnsafeBufferPointer { try w.write($0) }
-            } else {
-                try floats[range].withUnsafeBufferPointer { try w.write($0) }
-            }
-            offset += size
-        }
-        #expect(!FileManager.default.fileExists(atPath: path), "nothing at the target before commit")
+        let written = try writeRandomFrames(to: w, encoding: encoding, channels: channels)
         try w.commit()
-        #expect(dir.contents == ["out." + type.rawValue], "no temporary file left")
-        let raw = type == .raw ? RawFormat(format: format, encoding: encoding) : nil
-        if encoding == .pcm16 {
-            #expect(firstDifference(try readAllInt16(path, raw: raw), pcm) == nil)
-        } else {
-            #expect(firstDifference(try readAllFloats(path, raw: raw).1, floats) == nil)
-        }
-    }
-
-    @Test func anUncommittedWriterLeavesNothingAndKeepsTheOldFile() throws {
-        let dir = TempDir()
-        let target = dir.file("keep.wav")
-        try #require(FileManager.default.createFile(atPath: target, contents: Data("precious".utf8)), "writing a test fixture")
-        do {
-            let w = try AudioFileWriter(path: target, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
-            try [Int16](repeating: 1, count: 100).withUnsafeBufferPointer { try w.write($0) }
-            #expect(dir.contents.count == 2, "temporary file beside the target while writing")
-        }
-        #expect(dir.contents == ["keep.wav"])
-        #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
+        #expect(dir.contents == ["out." + type.rawValue])
+        #expect(try readBackDifference(path, written: written, type: type, encoding: encoding, format: format) == nil)
     }
 
     @Test func refusesWhatCannotBeWritten() throws {
@@ -152,3 +122,5 @@ import Testing
         #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/tmp/x.wav", type: .wav, encoding: .pcm24, format: f) }
     }
 }
+
+extension AudioFileWriter: AudioSinkUnderTest {}

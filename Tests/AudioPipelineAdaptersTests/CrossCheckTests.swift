@@ -2,6 +2,7 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 /// Our Float32→PCM16 conversion against two independent implementations on the same input.
 @Suite struct ConversionCrossChecks {

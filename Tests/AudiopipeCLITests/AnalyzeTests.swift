@@ -1,6 +1,7 @@
 import AudioPipelineAdapters
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 @Suite struct AnalyzeResamplerCommand {
     @Test func reportsTheMeasurementsAsJSON() throws {

@@ -2,6 +2,7 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 /// End-to-end: runs the built `audiopipe` as a user would.
 struct CLI {
@@ -43,27 +44,6 @@ struct CLI {
         p.waitUntilExit()
         return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
     }
-}
-
-/// Runs another program (sox, script …) and returns its status, stdout and stderr.
-func runTool(_ executable: String, _ args: [String], environment: [String: String]? = nil) throws -> (status: Int32, out: String, err: String) {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: executable)
-    p.arguments = args
-    if let environment { p.environment = environment }
-    // stderr goes to a file, so the tool can never block on a full pipe nobody reads.
-    let errPath = NSTemporaryDirectory() + "audiopipe-tool-\(UUID().uuidString).err"
-    try #require(FileManager.default.createFile(atPath: errPath, contents: nil), "writing a test fixture")
-    defer { try? FileManager.default.removeItem(atPath: errPath) }
-    let out = Pipe()
-    p.standardOutput = out
-    p.standardError = FileHandle(forWritingAtPath: errPath)
-    p.standardInput = FileHandle.nullDevice
-    try p.run()
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    p.waitUntilExit()
-    let errData = FileManager.default.contents(atPath: errPath) ?? Data()
-    return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
 }
 
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path

@@ -2,17 +2,12 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures").path
 /// What every hand-written fixture's audio decodes to, written down from the base64 by hand:
 /// "AAABAAIAAwA=" = 0 1 2 3, "BAAFAP//AIA=" = 4 5 −1 −32768, "/38AgA==" = 32767 −32768.
 let fixtureSamples: [Int16] = [0, 1, 2, 3, 4, 5, -1, -32768, 32767, -32768]
-
-func firstDifference<T: Equatable>(_ a: [T], _ b: [T]) -> String? {
-    if a.count != b.count { return "lengths differ: \(a.count) vs \(b.count)" }
-    for i in a.indices where a[i] != b[i] { return "first difference at \(i): \(a[i]) vs \(b[i])" }
-    return nil
-}
 
 func samples(_ path: String) throws -> [Int16] {
     let r = try AudioFileReader(path: path)

@@ -2,6 +2,7 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 /// The team's evaluation kits (../shared/eval next to the repository, or AUDIOPIPE_EVAL_DIR).
 enum EvalKit {
@@ -21,7 +22,6 @@ enum EvalKit {
     static var hasVAD: Bool { vad.map { FileManager.default.fileExists(atPath: $0 + "/score.py") } ?? false }
 }
 
-let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 
 /// A playout log row.
 private struct LogRow { var seq: Int; var play, offset, length, out: Double }

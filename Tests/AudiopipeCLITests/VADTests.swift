@@ -2,6 +2,7 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 private func writeWAV(_ path: String, _ samples: [Float], rate: Int, channels: Int = 1) throws {
     let w = try AudioFileWriter(path: path, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: try SampleRate(rate), channels: channels))

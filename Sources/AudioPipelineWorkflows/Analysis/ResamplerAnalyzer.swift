@@ -1,0 +1,185 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// What `ResamplerAnalyzer` measured for one resampler and one ratio.
+public struct ResamplerQuality: Sendable, Codable {
+    public struct Tone: Sendable, Codable {
+        public let frequencyHz: Double
+        public let snrDB: Double
+        public let gainDB: Double
+    }
+    public struct Leak: Sendable, Codable {
+        public let frequencyHz: Double
+        public let leakageDBFS: Double
+    }
+
+    public let resampler: String
+    public let fromHz: Int
+    public let toHz: Int
+    public let latencyFrames: Int
+    public let latencyMs: Double
+    /// Single full-scale-ish tones (−1 dBFS) up to 0.40 × the lower rate.
+    public let tones: [Tone]
+    public let worstToneSNRdB: Double
+    /// Five tones at once across the passband.
+    public let multiToneSNRdB: Double
+    /// max − min gain over the tones (dB).
+    public let passbandRippleDB: Double
+    /// Full-scale tones above the new Nyquist (down) or the images of in-band tones (up): output
+    /// power there relative to a full-scale sine.
+    public let leakage: [Leak]
+    public let worstLeakageDBFS: Double
+    /// Seconds of input audio processed per second, in 20 ms chunks (nil when not measured).
+    public let realtimeFactor: Double?
+}
+
+/// Measures a resampler's quality with coherent test tones and FFTW, as `audiopipe analyze
+/// resampler` reports it; the tests assert the quality targets from the same numbers.
+///
+/// Method: every test tone has an integer number of cycles in the analysed window of `N` output
+/// frames (taken after the start-up transient), so it falls exactly on one FFT bin and no window
+/// function is needed: the power in every other bin is error (noise, distortion, aliasing,
+/// imaging). SNR = tone-bin power / all other bins. Gains come from the tone bin's amplitude.
+public enum ResamplerAnalyzer {
+    public static let analysisLength = 16_384
+
+    public static func analyze(
+        _ make: () throws(AudioPipelineError) -> any Resampler, measureSpeed: Bool = true
+    ) throws(AudioPipelineError) -> ResamplerQuality {
+        let probe = try make()
+        let f = probe.format
+        let inRate = Double(f.inputRate.hz), outRate = Double(f.outputRate.hz)
+        let lower = min(inRate, outRate)
+        let n = analysisLength
+        let fft = FFTWSpectrum(size: n)
+        let binHz = outRate / Double(n)
+
+        func coherent(_ hz: Double) -> Double {  // nearest odd bin at or below hz
+            var k = Int(hz / binHz)
+            if k % 2 == 0 { k -= 1 }
+            return Double(max(k, 1)) * binHz
+        }
+
+        /// Resamples `freqs`/`amps` sines and returns the power spectrum of N steady-state frames.
+        func spectrum(_ freqs: [Double], _ amps: [Double]) throws(AudioPipelineError) -> [Double] {
+            var r = try make()
+            let skip = 2 * r.latency + 64
+            let want = skip + n + 64
+            let inFrames = Int((Double(want) * inRate / outRate).rounded(.up)) + 4 * r.latency + 64
+            let x: [Float] = (0..<inFrames).map { i in
+                var s = 0.0
+                for (fr, a) in zip(freqs, amps) { s += a * sin(2 * .pi * fr * Double(i) / inRate) }
+                return Float(s)
+            }
+            let y = r.processAll(x)
+            precondition(y.count >= skip + n)
+            return y.withUnsafeBufferPointer { fft.power(UnsafeBufferPointer(rebasing: $0[skip..<skip + n])) }
+        }
+
+        // Tones across the passband, up to 0.40 × the lower rate.
+        let fractions = [0.005, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.33, 0.36, 0.38, 0.395, 0.40]
+        let amplitude = pow(10, -1.0 / 20)
+        var tones: [ResamplerQuality.Tone] = []
+        for frac in fractions {
+            let hz = coherent(frac * lower)
+            let p = try spectrum([hz], [amplitude])
+            let k = Int((hz / binHz).rounded())
+            let noise = p.enumerated().reduce(0.0) { $1.offset == k ? $0 : $0 + $1.element }
+            let amp = 2 * p[k].squareRoot() / Double(n)
+            tones.append(.init(frequencyHz: hz, snrDB: 10 * log10(p[k] / max(noise, 1e-300)), gainDB: 20 * log10(amp / amplitude)))
+        }
+
+        // Five tones at once.
+        let multi = [0.03, 0.11, 0.19, 0.29, 0.39].map { coherent($0 * lower) }
+        let pm = try spectrum(multi, Array(repeating: 0.18, count: multi.count))
+        let bins = Set(multi.map { Int(($0 / binHz).rounded()) })
+        var sig = 0.0, err = 0.0
+        for (k, v) in pm.enumerated() { if bins.contains(k) { sig += v } else { err += v } }
+        let multiSNR = 10 * log10(sig / max(err, 1e-300))
+
+        // Leakage: full-scale tones that must not come through.
+        var leaks: [ResamplerQuality.Leak] = []
+        let norm = Double(n) * Double(n)
+        if outRate < inRate {
+            // Tones between the new Nyquist and the old one: the whole output is leakage. The
+            // input tone need not be coherent (nothing of it should remain).
+            for frac in [0.001, 0.02, 0.1, 0.25, 0.5, 0.75, 0.98] {
+                let tone = outRate / 2 + frac * (inRate / 2 - outRate / 2)
+                let p = try spectrum([tone], [1.0])
+                var power = 0.0
+                for (k, v) in p.enumerated() { power += (k == 0 || k == n / 2 ? 1 : 2) * v / norm }
+                leaks.append(.init(frequencyHz: tone, leakageDBFS: 10 * log10(max(power, 1e-300) / 0.5)))
+            }
+        } else {
+            // Images of in-band full-scale tones above the old Nyquist.
+            let firstImageBin = Int((inRate / 2 / binHz).rounded(.up))
+            for frac in [0.05, 0.2, 0.3, 0.4] {
+                let hz = coherent(frac * lower)
+                let p = try spectrum([hz], [1.0])
+                var power = 0.0
+                for k in firstImageBin...(n / 2) { power += (k == n / 2 ? 1 : 2) * p[k] / norm }
+                leaks.append(.init(frequencyHz: hz, leakageDBFS: 10 * log10(max(power, 1e-300) / 0.5)))
+            }
+        }
+
+        var realtime: Double? = nil
+        if measureSpeed { realtime = try speed(make) }
+
+        let gains = tones.map(\.gainDB)
+        return ResamplerQuality(
+            resampler: probe.name, fromHz: f.inputRate.hz, toHz: f.outputRate.hz, latencyFrames: probe.latency,
+            latencyMs: Double(probe.latency) / outRate * 1000, tones: tones, worstToneSNRdB: tones.map(\.snrDB).min()!,
+            multiToneSNRdB: multiSNR, passbandRippleDB: gains.max()! - gains.min()!, leakage: leaks,
+            worstLeakageDBFS: leaks.map(\.leakageDBFS).max() ?? -.infinity, realtimeFactor: realtime)
+    }
+
+    /// × realtime over 10 s of a two-tone signal fed in 20 ms chunks, best of three runs.
+    public static func speed(_ make: () throws(AudioPipelineError) -> any Resampler) throws(AudioPipelineError) -> Double {
+        var r = try make()
+        let f = r.format
+        let chunk = f.inputRate.hz / 50
+        let seconds = 10
+        let x: [Float] = (0..<chunk * f.channels).map { (i: Int) -> Float in
+            let t = Double(i)
+            return Float(0.4 * sin(t * 0.05) + 0.4 * sin(t * 0.31))
+        }
+        var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk) * f.channels)
+        var best = Double.infinity
+        for _ in 0..<3 {
+            r.reset()
+            let start = DispatchTime.now().uptimeNanoseconds
+            x.withUnsafeBufferPointer { src in
+                out.withUnsafeMutableBufferPointer { dst in
+                    for _ in 0..<(50 * seconds) { _ = r.process(src, into: dst) }
+                }
+            }
+            best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        }
+        return Double(seconds) / best
+    }
+}
+
+extension ResamplerQuality: WorkflowReport {}
+
+extension ResamplerAnalyzer {
+    /// `analyze resampler`: measures each resampler for one conversion.
+    public static func analyze(
+        from: Int, to: Int, resamplers: [ResamplerChoice], measureSpeed: Bool, each: (ResamplerQuality) -> Void = { _ in }
+    ) throws(AudioPipelineError) -> [ResamplerQuality] {
+        let format: ResamplingFormat
+        do {
+            format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))
+        } catch {
+            throw AudioPipelineError(.invalidConfiguration, "--from/--to: \(error.message)")
+        }
+        guard from != to else { throw AudioPipelineError(.invalidConfiguration, "--from and --to are equal: nothing to resample") }
+        var results: [ResamplerQuality] = []
+        for choice in resamplers {
+            let q = try analyze({ () throws(AudioPipelineError) in try choice.make(format) }, measureSpeed: measureSpeed)
+            each(q)
+            results.append(q)
+        }
+        return results
+    }
+}

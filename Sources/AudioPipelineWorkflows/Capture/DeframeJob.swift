@@ -1,0 +1,42 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// Turns a captured session's audio (one direction) back into a mono PCM16 WAV at the profile's rate,
+/// and optionally its arrival timeline as a jitter-kit trace.
+public enum Deframer {
+    /// Longest JSON Lines line accepted (a 50 MB line is refused, with its line number).
+    public static let maximumLineBytes = CaptureReader.maximumLineBytes
+
+    public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError) -> DeframeReport {
+        try SamePathGuard.refuse(inputs: [input], outputs: [output] + (options.tracePath.map { [$0] } ?? []))
+        var writer: AudioOutput?
+        var trace: ByteOutput?
+        var seq = 0
+        let walk = SessionWalk(input: input, options: options, needsTimes: options.tracePath != nil)
+        let report = try walk.run { (event) throws(AudioPipelineError) in
+            guard case .audio(let samples, let rate, let time, let utterance, let mediaMs) = event else { return }
+            if writer == nil {
+                let format = try StreamFormat(sampleRate: try SampleRate(rate), channels: 1)
+                writer = try AudioOutput(path: output, type: .wav, encoding: .pcm16, format: format)
+                if let path = options.tracePath {
+                    trace = try ByteOutput(path: path)
+                    try trace!.write(ArrivalTrace.header)
+                }
+            }
+            try samples.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try writer!.write(p) }
+            if let trace, let t = time {
+                let durationMs = Double(samples.count) * 1000 / Double(rate)
+                try trace.write(String(format: "%d,%.3f,%.3f,%.3f,%.3f,%d\n", seq, t, t, durationMs, mediaMs, utterance))
+            }
+            seq += 1
+        }
+        guard let writer else {
+            throw AudioPipelineError(
+                .invalidData, "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) (\(report.messages) messages read)")
+        }
+        try writer.commit()
+        try trace?.commit()
+        return report
+    }
+}

@@ -1,0 +1,35 @@
+import AudioPipelineCore
+
+/// What a captured session held; `deframe --json` prints it.
+public struct DeframeReport: WorkflowReport, Codable, Hashable {
+    /// Audio seconds of one response (utterance), in order of first appearance.
+    public struct Utterance: Codable, Sendable, Hashable {
+        public var id: String
+        public var seconds: Double
+    }
+
+    public var profile = ""
+    /// `server` or `client`.
+    public var direction = WireDirection.server.rawValue
+    public var rate = 0
+    public var messages = 0
+    public var audioMessages = 0
+    public var audioSeconds = 0.0
+    public var interruptions = 0
+    public var turnEnds = 0
+    public var commits = 0
+    public var errors: [String] = []
+    public var controls: [String: Int] = [:]
+    /// Message types the profile does not know (skipped and counted).
+    public var unknownTypes: [String: Int] = [:]
+    /// Messages skipped with `--lenient`, with the reason.
+    public var skipped: [String] = []
+    public var otherDirection = 0
+    /// Times the audio of a response arrived later than real-time playback of it would need it (a
+    /// stall a player without a buffer would hear), and their total length; timed captures only.
+    public var stalls = 0
+    public var stallMs = 0.0
+    public var utterances: [Utterance] = []
+
+    public init() {}
+}

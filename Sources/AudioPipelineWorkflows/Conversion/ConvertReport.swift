@@ -1,0 +1,33 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+
+/// What a conversion did; `convert --json` prints it (the keys the command has always printed).
+public struct ConvertReport: WorkflowReport, Codable, Hashable {
+    /// A stream's format as the report states it.
+    public struct Format: Codable, Sendable, Hashable {
+        /// The input's container (`wav`, `flac` …); the output has `type` instead.
+        public var container: String?
+        public var type: String?
+        public var encoding: String
+        public var sampleRate: Int
+        public var channels: Int
+    }
+
+    /// Input and output paths as given (`-` for standard input/output).
+    public var input: String
+    public var output: String
+    public var inputFormat: Format
+    public var outputFormat: Format
+    public var framesIn: Int
+    public var framesOut: Int
+    /// Float samples outside [-1, 1] saturated when quantising to PCM16.
+    public var clippedSamples: Int
+    public var nanSamples: Int
+    /// The resampler's name; null when the rate was kept.
+    @NullWhenAbsent public var resampler: String?
+    public var resamplerLatencyFrames: Int
+    public var elapsedSeconds: Double
+
+    /// Seconds of input audio.
+    public var inputSeconds: Double { Double(framesIn) / Double(inputFormat.sampleRate) }
+}

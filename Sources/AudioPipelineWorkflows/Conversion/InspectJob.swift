@@ -1,0 +1,74 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+
+/// Level statistics of a whole file, as `audiopipe info` reports them.
+public struct FileInspection: Sendable {
+    public let path: String
+    public let description: AudioFileDescription
+    public let statistics: SignalStatistics
+    /// Frames actually decoded (may differ from the header's count for a truncated file).
+    public let framesDecoded: Int
+
+    /// Reads the file once, block by block (constant memory).
+    public static func inspect(path: String, raw: RawFormat? = nil, blockFrames: Int = 8192) throws(AudioPipelineError) -> FileInspection {
+        let reader = try AudioFileReader(path: path, raw: raw)
+        var stats = SignalStatistics(channels: reader.format.channels, positiveFullScale: reader.description.positiveFullScale)
+        var buf = [Float](repeating: 0, count: blockFrames * reader.format.channels)
+        while true {
+            let got = try buf.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
+            if got == 0 { break }
+            buf.withUnsafeBufferPointer { stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * reader.format.channels])) }
+        }
+        return FileInspection(path: reader.displayName, description: reader.description, statistics: stats, framesDecoded: reader.framesRead)
+    }
+}
+
+/// One file's description, as `info` prints it (`--json`: an array of these).
+public struct InfoReport: WorkflowReport, Codable, Hashable {
+    public struct Channel: Codable, Sendable, Hashable {
+        @NullWhenAbsent public var peakDBFS: Double?
+        @NullWhenAbsent public var rmsDBFS: Double?
+        public var dcOffset: Double
+    }
+
+    public var path: String
+    public var container: String
+    public var encoding: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var frames: Int
+    public var durationSeconds: Double
+    /// nil (JSON null) for digital silence.
+    @NullWhenAbsent public var peakDBFS: Double?
+    @NullWhenAbsent public var rmsDBFS: Double?
+    public var clippedSamples: Int
+    public var dcOffset: Double
+    public var perChannel: [Channel]
+
+    public init(_ i: FileInspection) {
+        let s = i.statistics
+        path = i.path
+        container = i.description.container
+        encoding = i.description.encoding
+        sampleRate = i.description.format.sampleRate.hz
+        channels = i.description.format.channels
+        frames = i.framesDecoded
+        durationSeconds = i.description.format.sampleRate.seconds(frames: i.framesDecoded)
+        peakDBFS = Self.finite(SignalStatistics.dBFS(Double(s.peak)))
+        rmsDBFS = Self.finite(SignalStatistics.dBFS(s.rms))
+        clippedSamples = s.clippedSamples
+        dcOffset = s.dcOffset
+        perChannel = (0..<s.channels).map {
+            Channel(
+                peakDBFS: Self.finite(SignalStatistics.dBFS(Double(s.peak(channel: $0)))),
+                rmsDBFS: Self.finite(SignalStatistics.dBFS(s.rms(channel: $0))), dcOffset: s.dcOffset(channel: $0))
+        }
+    }
+
+    /// Inspects one file.
+    public static func inspect(path: String, raw: RawFormat? = nil) throws(AudioPipelineError) -> InfoReport {
+        InfoReport(try FileInspection.inspect(path: path, raw: raw))
+    }
+
+    private static func finite(_ x: Double) -> Double? { x.isFinite ? (x * 100).rounded() / 100 : nil }
+}

@@ -1,0 +1,16 @@
+/// What framing produced; `frame --json` prints it.
+public struct FrameReport: WorkflowReport, Codable, Hashable {
+    public var profile: String
+    /// The client rate the audio was framed at, Hz.
+    public var rate: Int
+    public var audioMessages: Int
+    public var controlMessages: Int
+    public var audioSeconds: Double
+    /// PCM bytes in the audio messages.
+    public var pcmBytes: Int
+    /// Bytes of all messages as sent (JSON text, or binary payloads), without line breaks or prefixes.
+    public var wireBytes: Int
+    /// Wire bytes of the audio messages per PCM byte (4/3 for base64, plus the JSON around it).
+    public var overhead: Double
+    public var clippedSamples: Int
+}

@@ -1,0 +1,94 @@
+import AudioPipelineCore
+
+/// The jitter kit's metrics from the buffer's own accounting (`score.py` is the reference for the
+/// kit's definitions): late loss and concealment as % of the audio, mean playout delay, underruns per
+/// minute, time-stretching as % of the ticks.
+public struct JitterMetrics: Codable, Sendable, Hashable {
+    public var packets: Int
+    public var latePackets: Int
+    public var stalePackets: Int
+    public var duplicatePackets: Int
+    public var overflowPackets: Int
+    public var overflowMs: Double
+    /// Audio that arrived too late to play, % of the audio received (flushed audio excluded).
+    public var lateLossPct: Double
+    /// Silence inside utterances, % of the playout window.
+    public var concealPct: Double
+    public var meanDelayMs: Double
+    public var underruns: Int
+    public var underrunsPerMin: Double
+    public var stretchPct: Double
+    public var flushes: Int
+    public var flushedMs: Double
+    public var maxQueuedMs: Double
+    public var playedMs: Double
+
+    public init(_ s: JitterBuffer.Statistics, rate: Int, tickMs: Double) {
+        let ms = 1000 / Double(rate)
+        let counted = max(1, s.samplesReceived - s.samplesFlushed)
+        let window = Double(s.samplesPlayed - s.samplesRemoved + s.samplesInserted + s.samplesConcealed) * ms
+        packets = s.packetsReceived
+        latePackets = s.packetsLate
+        stalePackets = s.packetsStale
+        duplicatePackets = s.packetsDuplicate
+        overflowPackets = s.packetsOverflow
+        overflowMs = Double(s.samplesOverflow) * ms
+        lateLossPct = 100 * Double(s.samplesLate) / Double(counted)
+        concealPct = window > 0 ? 100 * Double(s.samplesConcealed) * ms / window : 0
+        meanDelayMs = s.meanDelay * ms
+        underruns = s.underruns
+        underrunsPerMin = window > 0 ? Double(s.underruns) / (window / 60_000) : 0
+        stretchPct = window > 0 ? 100 * Double(s.ticksAccelerated + s.ticksDecelerated) * tickMs / window : 0
+        flushes = s.flushes
+        flushedMs = Double(s.samplesFlushed) * ms
+        maxQueuedMs = Double(s.maximumQueued) * ms
+        playedMs = Double(s.samplesPlayed) * ms
+    }
+}
+
+/// A jitter replay's report: the metrics and what was replayed (`Run`), side by side at the top
+/// level of the JSON, as `jitter simulate --json` and `jitter play --json` have always printed them.
+public struct JitterReport<Run: Codable & Sendable & Hashable>: WorkflowReport, Codable, Hashable {
+    public var metrics: JitterMetrics
+    public var run: Run
+
+    public init(metrics: JitterMetrics, run: Run) {
+        self.metrics = metrics
+        self.run = run
+    }
+
+    public init(from decoder: any Decoder) throws {
+        metrics = try JitterMetrics(from: decoder)
+        run = try Run(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try metrics.encode(to: encoder)
+        try run.encode(to: encoder)
+    }
+}
+
+/// What `jitter simulate` replayed.
+public struct TraceRun: Codable, Sendable, Hashable {
+    public var trace: String
+    /// The flush file used ("" when none).
+    public var flushFile: String
+    public var packetCount: Int
+    public var flushCount: Int
+    public var output: String
+}
+
+/// What `jitter play` replayed.
+public struct SessionRun: Codable, Sendable, Hashable {
+    public var session: String
+    public var profile: String
+    public var interruptions: Int
+    public var audioMessages: Int
+    /// The session's (and the output's) rate, Hz.
+    public var rate: Int
+    public var outputSeconds: Double
+    public var output: String
+}
+
+public typealias JitterSimulationReport = JitterReport<TraceRun>
+public typealias JitterPlaybackReport = JitterReport<SessionRun>

@@ -1,0 +1,71 @@
+import AudioPipelineCore
+
+/// The jitter buffer's settings in the units people give them (milliseconds, seconds), independent
+/// of the sample rate; `configuration(sampleRate:)` makes the buffer's sample-based configuration.
+/// Unset values keep the buffer's defaults (see `JitterBuffer.Configuration`).
+public struct JitterSettings: Codable, Sendable, Hashable {
+    /// Output tick (one pull), ms: 1…100.
+    public var tickMs: Double = 10
+    /// `adaptive`, or `fixed:MS` (each utterance plays MS after its first arrival, no stretching).
+    public var policy: String = "adaptive"
+    /// Fraction of packets the adaptive jitter margin covers, in (0, 1).
+    public var quantile: Double = 0.95
+    /// Most audio held, seconds (a longer TTS burst overflows, counted): (0, 3600].
+    public var capacityS: Double = 120
+    public var holeWaitMs: Double?
+    public var marginMs: Double?
+    public var maxStallMs: Double?
+    public var historyS: Double?
+    public var baselineS: Double?
+    public var accelerateMs: Double?
+    public var decelerateMs: Double?
+
+    public init() {}
+
+    /// Checks every value; the message names the option (`--hole-wait-ms`).
+    public func validate() throws(AudioPipelineError) {
+        func range(_ v: Double?, _ r: ClosedRange<Double>, _ option: String) throws(AudioPipelineError) {
+            if let v { _ = try Checked.number(v, in: r, option, code: .invalidConfiguration) }
+        }
+        try range(tickMs, 1...100, "--tick-ms")
+        guard quantile > 0 && quantile < 1 else {
+            throw AudioPipelineError(.invalidConfiguration, "--quantile \(Checked.describe(quantile)) must be in (0, 1)")
+        }
+        guard capacityS > 0 && capacityS <= 3600 else {
+            throw AudioPipelineError(.invalidConfiguration, "--capacity-s \(Checked.describe(capacityS)) must be in (0, 3600]")
+        }
+        try range(holeWaitMs, -10_000...10_000, "--hole-wait-ms")
+        try range(marginMs, 0...10_000, "--margin-ms")
+        try range(maxStallMs, 0...600_000, "--max-stall-ms")
+        try range(historyS, 0.1...600, "--history-s")
+        try range(baselineS, 0.1...600, "--baseline-s")
+        try range(accelerateMs, 0...10_000, "--accelerate-ms")
+        try range(decelerateMs, 0...10_000, "--decelerate-ms")
+        _ = try parsedPolicy(rate: 24_000)
+    }
+
+    func parsedPolicy(rate: Int) throws(AudioPipelineError) -> JitterBuffer.Policy {
+        if policy == "adaptive" { return .adaptive }
+        if policy.hasPrefix("fixed:"), let ms = Double(policy.dropFirst(6)), ms >= 0, ms <= 10_000 {
+            return .fixed(delay: Int((ms * Double(rate) / 1000).rounded()))
+        }
+        throw AudioPipelineError(.invalidConfiguration, "--policy must be adaptive or fixed:MS (0…10000), not '\(policy)'")
+    }
+
+    /// The buffer configuration at `sampleRate`.
+    public func configuration(sampleRate rate: Int) throws(AudioPipelineError) -> JitterBuffer.Configuration {
+        try validate()
+        var c = JitterBuffer.Configuration(sampleRate: rate, tickMilliseconds: tickMs, capacitySeconds: capacityS)
+        c.policy = try parsedPolicy(rate: rate)
+        c.quantile = quantile
+        func samples(_ ms: Double) -> Int { Int((ms * Double(rate) / 1000).rounded()) }
+        if let v = holeWaitMs { c.holeWait = samples(v) }
+        if let v = marginMs { c.margin = samples(v) }
+        if let v = maxStallMs { c.maximumStall = samples(v) }
+        if let v = historyS { c.historyWindow = samples(v * 1000) }
+        if let v = baselineS { c.baselineWindow = samples(v * 1000) }
+        if let v = accelerateMs { c.accelerateThreshold = samples(v) }
+        if let v = decelerateMs { c.decelerateThreshold = samples(v) }
+        return c
+    }
+}

@@ -1,0 +1,163 @@
+import AudioPipelineCore
+import Foundation
+
+/// The one rule for every file a job writes: **nothing is lost**.
+///
+/// - A regular file (or a path that does not exist yet) is written to a temporary file beside it,
+///   `.NAME.tmp-PID-RANDOM`, and renamed onto it by `commit()`: until then an existing file is
+///   untouched, and a job that fails (or is interrupted, see `TemporaryFiles`) leaves nothing behind.
+/// - `-` is standard output, written directly.
+/// - An existing path that is not a regular file — a FIFO, a character device such as `/dev/null`,
+///   `/dev/stdout`, or a symlink to one — is opened and written directly, never renamed over (renaming
+///   would replace the device with a regular file).
+///
+/// The file descriptor is owned here; writers (`ByteOutput`, the audio writer) write through it.
+/// Dropped without `commit()`, the temporary file is removed.
+public final class AtomicOutput: @unchecked Sendable {
+    /// The path as given (used in messages).
+    public let path: String
+    /// Where the bytes go until `commit()`.
+    public let fileDescriptor: Int32
+    /// True when the descriptor can seek (a regular file or a seekable standard output): writers
+    /// that finish a header by seeking back (WAV, FLAC) need it.
+    public let isSeekable: Bool
+    /// The temporary file, when the output is a regular file.
+    public let temporaryPath: String?
+    private let ownsDescriptor: Bool
+    private var finished = false
+
+    /// Opens the output. Throws `outputFailed` (exit 73) when the directory is missing or not
+    /// writable, naming the path.
+    public init(path: String) throws(AudioPipelineError) {
+        self.path = path
+        if path == "-" {
+            fileDescriptor = STDOUT_FILENO
+            ownsDescriptor = false
+            temporaryPath = nil
+            isSeekable = lseek(STDOUT_FILENO, 0, SEEK_CUR) >= 0
+            return
+        }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
+            if (st.st_mode & S_IFMT) == S_IFDIR {
+                throw AudioPipelineError(.outputFailed, "\(path): is a directory; give a file name")
+            }
+            // A device, FIFO or socket: write it in place.
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else {
+                throw AudioPipelineError(.outputFailed, "\(path): cannot open for writing: \(String(cString: strerror(errno)))")
+            }
+            fileDescriptor = fd
+            ownsDescriptor = true
+            temporaryPath = nil
+            isSeekable = lseek(fd, 0, SEEK_CUR) >= 0
+            return
+        }
+        let (directory, name) = Self.split(path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw AudioPipelineError(.outputFailed, "\(path): directory \(directory) does not exist")
+        }
+        let temporary = directory + "/" + Self.temporaryName(for: name)
+        // Registered before it exists, so an interruption between open and registration cannot leak it.
+        TemporaryFiles.register(temporary)
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard fd >= 0 else {
+            let reason = String(cString: strerror(errno))
+            TemporaryFiles.unregister(temporary)
+            throw AudioPipelineError(.outputFailed, "\(path): cannot create a file in \(directory): \(reason)")
+        }
+        fileDescriptor = fd
+        ownsDescriptor = true
+        temporaryPath = temporary
+        isSeekable = true
+    }
+
+    deinit { discard() }
+
+    /// Makes the output final: closes it and renames the temporary file onto the target.
+    public func commit() throws(AudioPipelineError) {
+        guard !finished else { return }
+        finished = true
+        if ownsDescriptor && close(fileDescriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            if let temporaryPath { TemporaryFiles.remove(temporaryPath) }
+            throw AudioPipelineError(.ioFailure, "\(path): closing failed: \(reason)")
+        }
+        guard let temporaryPath else { return }
+        try TemporaryFiles.publish(temporaryPath, as: path)
+    }
+
+    /// Gives the output up: closes it and removes the temporary file (an existing target is kept).
+    public func discard() {
+        guard !finished else { return }
+        finished = true
+        if ownsDescriptor { close(fileDescriptor) }
+        if let temporaryPath { TemporaryFiles.remove(temporaryPath) }
+    }
+
+    static func split(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let directory = String(path[..<slash])
+        return (directory.isEmpty ? "/" : directory, String(path[path.index(after: slash)...]))
+    }
+
+    /// `.NAME.tmp-PID-RANDOM`, with NAME shortened so the whole fits a file-name component (255 bytes).
+    static func temporaryName(for name: String) -> String {
+        let suffix = ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        var stem = Array(name.utf8)
+        let room = 255 - 1 - suffix.utf8.count
+        if stem.count > room { stem = Array(stem.prefix(room)) }
+        return "." + String(decoding: stem, as: UTF8.self) + suffix
+    }
+}
+
+/// Temporary files and directories of outputs in progress, so that an interrupted run removes them
+/// (`removeAll()`, called by the signal handler) and a finished one publishes them atomically.
+///
+/// Publishing (`rename`) and removal hold one lock, so an interruption either finds the temporary
+/// file (and removes it) or finds it already renamed into place — never half of each.
+public enum TemporaryFiles {
+    nonisolated(unsafe) private static var paths: Set<String> = []
+    private static let lock = NSLock()
+
+    public static func register(_ path: String) {
+        lock.lock()
+        paths.insert(path)
+        lock.unlock()
+    }
+
+    public static func unregister(_ path: String) {
+        lock.lock()
+        paths.remove(path)
+        lock.unlock()
+    }
+
+    /// Renames a registered temporary file or directory onto `target` and forgets it.
+    public static func publish(_ temporary: String, as target: String) throws(AudioPipelineError) {
+        lock.lock()
+        defer { lock.unlock() }
+        paths.remove(temporary)
+        guard rename(temporary, target) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AudioPipelineError(.outputFailed, "\(target): cannot move the finished output into place: \(reason)")
+        }
+    }
+
+    /// Removes one temporary file or directory and forgets it.
+    public static func remove(_ path: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        paths.remove(path)
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Removes every temporary output still registered and keeps the lock: called on the way out of
+    /// the process (a signal), so nothing can be published after it.
+    public static func removeAllAndHold() {
+        lock.lock()
+        for path in paths { try? FileManager.default.removeItem(atPath: path) }
+        paths.removeAll()
+    }
+}

@@ -1,0 +1,38 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+
+/// An audio file written with the toolkit's rule that nothing is lost (`AtomicOutput`): a regular
+/// file appears only complete, through a temporary file renamed by `commit()`; `-` and special files
+/// are written in place. WAV on a standard output that is a file gets a proper header; on a pipe, a
+/// streaming one.
+public final class AudioOutput {
+    public let output: AtomicOutput
+    public let writer: AudioFileWriter
+    public var path: String { output.path }
+
+    public init(path: String, type: OutputFileType, encoding: SampleEncoding, format: StreamFormat) throws(AudioPipelineError) {
+        output = try AtomicOutput(path: path)
+        do {
+            writer = try AudioFileWriter(
+                fileDescriptor: output.fileDescriptor, seekable: output.isSeekable, name: path, type: type,
+                encoding: encoding, format: format)
+        } catch {
+            output.discard()
+            throw error
+        }
+    }
+
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) { try writer.write(samples) }
+    public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) { try writer.write(samples) }
+
+    /// Finishes the file and puts it in place.
+    public func commit() throws(AudioPipelineError) {
+        do {
+            try writer.commit()
+        } catch {
+            output.discard()
+            throw error
+        }
+        try output.commit()
+    }
+}

@@ -1,0 +1,36 @@
+import AudioPipelineCore
+import Foundation
+
+/// Refuses to write onto an input: the same path, or another name for the same file (a hard or
+/// symbolic link). Standard input/output and special files (`/dev/null`) never count as the same file.
+public enum SamePathGuard {
+    public static func refuse(input: String, output: String) throws(AudioPipelineError) {
+        if same(input, output) {
+            throw AudioPipelineError(.invalidConfiguration, "\(output): output is the input file; choose another output path")
+        }
+    }
+
+    /// No output may be any input, and no two outputs the same file.
+    public static func refuse(inputs: [String], outputs: [String]) throws(AudioPipelineError) {
+        for o in outputs {
+            for i in inputs { try refuse(input: i, output: o) }
+        }
+        for (k, a) in outputs.enumerated() {
+            for b in outputs[(k + 1)...] where same(a, b) {
+                throw AudioPipelineError(.invalidConfiguration, "\(b): given for two outputs (also as \(a)); choose another path")
+            }
+        }
+    }
+
+    /// True when `a` and `b` name the same regular file (or the same path that does not exist yet).
+    static func same(_ a: String, _ b: String) -> Bool {
+        guard a != "-", b != "-" else { return false }
+        var sa = stat(), sb = stat()
+        let aExists = stat(a, &sa) == 0, bExists = stat(b, &sb) == 0
+        if aExists && bExists {
+            return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && (sb.st_mode & S_IFMT) == S_IFREG
+        }
+        func canonical(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+        return canonical(a) == canonical(b)
+    }
+}

@@ -1,0 +1,141 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// A labelled VAD corpus: `DIR/NAME.wav` (any audio file) paired with `LABELS/NAME.txt` (Audacity
+/// labels) and, if present, the far-end reference `DIR/NAME<suffix>`.
+///
+/// Only what tuning needs is kept per file: the band features (per frame length), the labels and a
+/// waveform envelope for the plots — not the samples, so a large corpus fits in little memory.
+public struct VADCorpus: Sendable {
+    public struct Item: Sendable {
+        public var name: String
+        public var audioPath: String
+        public var referencePath: String?
+        public var labels: [SpeechSegment]
+        public var rate: Int
+        public var duration: Double
+        /// Min/max of the waveform per plot column (`VADCorpus.envelopeColumns`), scaled to the peak.
+        public var envelope: [(min: Float, max: Float)]
+        /// Band features per frame length (ms).
+        var features: [Double: Features]
+    }
+
+    /// Band powers per frame of the microphone (and the reference), for one frame length.
+    struct Features: Sendable {
+        var mic: [SIMD4<Double>]
+        var reference: [SIMD4<Double>]?
+        var frameSeconds: Double
+    }
+
+    public static let envelopeColumns = 1130
+    static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "aif", "aiff", "caf", "w64", "rf64", "mp3", "opus"]
+
+    public var items: [Item] = []
+    /// Files without a partner (listed, not fatal).
+    public var skipped: [String] = []
+    public var warnings: [String] = []
+
+    /// - Parameters:
+    ///   - frameMilliseconds: the frame lengths the sweep will use (features are computed for each).
+    ///   - resampler: converts a reference whose rate differs from its microphone's.
+    public init(
+        audioDirectory: String, labelDirectory: String, referenceSuffix: String, frameMilliseconds: Set<Double>,
+        resampler: ResamplerChoice = .default
+    ) throws(AudioPipelineError) {
+        let pairs = try Self.pair(audioDirectory: audioDirectory, labelDirectory: labelDirectory, referenceSuffix: referenceSuffix)
+        skipped = pairs.skipped
+        for (name, audioPath, labelPath) in pairs.items {
+            let (samples, rate) = try AudioLoader.mono(path: audioPath)
+            let refPath = audioDirectory + "/" + name + referenceSuffix
+            var reference: [Float]?
+            var refUsed: String?
+            if FileManager.default.fileExists(atPath: refPath) {
+                let r = try AudioLoader.reference(path: refPath, rate: rate, length: samples.count, resampler: resampler)
+                if let w = r.warning { warnings.append(w) }
+                reference = r.samples
+                refUsed = refPath
+            }
+            var features: [Double: Features] = [:]
+            for ms in frameMilliseconds { features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms) }
+            items.append(Item(
+                name: name, audioPath: audioPath, referencePath: refUsed, labels: try AudacityLabels.read(path: labelPath),
+                rate: rate, duration: Double(samples.count) / Double(rate), envelope: Self.envelope(samples), features: features))
+        }
+        guard !items.isEmpty else {
+            throw AudioPipelineError(.invalidData, "no audio file in \(audioDirectory) has a label file in \(labelDirectory)")
+        }
+    }
+
+    /// Matches audio files with label files by name.
+    static func pair(
+        audioDirectory: String, labelDirectory: String, referenceSuffix: String
+    ) throws(AudioPipelineError) -> (items: [(String, String, String)], skipped: [String]) {
+        let fm = FileManager.default
+        guard let audioFiles = try? fm.contentsOfDirectory(atPath: audioDirectory) else {
+            throw AudioPipelineError(.inputUnavailable, "\(audioDirectory): cannot list the audio directory")
+        }
+        guard let labelFiles = try? fm.contentsOfDirectory(atPath: labelDirectory) else {
+            throw AudioPipelineError(.inputUnavailable, "\(labelDirectory): cannot list the label directory")
+        }
+        var audio: [String: String] = [:]
+        for f in audioFiles.sorted() where !f.hasSuffix(referenceSuffix) {
+            guard audioExtensions.contains(fileExtension(f)) else { continue }
+            audio[(f as NSString).deletingPathExtension] = audioDirectory + "/" + f
+        }
+        var labels: [String: String] = [:]
+        for f in labelFiles.sorted() where f.hasSuffix(".txt") { labels[String(f.dropLast(4))] = labelDirectory + "/" + f }
+        var skipped: [String] = []
+        for name in audio.keys.sorted() where labels[name] == nil { skipped.append("\(audio[name]!): no labels \(labelDirectory)/\(name).txt") }
+        // A label file next to its audio is common; a .txt that is not a label file for an item is skipped.
+        for name in labels.keys.sorted() where audio[name] == nil { skipped.append("\(labels[name]!): no audio \(name).* in \(audioDirectory)") }
+        let items = audio.keys.sorted().compactMap { name in labels[name].map { (name, audio[name]!, $0) } }
+        return (items, skipped)
+    }
+
+    static func features(_ mic: [Float], _ reference: [Float]?, rate: Int, frameMilliseconds: Double) -> Features {
+        let length = Int((Double(rate) * frameMilliseconds / 1000).rounded())
+        func bands(_ x: [Float]) -> [SIMD4<Double>] {
+            var analyzer = VADBandAnalyzer(sampleRate: rate, frameLength: length)
+            var out: [SIMD4<Double>] = []
+            x.withUnsafeBufferPointer { p in analyzer.process(p) { out.append($0) } }
+            analyzer.finish { out.append($0) }  // the last, incomplete frame, as `EnergyVAD.finish` decides it
+            return out
+        }
+        return Features(mic: bands(mic), reference: reference.map(bands), frameSeconds: Double(length) / Double(rate))
+    }
+
+    /// Min and max per plot column, scaled so the loudest sample is 1.
+    static func envelope(_ samples: [Float]) -> [(min: Float, max: Float)] {
+        var peak: Float = 1e-6
+        for v in samples { peak = max(peak, abs(v)) }
+        let columns = envelopeColumns
+        let per = max(1, samples.count / columns)
+        return (0..<columns).map { col in
+            let a = col * samples.count / columns, b = min(samples.count, a + per)
+            var lo: Float = 0, hi: Float = 0
+            for k in a..<max(a, b) { lo = min(lo, samples[k]); hi = max(hi, samples[k]) }
+            return (lo / peak, hi / peak)
+        }
+    }
+
+    /// The decider's frames for one item and configuration (the streaming detector's decisions).
+    public func run(_ item: Item, configuration: VADConfiguration) throws(AudioPipelineError) -> VADRun {
+        guard let f = item.features[configuration.frameMilliseconds] else {
+            throw AudioPipelineError(.invalidConfiguration, "VAD corpus: no features for \(configuration.frameMilliseconds) ms frames")
+        }
+        return VADRun(
+            frames: try Self.decide(f, configuration: configuration), frameSeconds: f.frameSeconds, duration: item.duration,
+            configuration: configuration)
+    }
+
+    static func decide(_ f: Features, configuration: VADConfiguration) throws(AudioPipelineError) -> [VADDecider.Frame] {
+        var d = try VADDecider(configuration: configuration)
+        var frames: [VADDecider.Frame] = []
+        frames.reserveCapacity(f.mic.count)
+        for i in f.mic.indices {
+            frames.append(d.process(mic: f.mic[i], reference: f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }))
+        }
+        return frames
+    }
+}

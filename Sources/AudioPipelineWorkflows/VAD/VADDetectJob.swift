@@ -1,0 +1,72 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// Label file formats `vad detect` writes.
+public enum LabelFormat: String, Sendable, CaseIterable, Codable {
+    /// `start<TAB>end<TAB>speech` per line (Audacity's label track).
+    case audacity
+    /// `start,end` with a header.
+    case csv
+    /// The detection report as JSON (`VADDetectReport`).
+    case json
+}
+
+/// What `vad detect` should do.
+public struct VADDetectOptions: Sendable {
+    public var configuration = VADConfiguration()
+    /// Far-end reference: what the client was playing, on the microphone's timeline.
+    public var reference: String?
+    /// Back-date onsets (offline labelling) instead of the streaming decision timeline.
+    public var align = false
+    public var format = LabelFormat.audacity
+    /// Converts a reference whose rate differs from the microphone's.
+    public var resampler = ResamplerChoice.default
+    public init() {}
+}
+
+/// What `vad detect` found (`--format json` writes it; `--json` prints it).
+public struct VADDetectReport: WorkflowReport, Codable, Hashable {
+    public var input: String
+    @NullWhenAbsent public var reference: String?
+    public var sampleRate: Int
+    public var duration: Double
+    /// `streaming` (decision times) or `aligned` (`--align`).
+    public var timeline: String
+    public var segments: [SpeechSegment]
+    /// Every parameter by its JSON name.
+    public var configuration: [String: Double]
+    /// Warnings (a reference padded or cut).
+    public var warnings: [String]
+
+    public var speechSeconds: Double { segments.reduce(0) { $0 + $1.end - $1.start } }
+}
+
+public enum VADDetector {
+    /// Detects speech in `input` and writes the labels to `output` (`-`: standard output).
+    public static func detect(input: String, output: String, options o: VADDetectOptions) throws(AudioPipelineError) -> VADDetectReport {
+        try SamePathGuard.refuse(inputs: [input] + (o.reference.map { [$0] } ?? []), outputs: [output])
+        let (mic, rate) = try AudioLoader.mono(path: input)
+        var ref: [Float]?
+        var warnings: [String] = []
+        if let reference = o.reference {
+            let r = try AudioLoader.reference(path: reference, rate: rate, length: mic.count, resampler: o.resampler)
+            if let w = r.warning { warnings.append(w) }
+            ref = r.samples
+        }
+        let result = try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
+        let report = VADDetectReport(
+            input: input, reference: o.reference, sampleRate: rate, duration: result.duration, timeline: o.align ? "aligned" : "streaming",
+            segments: result.segments(align: o.align),
+            configuration: Dictionary(uniqueKeysWithValues: VADConfiguration.parameterNames.map { ($0, o.configuration[$0]!) }),
+            warnings: warnings)
+        let text: String
+        switch o.format {
+        case .audacity: text = AudacityLabels.format(report.segments)
+        case .csv: text = "start,end\n" + report.segments.map { String(format: "%.6f,%.6f\n", $0.start, $0.end) }.joined()
+        case .json: text = try ReportJSON.encode(report) + "\n"
+        }
+        try ByteOutput.write(text, to: output)
+        return report
+    }
+}

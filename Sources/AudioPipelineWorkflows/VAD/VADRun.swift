@@ -1,0 +1,82 @@
+import AudioPipelineCore
+import Foundation
+
+/// A labelled or detected speech interval, seconds.
+public struct SpeechSegment: Sendable, Hashable, Codable {
+    public var start: Double
+    public var end: Double
+    public init(start: Double, end: Double) {
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Runs the streaming detector over a whole file (reference optional) and turns its per-frame
+/// decisions into segments on the streaming timeline.
+public struct VADRun: Sendable {
+    public var frames: [VADDecider.Frame]
+    public var frameSeconds: Double
+    public var duration: Double
+    public var configuration: VADConfiguration
+
+    public init(samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration) throws(AudioPipelineError) {
+        var vad = try EnergyVAD(sampleRate: rate, configuration: configuration)
+        // One call takes everything when the output holds maxOutputCount decisions; then finish.
+        var frames = [VADDecider.Frame](
+            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false),
+            count: vad.maxOutputCount(forInput: samples.count) + vad.maxOutputCount(forInput: 0))
+        let produced = samples.withUnsafeBufferPointer { mic in
+            frames.withUnsafeMutableBufferPointer { out -> Int in
+                let r: ProcessResult
+                if let reference {
+                    r = reference.withUnsafeBufferPointer { vad.process(mic, reference: $0, into: out) }
+                } else {
+                    r = vad.process(mic, into: out)
+                }
+                return r.produced + vad.finish(into: UnsafeMutableBufferPointer(rebasing: out[r.produced...]))
+            }
+        }
+        frames.removeLast(frames.count - produced)
+        self.frames = frames
+        frameSeconds = Double(vad.frameLength) / Double(rate)
+        duration = Double(samples.count) / Double(rate)
+        self.configuration = configuration
+    }
+
+    public init(frames: [VADDecider.Frame], frameSeconds: Double, duration: Double, configuration: VADConfiguration) {
+        self.frames = frames
+        self.frameSeconds = frameSeconds
+        self.duration = duration
+        self.configuration = configuration
+    }
+
+    /// Speech segments. Streaming (default): a segment starts at the end of the frame whose decision
+    /// turned speech on and ends at the end of the first frame decided non-speech. `align`: starts
+    /// are moved back to the first frame of the confirming run, minus the pre-roll; ends to the end
+    /// of the last speech frame.
+    public func segments(align: Bool = false) -> [SpeechSegment] {
+        Self.segments(decisions: frames.map(\.speech), frameSeconds: frameSeconds, duration: duration, configuration: configuration, align: align)
+    }
+
+    public static func segments(decisions: [Bool], frameSeconds f: Double, duration: Double, configuration c: VADConfiguration, align: Bool) -> [SpeechSegment] {
+        var out: [SpeechSegment] = []
+        let confirm = Double(c.confirmFrames)
+        var i = 0
+        let n = decisions.count
+        while i < n {
+            guard decisions[i] else { i += 1; continue }
+            var j = i
+            while j + 1 < n && decisions[j + 1] { j += 1 }
+            var start = Double(i + 1) * f
+            var end = min(duration, Double(j + 2) * f)
+            if align {
+                start = max(0, Double(i + 1) * f - confirm * f - c.preRollMilliseconds / 1000)
+                end = min(duration, Double(j + 1) * f)
+            }
+            if end > start { out.append(SpeechSegment(start: start, end: end)) }
+            i = j + 1
+        }
+        return out
+    }
+}
+

@@ -1,0 +1,133 @@
+import AudioPipelineCore
+import Foundation
+
+/// The VAD kit's metrics (../shared/eval/vad/score.py), with the same definitions: 10 ms frames, a
+/// frame is speech when its centre lies inside an interval; onsets after ≥ 200 ms of non-speech,
+/// detected within 500 ms (cut at the next reference segment); latencies over detected onsets, fresh
+/// ones only where the hypothesis was off; false triggers = hypothesis segments touching no
+/// reference speech. Counts are additive, so pooling = adding `Counts`.
+public enum VADScoring {
+    static let hop = 0.01
+    static let minimumGap = 0.2
+    static let onsetWindow = 0.5
+
+    public struct Counts: Sendable, Hashable {
+        public var tp = 0, fp = 0, fn = 0, tn = 0
+        public var duration = 0.0
+        public var onsets = 0, detected = 0, pre = 0, falseTriggers = 0
+        public var latencies: [Double] = []
+        public var freshLatencies: [Double] = []
+        public init() {}
+
+        public static func + (a: Counts, b: Counts) -> Counts {
+            var c = a
+            c.tp += b.tp; c.fp += b.fp; c.fn += b.fn; c.tn += b.tn
+            c.duration += b.duration
+            c.onsets += b.onsets; c.detected += b.detected; c.pre += b.pre; c.falseTriggers += b.falseTriggers
+            c.latencies += b.latencies
+            c.freshLatencies += b.freshLatencies
+            return c
+        }
+    }
+
+    public struct Metrics: Sendable, Hashable {
+        public var precision, recall, f1, falseAlarm, miss: Double
+        public var onsetDetection, latencyP50, latencyP90, freshLatencyP50, freshLatencyP90: Double
+        public var preOn, falseTriggersPerMinute: Double
+        public var onsets: Int
+
+        public static let names = ["f1", "precision", "recall", "false_alarm", "miss", "onset_detect", "lat_p50_ms", "lat_p90_ms",
+                                   "fresh_lat_p50_ms", "fresh_lat_p90_ms", "pre_on", "ft_per_min"]
+        public var values: [Double] {
+            [f1, precision, recall, falseAlarm, miss, onsetDetection, latencyP50, latencyP90, freshLatencyP50, freshLatencyP90, preOn, falseTriggersPerMinute]
+        }
+    }
+
+    static func frames(_ segments: [SpeechSegment], count n: Int) -> [Bool] {
+        var m = [Bool](repeating: false, count: n)
+        for s in segments {
+            let a = max(0, Int((s.start / hop - 0.5).rounded(.up)))
+            let b = min(n, Int((s.end / hop - 0.5).rounded(.up)))
+            if b > a { for i in a..<b { m[i] = true } }
+        }
+        return m
+    }
+
+    public static func score(reference: [SpeechSegment], hypothesis: [SpeechSegment], duration: Double) -> Counts {
+        let n = Int((duration / hop - 1e-9).rounded(.up))
+        let r = frames(reference, count: n), h = frames(hypothesis, count: n)
+        var c = Counts()
+        for i in 0..<n {
+            switch (r[i], h[i]) {
+            case (true, true): c.tp += 1
+            case (false, true): c.fp += 1
+            case (true, false): c.fn += 1
+            case (false, false): c.tn += 1
+            }
+        }
+        c.duration = duration
+        for (i, seg) in reference.enumerated() {
+            let previousEnd = i > 0 ? reference[i - 1].end : 0
+            if seg.start - previousEnd < minimumGap { continue }
+            c.onsets += 1
+            var windowEnd = seg.start + onsetWindow
+            if i + 1 < reference.count { windowEnd = min(windowEnd, reference[i + 1].start) }
+            let starts = hypothesis.filter { $0.end > seg.start && $0.start < windowEnd }.map(\.start)
+            let pre = hypothesis.contains { $0.start <= seg.start && seg.start < $0.end }
+            if pre { c.pre += 1 }
+            if let first = starts.min() {
+                c.detected += 1
+                c.latencies.append(max(0, first - seg.start))
+                if !pre { c.freshLatencies.append(first - seg.start) }
+            }
+        }
+        for hs in hypothesis where !reference.contains(where: { hs.end > $0.start && hs.start < $0.end }) { c.falseTriggers += 1 }
+        return c
+    }
+
+    /// numpy's default percentile (linear interpolation).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let v = values.sorted()
+        let x = Double(v.count - 1) * p / 100
+        let lo = Int(x.rounded(.down)), hi = min(v.count - 1, lo + 1)
+        return v[lo] + (v[hi] - v[lo]) * (x - Double(lo))
+    }
+
+    public static func metrics(_ t: Counts) -> Metrics {
+        let p = t.tp + t.fp > 0 ? Double(t.tp) / Double(t.tp + t.fp) : .nan
+        let r = t.tp + t.fn > 0 ? Double(t.tp) / Double(t.tp + t.fn) : .nan
+        let f1 = (t.tp + t.fp > 0 && t.tp + t.fn > 0 && p + r > 0) ? 2 * p * r / (p + r) : 0
+        return Metrics(
+            precision: p, recall: r, f1: f1,
+            falseAlarm: t.fp + t.tn > 0 ? Double(t.fp) / Double(t.fp + t.tn) : .nan,
+            miss: t.tp + t.fn > 0 ? Double(t.fn) / Double(t.tp + t.fn) : .nan,
+            onsetDetection: t.onsets > 0 ? Double(t.detected) / Double(t.onsets) : .nan,
+            latencyP50: percentile(t.latencies, 50) * 1000, latencyP90: percentile(t.latencies, 90) * 1000,
+            freshLatencyP50: percentile(t.freshLatencies, 50) * 1000, freshLatencyP90: percentile(t.freshLatencies, 90) * 1000,
+            preOn: t.onsets > 0 ? Double(t.pre) / Double(t.onsets) : .nan,
+            falseTriggersPerMinute: t.duration > 0 ? Double(t.falseTriggers) / (t.duration / 60) : .nan,
+            onsets: t.onsets)
+    }
+}
+
+extension VADScoring.Metrics: Codable {
+    /// Keys are score.py's names (`f1`, `false_alarm`, `fresh_lat_p50_ms` …); a metric of nothing
+    /// (NaN) is `null`.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: JSONKey.self)
+        for (name, v) in zip(Self.names, values) {
+            if v.isFinite { try c.encode(v, forKey: JSONKey(name)) } else { try c.encodeNil(forKey: JSONKey(name)) }
+        }
+        try c.encode(onsets, forKey: JSONKey("onsets"))
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: JSONKey.self)
+        let v = try Self.names.map { try c.decodeIfPresent(Double.self, forKey: JSONKey($0)) ?? .nan }
+        self.init(
+            precision: v[1], recall: v[2], f1: v[0], falseAlarm: v[3], miss: v[4], onsetDetection: v[5], latencyP50: v[6],
+            latencyP90: v[7], freshLatencyP50: v[8], freshLatencyP90: v[9], preOn: v[10], falseTriggersPerMinute: v[11],
+            onsets: try c.decode(Int.self, forKey: JSONKey("onsets")))
+    }
+}

@@ -1,0 +1,113 @@
+import AudioPipelineCore
+import Foundation
+
+/// The files of a `vad tune` report: `best.json` (the configuration for `vad detect --config`, with
+/// its scores), `sweep.csv` and `sweep.json` (every setting and its metrics), `per-file.csv` (the best
+/// setting per file), `plots/NAME.svg` per file, `f1-vs-threshold.svg`, `precision-recall.svg`, and
+/// `index.html` showing them all.
+struct VADTuningReport {
+    let options: VADTuneOptions
+    let corpus: VADCorpus
+    let outcomes: [VADSweep.Outcome]
+    let best: VADSweep.Outcome
+    let qualified: Int
+
+    var names: [String] { options.grid.axes.map(\.name) }
+
+    func write(into dir: ReportDirectory) throws(AudioPipelineError) {
+        try dir.write("best.json", try bestJSON())
+        try dir.write("sweep.csv", sweepCSV())
+        try dir.write("sweep.json", try sweepJSON())
+        var perFile = CSVWriter(header: ["file", "reference"] + VADScoring.Metrics.names)
+        var rows: [VADTuningPage.FileRow] = []
+        for (i, item) in corpus.items.enumerated() {
+            let m = VADScoring.metrics(best.perFile[i])
+            perFile.append([item.name, String(item.referencePath != nil)] + m.values.map(Self.number))
+            let run = try corpus.run(item, configuration: best.setting.configuration)
+            let plot = VADFilePlot(name: item.name, envelope: item.envelope, run: run, labels: item.labels, detected: run.segments(),
+                                   metrics: m, hasReference: item.referencePath != nil)
+            let file = "plots/" + VADTuningPage.plotFileName(item.name, index: i)
+            try dir.write(file, plot.svg)
+            rows.append(.init(name: item.name, plot: file, metrics: m, falseTriggers: best.perFile[i].falseTriggers, hasReference: item.referencePath != nil))
+        }
+        try dir.write("per-file.csv", perFile.text)
+        try dir.write("f1-vs-threshold.svg", f1Chart().svg)
+        try dir.write("precision-recall.svg", precisionRecallChart().svg)
+        let page = VADTuningPage(options: options, best: best, settings: outcomes.count, qualified: qualified, files: rows,
+                                 setting: settingText)
+        try dir.write("index.html", page.html)
+    }
+
+    var settingText: String {
+        names.map { "\($0)=\(NumberText.plain(best.setting.configuration[$0]!))" }.joined(separator: " ")
+    }
+
+    static func number(_ v: Double) -> String { v.isFinite ? String(format: "%.5g", v) : "" }
+
+    /// The configuration (readable by `--config`) plus its scores and a comment.
+    func bestJSON() throws(AudioPipelineError) -> String {
+        let comment = "audiopipe vad tune: best by \(options.objective.rawValue)"
+            + (options.maxFalseAlarm.map { " with false alarm <= \($0)" } ?? "")
+            + " over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect IN --config best.json"
+        return try ReportJSON.encode(VADConfigurationObject(best.setting.configuration, scores: best.metrics, comment: comment)) + "\n"
+    }
+
+    func sweepCSV() -> String {
+        var csv = CSVWriter(header: names + VADScoring.Metrics.names)
+        for o in outcomes {
+            csv.append(names.map { NumberText.plain(o.setting.configuration[$0]!) } + o.metrics.values.map(Self.number))
+        }
+        return csv.text
+    }
+
+    struct SweepJSON: Encodable {
+        struct Row: Encodable {
+            var values: [String: Double]
+            var metrics: VADScoring.Metrics
+            func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: JSONKey.self)
+                for (k, v) in values { try c.encode(v, forKey: JSONKey(k)) }
+                try c.encode(metrics, forKey: JSONKey("metrics"))
+            }
+        }
+        var objective: String
+        var grid: [String: [Double]]
+        var files: [String]
+        var settings: [Row]
+    }
+
+    func sweepJSON() throws(AudioPipelineError) -> String {
+        let rows = outcomes.map { o in
+            SweepJSON.Row(values: Dictionary(uniqueKeysWithValues: names.map { ($0, o.setting.configuration[$0]!) }), metrics: o.metrics)
+        }
+        let grid = Dictionary(options.grid.axes.map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
+        return try ReportJSON.encode(SweepJSON(objective: options.objective.rawValue, grid: grid, files: corpus.items.map(\.name),
+                                               settings: rows)) + "\n"
+    }
+
+    /// F1 against the enter threshold: the best F1 over the other parameters at each threshold.
+    func f1Chart() -> Chart {
+        var byEnter: [Double: Double] = [:]
+        for o in outcomes {
+            byEnter[o.setting.configuration.enterThreshold] = max(byEnter[o.setting.configuration.enterThreshold] ?? 0, o.metrics.f1)
+        }
+        return Chart(
+            title: "F1 against the enter threshold (best over the other parameters)", xLabel: "enter threshold, dB above noise floor",
+            yLabel: "frame F1",
+            series: [.init(label: "best F1 at each threshold", color: "#1f77b4", points: byEnter.map { ($0.key, $0.value) }, line: true),
+                     .init(label: "every setting", color: "#aaaaaa",
+                           points: outcomes.map { ($0.setting.configuration.enterThreshold, $0.metrics.f1) }, line: false)],
+            mark: (best.setting.configuration.enterThreshold, best.metrics.f1, "chosen"))
+    }
+
+    func precisionRecallChart() -> Chart {
+        let points = outcomes.compactMap { o -> (Double, Double)? in
+            let m = o.metrics
+            return m.recall.isFinite && m.precision.isFinite ? (m.recall, m.precision) : nil
+        }
+        return Chart(
+            title: "Precision against recall, every setting", xLabel: "recall", yLabel: "precision",
+            series: [.init(label: "settings", color: "#1f77b4", points: points, line: false)],
+            mark: (best.metrics.recall, best.metrics.precision, String(format: "chosen (F1 %.3f)", best.metrics.f1)))
+    }
+}

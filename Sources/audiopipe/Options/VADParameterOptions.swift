@@ -1,0 +1,47 @@
+import ArgumentParser
+import AudioPipelineCore
+import AudioPipelineWorkflows
+import Foundation
+
+/// The detector's configuration: `--config FILE`, then the common parameters' own options, then
+/// `--param NAME=VALUE` for any parameter by its JSON name (each overrides what came before).
+struct VADParameterOptions: ParsableArguments {
+    @Option(help: "JSON file with parameters (what `vad tune` writes).") var config: String?
+    @Option(help: "Frame length: 10, 20 or 30 ms.") var frameMs: Double?
+    @Option(help: "Speech starts this many dB above noise floor (+ expected echo).") var enterDb: Double?
+    @Option(help: "Speech continues while at least this many dB above.") var exitDb: Double?
+    @Option(help: "Hold speech this long after the level drops, ms.") var hangoverMs: Double?
+    @Option(help: "Speech must last this long before it is declared, ms.") var minSpeechMs: Double?
+    @Option(help: "Never speech below this band-limited level, dBFS.") var absoluteDbfs: Double?
+    @Option(help: "Noise floor = this quantile of recent frame energies.") var floorQuantile: Double?
+    @Option(help: "Window of the noise floor, s.") var floorWindowS: Double?
+    @Option(help: "With --reference: expected echo raised by this much, dB.") var echoMarginDb: Double?
+    @Option(help: "With --align: move onsets this much earlier, ms.") var prerollMs: Double?
+    @Option(help: "Speech starts only within this many dB of the loudest recent speech (0: off).") var talkerGateDb: Double?
+    @Option(name: .customLong("param"), help: ArgumentHelp(
+        "Any parameter by its JSON name, NAME=VALUE (repeatable; applied last).",
+        discussion: "Names: \(VADConfiguration.parameterNames.joined(separator: ", "))."))
+    var params: [String] = []
+
+    func configuration() throws -> VADConfiguration {
+        var c = try config.map { try VADConfigurationFile.read($0) } ?? VADConfiguration()
+        let named: [(String, Double?)] = [
+            ("frame_ms", frameMs), ("enter_db", enterDb), ("exit_db", exitDb), ("hangover_ms", hangoverMs),
+            ("min_speech_ms", minSpeechMs), ("absolute_dbfs", absoluteDbfs), ("floor_quantile", floorQuantile),
+            ("floor_window_s", floorWindowS), ("echo_margin_db", echoMarginDb), ("preroll_ms", prerollMs),
+            ("talker_gate_db", talkerGateDb),
+        ]
+        for case (let name, let value?) in named { c[name] = value }
+        for p in params {
+            let parts = p.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, let value = Double(parts[1]) else { throw ValidationError("--param wants NAME=VALUE, not '\(p)'") }
+            guard c[parts[0]] != nil else {
+                throw ValidationError(
+                    "--param: unknown VAD parameter '\(parts[0])' (known: \(VADConfiguration.parameterNames.joined(separator: ", ")))")
+            }
+            c[parts[0]] = value
+        }
+        try c.validate()
+        return c
+    }
+}

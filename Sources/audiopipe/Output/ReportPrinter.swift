@@ -1,0 +1,31 @@
+import AudioPipelineCore
+import AudioPipelineWorkflows
+import Foundation
+
+/// The one rule for reports: on stdout, or on stderr when the command writes data to stdout (an
+/// output given as `-`); JSON with `--json`, the human text otherwise, nothing with `--quiet`.
+struct ReportPrinter {
+    let options: OutputOptions
+    /// A data output of the command is standard output.
+    let dataOnStdout: Bool
+
+    init(_ options: OutputOptions, dataOutputs: [String?] = []) {
+        self.options = options
+        dataOnStdout = dataOutputs.contains("-")
+    }
+
+    var fd: Int32 { dataOnStdout ? STDERR_FILENO : STDOUT_FILENO }
+
+    func print(_ report: some WorkflowReport, text: @autoclosure () -> String) throws(AudioPipelineError) {
+        if options.json {
+            try Terminal.write(try ReportJSON.encode(report) + "\n", to: fd)
+        } else if !options.quiet {
+            try Terminal.write(text() + "\n", to: fd)
+        }
+    }
+
+    /// A note while the job runs (skipped files, warnings): stderr, unless --quiet.
+    func note(_ message: String) {
+        if !options.quiet { Terminal.stderr("audiopipe: \(message)\n") }
+    }
+}
