@@ -33,26 +33,6 @@ struct AudioPipe: ParsableCommand {
     }
 }
 
-/// The process exit codes, from BSD sysexits.h (documented in the README and `--help`).
-enum ExitStatus: Int32 {
-    case success = 0
-    case usage = 64
-    case dataError = 65
-    case noInput = 66
-    case cannotCreate = 73
-    case ioError = 74
-
-    init(_ code: AudioPipelineError.Code) {
-        switch code {
-        case .invalidConfiguration: self = .usage
-        case .invalidData, .unsupportedFormat: self = .dataError
-        case .inputUnavailable: self = .noInput
-        case .outputFailed: self = .cannotCreate
-        default: self = .ioError
-        }
-    }
-}
-
 /// Thrown after a command already printed its own errors (several files, some failed).
 struct FailureExit: Error {
     let status: ExitStatus

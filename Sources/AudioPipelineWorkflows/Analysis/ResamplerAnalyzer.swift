@@ -183,3 +183,17 @@ extension ResamplerAnalyzer {
         return results
     }
 }
+
+extension ResamplerQuality {
+    /// The human summary `audiopipe` prints.
+    public var text: String {
+        var s = String(format: "%@  %d Hz -> %d Hz\n", resampler, fromHz, toHz)
+        s += String(format: "  SNR (worst tone <= 0.40 x lower rate)  %7.1f dB\n", worstToneSNRdB)
+        s += String(format: "  SNR (five tones)                       %7.1f dB\n", multiToneSNRdB)
+        s += String(format: "  passband ripple                        %7.4f dB\n", passbandRippleDB)
+        s += String(format: "  leakage (worst)                        %7.1f dBFS\n", worstLeakageDBFS)
+        s += String(format: "  latency                                %7.2f ms (%d frames)\n", latencyMs, latencyFrames)
+        if let rt = realtimeFactor { s += String(format: "  speed                                  %7.0f x realtime\n", rt) }
+        return s
+    }
+}

@@ -1,5 +1,6 @@
 import AudioPipelineAdapters
 import AudioPipelineCore
+import Foundation
 
 /// Level statistics of a whole file, as `audiopipe info` reports them.
 public struct FileInspection: Sendable {
@@ -71,4 +72,24 @@ public struct InfoReport: WorkflowReport, Codable, Hashable {
     }
 
     private static func finite(_ x: Double) -> Double? { x.isFinite ? (x * 100).rounded() / 100 : nil }
+}
+
+extension InfoReport {
+    /// The human summary `audiopipe` prints.
+    public var text: String {
+        func db(_ v: Double?) -> String { v.map { String(format: "%.2f dBFS", $0) } ?? "-inf dBFS (silence)" }
+        return """
+            \(path)
+              container   \(container)
+              encoding    \(encoding)
+              sample rate \(sampleRate) Hz
+              channels    \(channels)
+              frames      \(frames)
+              duration    \(String(format: "%.3f s", durationSeconds))
+              peak        \(db(peakDBFS))
+              rms         \(db(rmsDBFS))
+              clipped     \(clippedSamples) samples
+              dc offset   \(String(format: "%+.6f", dcOffset))
+            """
+    }
 }

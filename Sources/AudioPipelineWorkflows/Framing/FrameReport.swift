@@ -1,3 +1,5 @@
+import Foundation
+
 /// What framing produced; `frame --json` prints it.
 public struct FrameReport: WorkflowReport, Codable, Hashable {
     public var profile: String
@@ -13,4 +15,14 @@ public struct FrameReport: WorkflowReport, Codable, Hashable {
     /// Wire bytes of the audio messages per PCM byte (4/3 for base64, plus the JSON around it).
     public var overhead: Double
     public var clippedSamples: Int
+}
+
+extension FrameReport {
+    /// The human summary `audiopipe` prints.
+    public var text: String {
+        String(
+            format: "%@: %d audio messages (+%d control), %.3f s of audio at %d Hz; %d PCM bytes -> %d bytes on the wire "
+                + "(%.3fx: base64/JSON overhead)",
+            profile, audioMessages, controlMessages, audioSeconds, rate, pcmBytes, wireBytes, overhead)
+    }
 }

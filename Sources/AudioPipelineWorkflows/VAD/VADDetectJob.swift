@@ -70,3 +70,10 @@ public enum VADDetector {
         return report
     }
 }
+
+extension VADDetectReport {
+    /// The human summary `audiopipe` prints.
+    public func text(output: String) -> String {
+        String(format: "%@: %d segments, %.2f s of speech in %.2f s -> %@", input, segments.count, speechSeconds, duration, output)
+    }
+}
