@@ -12,6 +12,14 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
         public var encoding: String
         public var sampleRate: Int
         public var channels: Int
+
+        public init(container: String? = nil, type: String? = nil, encoding: String, sampleRate: Int, channels: Int) {
+            self.container = container
+            self.type = type
+            self.encoding = encoding
+            self.sampleRate = sampleRate
+            self.channels = channels
+        }
     }
 
     /// Input and output paths as given (`-` for standard input/output).

@@ -27,6 +27,12 @@ public struct TraceFlush: Sendable, Hashable {
     public var timeMs: Double
     public var throughUtterance: Int64
     public var line: Int
+
+    public init(timeMs: Double, throughUtterance: Int64, line: Int) {
+        self.timeMs = timeMs
+        self.throughUtterance = throughUtterance
+        self.line = line
+    }
 }
 
 /// Reading trace and flush files (on `CSVTable`). Behaviour on bad input (all errors name the file

@@ -1,0 +1,155 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import AudioPipelineWorkflows
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+let samples = repositoryRoot + "/samples/"
+
+/// The jobs called from Swift, in-process (the CLI tests run the same jobs through the binary).
+@Suite struct ConvertJobs {
+    @Test func phoneCaptureToTheVoiceAPIFormatReportsWhatItDid() throws {
+        let dir = TempDir()
+        var o = ConvertOptions()
+        o.sampleRate = try SampleRate(16_000)
+        o.channels = 1
+        var seen: [JobProgress] = []
+        let r = try FileConverter.convert(
+            input: samples + "phone-capture-48k-f32-stereo.wav", output: dir.file("m.wav"), options: o) { seen.append($0) }
+        let inFrames = try #require(try AudioFileReader(path: samples + "phone-capture-48k-f32-stereo.wav").description.frames)
+        #expect(r.framesIn == inFrames && r.framesOut == (inFrames + 2) / 3)
+        #expect(r.inputFormat == ConvertReport.Format(container: "wav", encoding: "float32", sampleRate: 48_000, channels: 2))
+        #expect(r.outputFormat == ConvertReport.Format(type: "wav", encoding: "pcm16", sampleRate: 16_000, channels: 1))
+        #expect(r.resampler == "native-high" && r.resamplerLatencyFrames > 0)
+        #expect(seen.last == JobProgress(done: inFrames, total: inFrames, unit: .frames(rate: 48_000)), "progress comes with its total")
+        #expect(dir.contents == ["m.wav"])
+        // The report round-trips through its JSON.
+        let back = try JSONDecoder().decode(ConvertReport.self, from: Data(try ReportJSON.encode(r).utf8))
+        #expect(back == r)
+    }
+
+    @Test func refusesToWriteOntoItsInputThroughALink() throws {
+        let dir = TempDir()
+        try FileManager.default.copyItem(atPath: samples + "mic-16k-pcm16-mono.wav", toPath: dir.file("a.wav"))
+        try FileManager.default.createSymbolicLink(atPath: dir.file("b.wav"), withDestinationPath: dir.file("a.wav"))
+        #expect(throws: AudioPipelineError.self) {
+            try FileConverter.convert(input: dir.file("a.wav"), output: dir.file("b.wav"), options: ConvertOptions())
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("a.wav"))) == Data(contentsOf: URL(fileURLWithPath: samples + "mic-16k-pcm16-mono.wav")))
+    }
+}
+
+@Suite struct FrameAndDeframeJobs {
+    /// frame then deframe, in-process: the PCM comes back bit for bit, and the reports agree.
+    @Test(arguments: ["openai-realtime", "gemini-live", "deepgram"])
+    func roundTrip(profile: String) throws {
+        let dir = TempDir()
+        let p = try ProfileLoader.load(profile)
+        var c = ConvertOptions()
+        c.sampleRate = try SampleRate(p.clientRate)
+        let source = dir.file("in.wav")
+        _ = try FileConverter.convert(input: samples + "mic-16k-pcm16-mono.wav", output: source, options: c)
+        let messages = dir.file(p.isBinary ? "m.bin" : "m.jsonl")
+        let f = try Framer.frame(input: source, output: messages, options: FrameOptions(profile: p))
+        var d = DeframeOptions()
+        d.profile = p
+        d.direction = .client
+        let r = try Deframer.deframe(input: messages, output: dir.file("back.wav"), options: d)
+        #expect(r.audioMessages == f.audioMessages && r.rate == f.rate && r.profile == profile)
+        #expect(firstDifference(try readAllInt16(dir.file("back.wav")), try readAllInt16(source)) == nil)
+    }
+
+    @Test func streamsASessionWithEventsAndATrace() throws {
+        let dir = TempDir()
+        var d = DeframeOptions()
+        d.tracePath = dir.file("t.csv")
+        let r = try Deframer.deframe(input: samples + "agent-session.jsonl", output: dir.file("a.wav"), options: d)
+        #expect(r.profile == "openai-realtime" && r.interruptions == 1 && r.audioMessages > 100)
+        let trace = try ArrivalTrace.readPackets(path: dir.file("t.csv"))
+        #expect(trace.count == r.audioMessages, "one trace row per audio message")
+        #expect(dir.contents == ["a.wav", "t.csv"])
+    }
+}
+
+@Suite struct JitterJobs {
+    static let header = "seq,send_ms,arrival_ms,duration_ms,media_ms,utt\n"
+
+    /// A steady stream plays every packet once, in order, with no loss; a flush cuts the rest.
+    @Test func simulatesATraceInProcess() throws {
+        var rows = Self.header
+        for k in 0..<50 { rows += "\(k),\(20 * k),\(20 * k + 30 + (k % 3) * 5),20,\(20 * k),0\n" }
+        let dir = TempDir()
+        try rows.write(toFile: dir.file("t.csv"), atomically: true, encoding: .utf8)
+        let packets = try ArrivalTrace.readPackets(path: dir.file("t.csv"))
+        let settings = JitterSettings()
+        let result = try JitterSimulation(configuration: try settings.configuration(sampleRate: 24_000)).run(packets: packets, flushes: [])
+        #expect(result.statistics.packetsReceived == 50 && result.statistics.samplesLate == 0)
+        let played = Dictionary(grouping: result.rows, by: \.sequence).mapValues { $0.reduce(0) { $0 + $1.lengthMs } }
+        #expect(played.count == 50 && played.values.allSatisfy { abs($0 - 20) < 1e-6 }, "every packet played whole")
+        let cut = try JitterSimulation(configuration: try settings.configuration(sampleRate: 24_000))
+            .run(packets: packets, flushes: [TraceFlush(timeMs: 500, throughUtterance: 0, line: 2)])
+        #expect(cut.statistics.flushes == 1 && cut.rows.allSatisfy { $0.playMs < 525 })
+    }
+
+    @Test func playsACapturedSessionInProcess() throws {
+        let dir = TempDir()
+        let r = try JitterPlayback.play(input: samples + "agent-session.jsonl", output: dir.file("h.wav"), options: DeframeOptions(),
+                                        settings: JitterSettings())
+        #expect(r.run.interruptions == 1 && r.metrics.flushes == 1 && r.run.rate == 24_000)
+        #expect(abs(Double(try readAllInt16(dir.file("h.wav")).count) / 24_000 - r.run.outputSeconds) < 1e-9)
+    }
+
+    @Test func settingsOutOfRangeNameTheOption() throws {
+        for (path, value) in [(\JitterSettings.holeWaitMs, 1e300), (\.maxStallMs, .nan), (\.marginMs, .infinity)] as [(WritableKeyPath<JitterSettings, Double?>, Double)] {
+            var s = JitterSettings()
+            s[keyPath: path] = value
+            #expect(throws: AudioPipelineError.self) { try s.validate() }
+        }
+    }
+}
+
+@Suite struct VADJobs {
+    /// `vad tune` from Swift: corpus, sweep, report — and a per-file.csv whose names hold commas and
+    /// quotes reads back with Python's csv module column for column.
+    @Test func tunesAndWritesAReportThatSurvivesOddFileNames() throws {
+        let dir = TempDir()
+        try FileManager.default.createDirectory(atPath: dir.file("c"), withIntermediateDirectories: true)
+        let names = ["plain", "with, comma", "with \"quotes\""]
+        for n in names {
+            try FileManager.default.copyItem(atPath: samples + "bargein-mic-16k.wav", toPath: dir.file("c/\(n).wav"))
+            try "2.54\t4.65\tspeech\n".write(toFile: dir.file("c/\(n).txt"), atomically: true, encoding: .utf8)
+        }
+        var o = VADTuneOptions(audioDirectory: dir.file("c"), labelDirectory: dir.file("c"), reportDirectory: dir.file("rep"))
+        o.grid = VADGrid(axes: [("enter_db", [8, 10]), ("hangover_ms", [100])])
+        var notes: [String] = []
+        let s = try VADTuner.tune(o, notes: { notes.append($0) })
+        #expect(s.files == 3 && s.settings == 2 && s.qualified == 2 && notes.contains("3 files (0 with a reference), 2 settings"))
+        let best = try VADConfigurationFile.read(dir.file("rep/best.json"))
+        #expect(best.enterThreshold == s.best["enter_db"])
+        let script = "import csv,sys\nrows=list(csv.reader(open(sys.argv[1])))\nprint(len(rows), set(map(len,rows)), [r[0] for r in rows[1:]])"
+        let py = try runTool("/usr/bin/env", ["python3", "-c", script, dir.file("rep/per-file.csv")])
+        #expect(py.status == 0, "\(py.err)")
+        #expect(py.out.hasPrefix("4 {14}"), "\(py.out)")
+        #expect(names.allSatisfy { py.out.contains("'\($0)'") }, "\(py.out)")
+        // Plots exist under URL-safe names, and the page links them.
+        let page = try String(contentsOfFile: dir.file("rep/index.html"), encoding: .utf8)
+        let plots = try FileManager.default.contentsOfDirectory(atPath: dir.file("rep/plots"))
+        #expect(plots.count == 3 && plots.allSatisfy { p in p.allSatisfy { $0.isASCII && !" ,\"".contains($0) } && page.contains(p) })
+    }
+
+    @Test func aGridTooLargeIsRefusedBeforeAnythingIsBuilt() throws {
+        let grid = VADGrid(axes: VADConfiguration.parameterNames.prefix(5).map { ($0, Array(stride(from: 0.0, to: 39, by: 1))) })
+        #expect(throws: AudioPipelineError.self) { try VADSweep.settings(base: VADConfiguration(), grid: grid) }
+    }
+
+    @Test func detectsInProcess() throws {
+        let dir = TempDir()
+        var o = VADDetectOptions()
+        o.reference = samples + "bargein-mic-16k.ref.wav"
+        o.format = .json
+        let r = try VADDetector.detect(input: samples + "bargein-mic-16k.wav", output: dir.file("v.json"), options: o)
+        let back = try JSONDecoder().decode(VADDetectReport.self, from: Data(contentsOf: URL(fileURLWithPath: dir.file("v.json"))))
+        #expect(back == r && !r.segments.isEmpty && r.configuration["enter_db"] == 10)
+    }
+}
