@@ -140,7 +140,8 @@ public struct AudioFileDescription: Sendable, Hashable {
     private static func formatInfoName(_ code: Int32) -> String {
         var info = SF_FORMAT_INFO()
         info.format = code
-        guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0, let name = info.name
+        guard sf_command(nil, Int32(SFC_GET_FORMAT_INFO), &info, Int32(MemoryLayout<SF_FORMAT_INFO>.size)) == 0,
+            let name = info.name
         else { return "0x" + String(code, radix: 16) }
         return String(cString: name)
     }

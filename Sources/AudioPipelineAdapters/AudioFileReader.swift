@@ -43,7 +43,7 @@ public final class AudioFileReader {
             let reason = String(cString: sf_strerror(nil))
             let code: AudioPipelineError.Code =
                 reason.localizedCaseInsensitiveContains("unknown format")
-                || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData
+                    || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData
             throw AudioPipelineError(code, "\(name): cannot decode: \(Self.tidy(reason))")
         }
         self.handle = handle
@@ -104,7 +104,8 @@ public final class AudioFileReader {
         if err != 0 {
             // libsndfile keeps the last error sticky; only fatal decode errors surface here.
             let reason = String(cString: sf_strerror(handle))
-            throw AudioPipelineError(.ioFailure, "\(displayName): read failed after \(framesRead) frames: \(Self.tidy(reason))")
+            throw AudioPipelineError(
+                .ioFailure, "\(displayName): read failed after \(framesRead) frames: \(Self.tidy(reason))")
         }
     }
 
@@ -117,7 +118,8 @@ public final class AudioFileReader {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw AudioPipelineError(.inputUnavailable, "\(path): permission denied")
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue == 0 {
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue == 0
+        {
             throw AudioPipelineError(.invalidData, "\(path): file is empty (0 bytes)")
         }
     }

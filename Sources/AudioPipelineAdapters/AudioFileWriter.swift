@@ -28,7 +28,9 @@ public final class AudioFileWriter {
     {
         if path == "-" {
             let seekable = lseek(STDOUT_FILENO, 0, SEEK_CUR) >= 0
-            try self.init(fileDescriptor: STDOUT_FILENO, seekable: seekable, name: "-", type: type, encoding: encoding, format: format)
+            try self.init(
+                fileDescriptor: STDOUT_FILENO, seekable: seekable, name: "-", type: type, encoding: encoding,
+                format: format)
             return
         }
         try Self.check(type: type, encoding: encoding, format: format, name: path)
@@ -42,7 +44,9 @@ public final class AudioFileWriter {
             throw AudioPipelineError(.outputFailed, "\(path): cannot create: \(String(cString: strerror(errno)))")
         }
         do {
-            try self.init(fileDescriptor: fd, seekable: true, name: path, type: type, encoding: encoding, format: format, owns: true)
+            try self.init(
+                fileDescriptor: fd, seekable: true, name: path, type: type, encoding: encoding, format: format,
+                owns: true)
         } catch {
             close(fd)
             unlink(path)
@@ -74,7 +78,8 @@ public final class AudioFileWriter {
                 let header = Self.streamingWAVHeader(format: format, float: encoding == .float32)
                 let written = header.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
                 guard written == header.count else {
-                    throw AudioPipelineError(.ioFailure, "\(display): cannot write the WAV header: \(String(cString: strerror(errno)))")
+                    throw AudioPipelineError(
+                        .ioFailure, "\(display): cannot write the WAV header: \(String(cString: strerror(errno)))")
                 }
                 info.format = Int32(SF_FORMAT_RAW) | encoding.sndfileSubtype | Int32(SF_ENDIAN_LITTLE)
             case .flac:
@@ -99,11 +104,13 @@ public final class AudioFileWriter {
     {
         let display = name == "-" ? "stdout" : name
         guard encoding == .pcm16 || encoding == .float32 else {
-            throw AudioPipelineError(.invalidConfiguration, "\(display): writing \(encoding) is not supported (use pcm16 or float32)")
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(display): writing \(encoding) is not supported (use pcm16 or float32)")
         }
         if type == .flac && encoding == .float32 {
             throw AudioPipelineError(
-                .invalidConfiguration, "\(display): FLAC cannot hold float32 samples; use --encoding pcm16 or a .wav output")
+                .invalidConfiguration,
+                "\(display): FLAC cannot hold float32 samples; use --encoding pcm16 or a .wav output")
         }
         var info = SF_INFO()
         info.samplerate = Int32(format.sampleRate.hz)
@@ -112,7 +119,8 @@ public final class AudioFileWriter {
         if type == .raw { info.format |= Int32(SF_ENDIAN_LITTLE) }
         guard sf_format_check(&info) == SF_TRUE else {
             throw AudioPipelineError(
-                .invalidConfiguration, "\(display): libsndfile cannot write \(type.rawValue) with \(encoding) at \(format)")
+                .invalidConfiguration,
+                "\(display): libsndfile cannot write \(type.rawValue) with \(encoding) at \(format)")
         }
         return info
     }

@@ -56,7 +56,8 @@ public final class LibSampleRateResampler: Resampler {
     /// - Throws: `invalidConfiguration` when libsamplerate refuses the ratio (it serves 1/256…256).
     public init(format: ResamplingFormat, converter: Converter = .sincBest) throws(AudioPipelineError) {
         guard format.ratio >= 1.0 / 256, format.ratio <= 256 else {
-            throw AudioPipelineError(.invalidConfiguration, "libsamplerate cannot convert \(format): the ratio must be within 1/256…256")
+            throw AudioPipelineError(
+                .invalidConfiguration, "libsamplerate cannot convert \(format): the ratio must be within 1/256…256")
         }
         self.format = format
         self.converter = converter
@@ -83,7 +84,8 @@ public final class LibSampleRateResampler: Resampler {
 
     /// Output frames held back while streaming: feed silence, compare what came out with what the
     /// length rule says is due.
-    private static func measureLatency(format: ResamplingFormat, converter: Converter) throws(AudioPipelineError) -> Int {
+    private static func measureLatency(format: ResamplingFormat, converter: Converter) throws(AudioPipelineError) -> Int
+    {
         let probe = try makeState(converter, channels: 1)
         defer { src_delete(probe) }
         let inFrames = Swift.max(4096, format.inputRate.hz / 4)
@@ -111,7 +113,9 @@ public final class LibSampleRateResampler: Resampler {
     }
 
     /// `consumed`/`produced` in frames.
-    public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) -> ProcessResult {
+    public func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>)
+        -> ProcessResult
+    {
         let ch = format.channels
         if converter == .linear && inputFrames == 0 && input.count >= ch {
             if !firstFrameHeld {
@@ -134,7 +138,9 @@ public final class LibSampleRateResampler: Resampler {
         return processDirect(input, into: output)
     }
 
-    private func processDirect(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>) -> ProcessResult {
+    private func processDirect(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>)
+        -> ProcessResult
+    {
         let ch = format.channels
         let outCap = output.count / ch
         guard outCap > 0, let out = output.baseAddress else { return ProcessResult(consumed: 0, produced: 0) }
@@ -164,7 +170,9 @@ public final class LibSampleRateResampler: Resampler {
         let emit = Swift.min(total, allowed)
         let excess = total - emit
         if excess > 0 {
-            precondition(pendingCount + excess <= pendingCapacity, "libsamplerate ran ahead of the length rule by \(excess) frames")
+            precondition(
+                pendingCount + excess <= pendingCapacity,
+                "libsamplerate ran ahead of the length rule by \(excess) frames")
             // Excess frames come after any pending frames that did not fit the output.
             (pending + excess * ch).update(from: pending, count: pendingCount * ch)
             pending.update(from: out + emit * ch, count: excess * ch)

@@ -81,7 +81,9 @@ public func runTool(
 public func toolExists(_ tool: String) -> Bool { (try? runTool("/usr/bin/env", ["which", tool]))?.status == 0 }
 
 /// Reads a whole file as interleaved floats.
-public func readAllFloats(_ path: String, raw: RawFormat? = nil, block: Int = 4096) throws -> (AudioFileDescription, [Float]) {
+public func readAllFloats(_ path: String, raw: RawFormat? = nil, block: Int = 4096) throws -> (
+    AudioFileDescription, [Float]
+) {
     let r = try AudioFileReader(path: path, raw: raw)
     var all: [Float] = []
     var buf = [Float](repeating: 0, count: block * r.format.channels)
@@ -121,7 +123,9 @@ public protocol AudioSinkUnderTest {
 
 /// Writes 10 001 random frames to `sink` in uneven blocks (1, 999, 4096, the rest) and returns what
 /// was written: PCM16, or floats that are not all on the PCM grid.
-public func writeRandomFrames(to sink: some AudioSinkUnderTest, encoding: SampleEncoding, channels: Int) throws -> (pcm: [Int16], floats: [Float]) {
+public func writeRandomFrames(to sink: some AudioSinkUnderTest, encoding: SampleEncoding, channels: Int) throws -> (
+    pcm: [Int16], floats: [Float]
+) {
     let frames = 10_001
     var g = SystemRandomNumberGenerator()
     let pcm: [Int16] = (0..<frames * channels).map { _ in Int16.random(in: .min ... .max, using: &g) }
@@ -140,8 +144,10 @@ public func writeRandomFrames(to sink: some AudioSinkUnderTest, encoding: Sample
 }
 
 /// Reads `path` back and describes the first difference from what was written (nil: identical).
-public func readBackDifference(_ path: String, written: (pcm: [Int16], floats: [Float]), type: OutputFileType,
-                               encoding: SampleEncoding, format: StreamFormat) throws -> String? {
+public func readBackDifference(
+    _ path: String, written: (pcm: [Int16], floats: [Float]), type: OutputFileType,
+    encoding: SampleEncoding, format: StreamFormat
+) throws -> String? {
     let raw = type == .raw ? RawFormat(format: format, encoding: encoding) : nil
     if encoding == .pcm16 { return firstDifference(try readAllInt16(path, raw: raw), written.pcm) }
     return firstDifference(try readAllFloats(path, raw: raw).1, written.floats)

@@ -9,7 +9,8 @@ import _AudioPipelineTestSupport
     /// Files made by sox (an independent writer) in every container the issue names.
     static let soxFormats: [(ext: String, container: String, encodingArgs: [String], lossy: Bool)] = [
         ("wav", "wav", ["-b", "16"], false), ("flac", "flac", ["-b", "16"], false), ("ogg", "ogg", [], true),
-        ("aiff", "aiff", ["-b", "16"], false), ("caf", "caf", ["-b", "16"], false), ("w64", "w64", ["-b", "16"], false),
+        ("aiff", "aiff", ["-b", "16"], false), ("caf", "caf", ["-b", "16"], false),
+        ("w64", "w64", ["-b", "16"], false),
         ("wav", "wav", ["-e", "floating-point", "-b", "32"], false), ("aiff", "aiff", ["-b", "24"], false),
     ]
 
@@ -18,7 +19,11 @@ import _AudioPipelineTestSupport
         let f = Self.soxFormats[index]
         let dir = TempDir()
         let path = dir.file("tone.\(f.ext)")
-        try #require(try run("sox", ["-n", "-r", "22050", "-c", "2"] + f.encodingArgs + [path, "synth", "1", "sine", "440", "gain", "-6"]) == 0)
+        try #require(
+            try run(
+                "sox",
+                ["-n", "-r", "22050", "-c", "2"] + f.encodingArgs + [path, "synth", "1", "sine", "440", "gain", "-6"])
+                == 0)
         let (desc, samples) = try readAllFloats(path)
         #expect(desc.container == f.container)
         #expect(desc.format.sampleRate.hz == 22050)
@@ -32,7 +37,9 @@ import _AudioPipelineTestSupport
     @Test func readsRF64WrittenByLibsndfile() throws {
         let dir = TempDir()
         let path = dir.file("x.rf64")
-        var info = SF_INFO(frames: 0, samplerate: 8000, channels: 1, format: Int32(SF_FORMAT_RF64 | SF_FORMAT_PCM_16), sections: 0, seekable: 0)
+        var info = SF_INFO(
+            frames: 0, samplerate: 8000, channels: 1, format: Int32(SF_FORMAT_RF64 | SF_FORMAT_PCM_16), sections: 0,
+            seekable: 0)
         let h = try #require(sf_open(path, Int32(SFM_WRITE), &info))
         let data: [Int16] = (0..<800).map { Int16($0 * 40 - 16000) }
         _ = data.withUnsafeBufferPointer { sf_writef_short(h, $0.baseAddress, 800) }
@@ -46,7 +53,9 @@ import _AudioPipelineTestSupport
         let dir = TempDir()
         let path = dir.file("x.raw")
         let data: [Int16] = [0, 1, -1, 32767, -32768, 1234]
-        try #require(FileManager.default.createFile(atPath: path, contents: data.withUnsafeBytes { Data($0) }), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: path, contents: data.withUnsafeBytes { Data($0) }),
+            "writing a test fixture")
         let raw = RawFormat(format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1), encoding: .pcm16)
         #expect(try readAllInt16(path, raw: raw) == data)
         let (desc, floats) = try readAllFloats(path, raw: raw)
@@ -78,26 +87,34 @@ import _AudioPipelineTestSupport
             }
         }
         expectError(dir.file("missing.wav"), .inputUnavailable, "no such file")
-        try #require(FileManager.default.createFile(atPath: dir.file("empty.wav"), contents: Data()), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: dir.file("empty.wav"), contents: Data()), "writing a test fixture")
         expectError(dir.file("empty.wav"), .invalidData, "empty")
-        try #require(FileManager.default.createFile(atPath: dir.file("text.wav"), contents: Data("hello, not audio\n".utf8)), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: dir.file("text.wav"), contents: Data("hello, not audio\n".utf8)),
+            "writing a test fixture")
         expectError(dir.file("text.wav"), .invalidData, "decode")
         let sample = try Data(contentsOf: URL(fileURLWithPath: repositoryRoot + "/samples/mic-16k-pcm16-mono.wav"))
-        try #require(FileManager.default.createFile(atPath: dir.file("trunc.wav"), contents: sample.prefix(30)), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: dir.file("trunc.wav"), contents: sample.prefix(30)),
+            "writing a test fixture")
         expectError(dir.file("trunc.wav"), .invalidData, "decode")
         expectError(dir.path, .inputUnavailable, "directory")
         // A header declaring 0 channels.
         var zero = sample.prefix(44)
         zero[22] = 0
         zero[23] = 0
-        try #require(FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44)), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44)),
+            "writing a test fixture")
         expectError(dir.file("zero.wav"), .invalidData, "channel count is zero")
     }
 }
 
 @Suite struct WritingRoundTrips {
     static let cases: [(OutputFileType, SampleEncoding, Int)] = [
-        (.wav, .pcm16, 1), (.wav, .pcm16, 2), (.wav, .float32, 2), (.flac, .pcm16, 1), (.flac, .pcm16, 2), (.raw, .pcm16, 1),
+        (.wav, .pcm16, 1), (.wav, .pcm16, 2), (.wav, .float32, 2), (.flac, .pcm16, 1), (.flac, .pcm16, 2),
+        (.raw, .pcm16, 1),
         (.raw, .float32, 3),
     ]
 
@@ -117,9 +134,15 @@ import _AudioPipelineTestSupport
 
     @Test func refusesWhatCannotBeWritten() throws {
         let f = try StreamFormat(sampleRate: SampleRate(8000), channels: 1)
-        #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/tmp/x.flac", type: .flac, encoding: .float32, format: f) }
-        #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/no/such/dir/x.wav", type: .wav, encoding: .pcm16, format: f) }
-        #expect(throws: AudioPipelineError.self) { _ = try AudioFileWriter(path: "/tmp/x.wav", type: .wav, encoding: .pcm24, format: f) }
+        #expect(throws: AudioPipelineError.self) {
+            _ = try AudioFileWriter(path: "/tmp/x.flac", type: .flac, encoding: .float32, format: f)
+        }
+        #expect(throws: AudioPipelineError.self) {
+            _ = try AudioFileWriter(path: "/no/such/dir/x.wav", type: .wav, encoding: .pcm16, format: f)
+        }
+        #expect(throws: AudioPipelineError.self) {
+            _ = try AudioFileWriter(path: "/tmp/x.wav", type: .wav, encoding: .pcm24, format: f)
+        }
     }
 }
 

@@ -30,7 +30,9 @@ import _AudioPipelineTestSupport
         let dir = TempDir()
         let path = dir.file("lsf.wav")
         let xs = Self.input()
-        let w = try AudioFileWriter(path: path, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1))
+        let w = try AudioFileWriter(
+            path: path, type: .wav, encoding: .pcm16,
+            format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1))
         w.setLibsndfileClipping(true)
         try xs.withUnsafeBufferPointer { try w.write($0) }
         try w.commit()
@@ -42,9 +44,13 @@ import _AudioPipelineTestSupport
             let s = Self.scaled(xs[i])
             let frac = s - s.rounded(.down)
             let d = Int(mine[i]) - Int(theirs[i])
-            if frac < 0.5 { if d == 0 { agreeBelowHalf += 1 } else { bad += 1 } }
-            else if frac > 0.5 { if d == 1 { oneAboveHalf += 1 } else { bad += 1 } }
-            else if d != 0 && d != 1 { bad += 1 }  // exact tie: ours goes to even
+            if frac < 0.5 {
+                if d == 0 { agreeBelowHalf += 1 } else { bad += 1 }
+            } else if frac > 0.5 {
+                if d == 1 { oneAboveHalf += 1 } else { bad += 1 }
+            } else if d != 0 && d != 1 {
+                bad += 1
+            }  // exact tie: ours goes to even
             if abs(xs[i]) >= 1 { #expect(d == 0, "saturation of \(xs[i])") }
         }
         #expect(bad == 0)
@@ -59,7 +65,9 @@ import _AudioPipelineTestSupport
         let dir = TempDir()
         let xs = Self.input()
         let src = dir.file("f32.wav"), dst = dir.file("s16.wav")
-        let w = try AudioFileWriter(path: src, type: .wav, encoding: .float32, format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1))
+        let w = try AudioFileWriter(
+            path: src, type: .wav, encoding: .float32,
+            format: try StreamFormat(sampleRate: SampleRate(16000), channels: 1))
         try xs.withUnsafeBufferPointer { try w.write($0) }
         try w.commit()
         try #require(try run("sox", ["-D", src, "-b", "16", "-e", "signed-integer", dst]) == 0)

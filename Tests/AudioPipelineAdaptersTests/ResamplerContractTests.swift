@@ -7,7 +7,9 @@ import _AudioPipelineTestSupport
 /// The streaming contract, run against every backend (native presets and every libsamplerate
 /// converter).
 @Suite struct ResamplerContract {
-    static let ratios: [(Int, Int)] = [(48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000), (8000, 48000), (48000, 8000)]
+    static let ratios: [(Int, Int)] = [
+        (48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000), (8000, 48000), (48000, 8000),
+    ]
 
     static func signal(_ n: Int, channels: Int = 1) -> [Float] {
         (0..<n * channels).map { i in Float(sin(Double(i / channels) * 0.031 + Double(i % channels))) * 0.5 }

@@ -10,7 +10,8 @@ extension AudioOutput: AudioSinkUnderTest {}
 /// Every audio file a job writes goes through `AudioOutput`: complete or not at all.
 @Suite struct AudioOutputs {
     static let cases: [(OutputFileType, SampleEncoding, Int)] = [
-        (.wav, .pcm16, 1), (.wav, .pcm16, 2), (.wav, .float32, 2), (.flac, .pcm16, 1), (.flac, .pcm16, 2), (.raw, .pcm16, 1),
+        (.wav, .pcm16, 1), (.wav, .pcm16, 2), (.wav, .float32, 2), (.flac, .pcm16, 1), (.flac, .pcm16, 2),
+        (.raw, .pcm16, 1),
         (.raw, .float32, 3),
     ]
 
@@ -30,9 +31,12 @@ extension AudioOutput: AudioSinkUnderTest {}
     @Test func anUncommittedWriterLeavesNothingAndKeepsTheOldFile() throws {
         let dir = TempDir()
         let target = dir.file("keep.wav")
-        try #require(FileManager.default.createFile(atPath: target, contents: Data("precious".utf8)), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: target, contents: Data("precious".utf8)), "writing a test fixture")
         do {
-            let w = try AudioOutput(path: target, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
+            let w = try AudioOutput(
+                path: target, type: .wav, encoding: .pcm16,
+                format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
             try [Int16](repeating: 1, count: 100).withUnsafeBufferPointer { try w.write($0) }
             #expect(dir.contents.count == 2, "temporary file beside the target while writing")
         }
@@ -43,7 +47,9 @@ extension AudioOutput: AudioSinkUnderTest {}
     /// A special file is written in place, never renamed over (as root, a rename would replace the
     /// device with a regular file).
     @Test func writesDevicesInPlace() throws {
-        let w = try AudioOutput(path: "/dev/null", type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
+        let w = try AudioOutput(
+            path: "/dev/null", type: .wav, encoding: .pcm16,
+            format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
         try [Int16](repeating: 1, count: 100).withUnsafeBufferPointer { try w.write($0) }
         try w.commit()
         var st = stat()
@@ -54,7 +60,9 @@ extension AudioOutput: AudioSinkUnderTest {}
     @Test func longNamesStillGetATemporaryFile() throws {
         let dir = TempDir()
         let name = String(repeating: "n", count: 251) + ".wav"
-        let w = try AudioOutput(path: dir.file(name), type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
+        let w = try AudioOutput(
+            path: dir.file(name), type: .wav, encoding: .pcm16,
+            format: try StreamFormat(sampleRate: SampleRate(8000), channels: 1))
         try w.commit()
         #expect(dir.contents == [name])
     }

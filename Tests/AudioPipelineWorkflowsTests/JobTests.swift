@@ -16,13 +16,19 @@ let samples = repositoryRoot + "/samples/"
         o.channels = 1
         var seen: [JobProgress] = []
         let r = try FileConverter.convert(
-            input: samples + "phone-capture-48k-f32-stereo.wav", output: dir.file("m.wav"), options: o) { seen.append($0) }
-        let inFrames = try #require(try AudioFileReader(path: samples + "phone-capture-48k-f32-stereo.wav").description.frames)
+            input: samples + "phone-capture-48k-f32-stereo.wav", output: dir.file("m.wav"), options: o
+        ) { seen.append($0) }
+        let inFrames = try #require(
+            try AudioFileReader(path: samples + "phone-capture-48k-f32-stereo.wav").description.frames)
         #expect(r.framesIn == inFrames && r.framesOut == (inFrames + 2) / 3)
-        #expect(r.inputFormat == ConvertReport.Format(container: "wav", encoding: "float32", sampleRate: 48_000, channels: 2))
+        #expect(
+            r.inputFormat
+                == ConvertReport.Format(container: "wav", encoding: "float32", sampleRate: 48_000, channels: 2))
         #expect(r.outputFormat == ConvertReport.Format(type: "wav", encoding: "pcm16", sampleRate: 16_000, channels: 1))
         #expect(r.resampler == "native-high" && r.resamplerLatencyFrames > 0)
-        #expect(seen.last == JobProgress(done: inFrames, total: inFrames, unit: .frames(rate: 48_000)), "progress comes with its total")
+        #expect(
+            seen.last == JobProgress(done: inFrames, total: inFrames, unit: .frames(rate: 48_000)),
+            "progress comes with its total")
         #expect(dir.contents == ["m.wav"])
         // The report round-trips through its JSON.
         let back = try JSONDecoder().decode(ConvertReport.self, from: Data(try ReportJSON.encode(r).utf8))
@@ -36,7 +42,9 @@ let samples = repositoryRoot + "/samples/"
         #expect(throws: AudioPipelineError.self) {
             try FileConverter.convert(input: dir.file("a.wav"), output: dir.file("b.wav"), options: ConvertOptions())
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: dir.file("a.wav"))) == Data(contentsOf: URL(fileURLWithPath: samples + "mic-16k-pcm16-mono.wav")))
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: dir.file("a.wav")))
+                == Data(contentsOf: URL(fileURLWithPath: samples + "mic-16k-pcm16-mono.wav")))
     }
 }
 
@@ -83,7 +91,8 @@ let samples = repositoryRoot + "/samples/"
         try rows.write(toFile: dir.file("t.csv"), atomically: true, encoding: .utf8)
         let packets = try ArrivalTrace.readPackets(path: dir.file("t.csv"))
         let settings = JitterSettings()
-        let result = try JitterSimulation(configuration: try settings.configuration(sampleRate: 24_000)).run(packets: packets, flushes: [])
+        let result = try JitterSimulation(configuration: try settings.configuration(sampleRate: 24_000)).run(
+            packets: packets, flushes: [])
         #expect(result.statistics.packetsReceived == 50 && result.statistics.samplesLate == 0)
         let played = Dictionary(grouping: result.rows, by: \.sequence).mapValues { $0.reduce(0) { $0 + $1.lengthMs } }
         #expect(played.count == 50 && played.values.allSatisfy { abs($0 - 20) < 1e-6 }, "every packet played whole")
@@ -94,14 +103,17 @@ let samples = repositoryRoot + "/samples/"
 
     @Test func playsACapturedSessionInProcess() throws {
         let dir = TempDir()
-        let r = try JitterPlayback.play(input: samples + "agent-session.jsonl", output: dir.file("h.wav"), options: DeframeOptions(),
-                                        settings: JitterSettings())
+        let r = try JitterPlayback.play(
+            input: samples + "agent-session.jsonl", output: dir.file("h.wav"), options: DeframeOptions(),
+            settings: JitterSettings())
         #expect(r.run.interruptions == 1 && r.metrics.flushes == 1 && r.run.rate == 24_000)
         #expect(abs(Double(try readAllInt16(dir.file("h.wav")).count) / 24_000 - r.run.outputSeconds) < 1e-9)
     }
 
     @Test func settingsOutOfRangeNameTheOption() throws {
-        for (path, value) in [(\JitterSettings.holeWaitMs, 1e300), (\.maxStallMs, .nan), (\.marginMs, .infinity)] as [(WritableKeyPath<JitterSettings, Double?>, Double)] {
+        for (path, value) in [(\JitterSettings.holeWaitMs, 1e300), (\.maxStallMs, .nan), (\.marginMs, .infinity)]
+            as [(WritableKeyPath<JitterSettings, Double?>, Double)]
+        {
             var s = JitterSettings()
             s[keyPath: path] = value
             #expect(throws: AudioPipelineError.self) { try s.validate() }
@@ -120,14 +132,18 @@ let samples = repositoryRoot + "/samples/"
             try FileManager.default.copyItem(atPath: samples + "bargein-mic-16k.wav", toPath: dir.file("c/\(n).wav"))
             try "2.54\t4.65\tspeech\n".write(toFile: dir.file("c/\(n).txt"), atomically: true, encoding: .utf8)
         }
-        var o = VADTuneOptions(audioDirectory: dir.file("c"), labelDirectory: dir.file("c"), reportDirectory: dir.file("rep"))
+        var o = VADTuneOptions(
+            audioDirectory: dir.file("c"), labelDirectory: dir.file("c"), reportDirectory: dir.file("rep"))
         o.grid = VADGrid(axes: [("enter_db", [8, 10]), ("hangover_ms", [100])])
         var notes: [String] = []
         let s = try VADTuner.tune(o, notes: { notes.append($0) })
-        #expect(s.files == 3 && s.settings == 2 && s.qualified == 2 && notes.contains("3 files (0 with a reference), 2 settings"))
+        #expect(
+            s.files == 3 && s.settings == 2 && s.qualified == 2
+                && notes.contains("3 files (0 with a reference), 2 settings"))
         let best = try VADConfigurationFile.read(dir.file("rep/best.json"))
         #expect(best.enterThreshold == s.best["enter_db"])
-        let script = "import csv,sys\nrows=list(csv.reader(open(sys.argv[1])))\nprint(len(rows), set(map(len,rows)), [r[0] for r in rows[1:]])"
+        let script =
+            "import csv,sys\nrows=list(csv.reader(open(sys.argv[1])))\nprint(len(rows), set(map(len,rows)), [r[0] for r in rows[1:]])"
         let py = try runTool("/usr/bin/env", ["python3", "-c", script, dir.file("rep/per-file.csv")])
         #expect(py.status == 0, "\(py.err)")
         #expect(py.out.hasPrefix("4 {14}"), "\(py.out)")
@@ -135,11 +151,14 @@ let samples = repositoryRoot + "/samples/"
         // Plots exist under URL-safe names, and the page links them.
         let page = try String(contentsOfFile: dir.file("rep/index.html"), encoding: .utf8)
         let plots = try FileManager.default.contentsOfDirectory(atPath: dir.file("rep/plots"))
-        #expect(plots.count == 3 && plots.allSatisfy { p in p.allSatisfy { $0.isASCII && !" ,\"".contains($0) } && page.contains(p) })
+        #expect(
+            plots.count == 3
+                && plots.allSatisfy { p in p.allSatisfy { $0.isASCII && !" ,\"".contains($0) } && page.contains(p) })
     }
 
     @Test func aGridTooLargeIsRefusedBeforeAnythingIsBuilt() throws {
-        let grid = VADGrid(axes: VADConfiguration.parameterNames.prefix(5).map { ($0, Array(stride(from: 0.0, to: 39, by: 1))) })
+        let grid = VADGrid(
+            axes: VADConfiguration.parameterNames.prefix(5).map { ($0, Array(stride(from: 0.0, to: 39, by: 1))) })
         #expect(throws: AudioPipelineError.self) { try VADSweep.settings(base: VADConfiguration(), grid: grid) }
     }
 
@@ -149,7 +168,8 @@ let samples = repositoryRoot + "/samples/"
         o.reference = samples + "bargein-mic-16k.ref.wav"
         o.format = .json
         let r = try VADDetector.detect(input: samples + "bargein-mic-16k.wav", output: dir.file("v.json"), options: o)
-        let back = try JSONDecoder().decode(VADDetectReport.self, from: Data(contentsOf: URL(fileURLWithPath: dir.file("v.json"))))
+        let back = try JSONDecoder().decode(
+            VADDetectReport.self, from: Data(contentsOf: URL(fileURLWithPath: dir.file("v.json"))))
         #expect(back == r && !r.segments.isEmpty && r.configuration["enter_db"] == 10)
     }
 }

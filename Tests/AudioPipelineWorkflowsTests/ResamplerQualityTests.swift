@@ -7,11 +7,14 @@ import _AudioPipelineTestSupport
 
 /// The quality targets of the native presets, from the FFTW analyser's measurements.
 @Suite struct ResamplerQualityTargets {
-    static let ratios: [(Int, Int)] = [(48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000), (8000, 48000), (48000, 8000)]
+    static let ratios: [(Int, Int)] = [
+        (48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000), (8000, 48000), (48000, 8000),
+    ]
 
     static func measure(_ choice: ResamplerChoice, _ ratio: (Int, Int)) throws -> ResamplerQuality {
         let f = try ResamplingFormat(from: SampleRate(ratio.0), to: SampleRate(ratio.1))
-        return try ResamplerAnalyzer.analyze({ () throws(AudioPipelineError) in try choice.make(f) }, measureSpeed: false)
+        return try ResamplerAnalyzer.analyze(
+            { () throws(AudioPipelineError) in try choice.make(f) }, measureSpeed: false)
     }
 
     @Test(arguments: ratios)
@@ -32,7 +35,8 @@ import _AudioPipelineTestSupport
         let q = try Self.measure(.nativeFast, ratio)
         #expect(q.worstToneSNRdB >= 90)
         #expect(q.worstLeakageDBFS <= -90)
-        let high = try PolyphaseResampler(format: ResamplingFormat(from: SampleRate(ratio.0), to: SampleRate(ratio.1)), preset: .high)
+        let high = try PolyphaseResampler(
+            format: ResamplingFormat(from: SampleRate(ratio.0), to: SampleRate(ratio.1)), preset: .high)
         #expect(q.latencyFrames < high.latency)
     }
 
@@ -56,7 +60,14 @@ import _AudioPipelineTestSupport
         let speech = dir.file("lp.wav")
         let edge = Int(0.4 * Double(min(ratio.0, ratio.1)))
         let src = repositoryRoot + "/samples/phone-capture-48k-f32-stereo.wav"
-        try #require(try runTool("/usr/bin/env", ["sox", src, "-c", "1", "-r", "\(ratio.0)", "-e", "floating-point", "-b", "32", speech, "sinc", "-a", "150", "-\(edge - 400)", "-t", "400"]).status == 0)
+        try #require(
+            try runTool(
+                "/usr/bin/env",
+                [
+                    "sox", src, "-c", "1", "-r", "\(ratio.0)", "-e", "floating-point", "-b", "32", speech, "sinc", "-a",
+                    "150", "-\(edge - 400)", "-t", "400",
+                ]
+            ).status == 0)
         let (_, x) = try readAllFloats(speech)
         let f = try ResamplingFormat(from: SampleRate(ratio.0), to: SampleRate(ratio.1))
         var native = try ResamplerChoice.nativeHigh.make(f), best = try ResamplerChoice.srcBest.make(f)

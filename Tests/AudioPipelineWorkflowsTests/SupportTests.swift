@@ -111,7 +111,9 @@ import _AudioPipelineTestSupport
         let again = try ReportDirectory(path: dir.file("rep"))
         try again.write("c.txt", "c")
         try again.publish()
-        #expect(dir.contents == ["rep"] && !FileManager.default.fileExists(atPath: dir.file("rep/sub")), "the old report is replaced")
+        #expect(
+            dir.contents == ["rep"] && !FileManager.default.fileExists(atPath: dir.file("rep/sub")),
+            "the old report is replaced")
     }
 
     @Test func writesToAFullDiskAreErrors() throws {

@@ -5,7 +5,10 @@ import _AudioPipelineTestSupport
 
 @Suite struct AnalyzeResamplerCommand {
     @Test func reportsTheMeasurementsAsJSON() throws {
-        let r = try CLI.run(["analyze", "resampler", "--from", "48000", "--to", "16000", "--resampler", "native-high", "--json", "--no-speed"])
+        let r = try CLI.run([
+            "analyze", "resampler", "--from", "48000", "--to", "16000", "--resampler", "native-high", "--json",
+            "--no-speed",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let arr = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])
         let q = try #require(arr.first)
@@ -23,8 +26,10 @@ import _AudioPipelineTestSupport
     }
 
     @Test func badConfigurations() throws {
-        for args in [["--from", "0", "--to", "16000"], ["--from", "48000", "--to", "900000"], ["--from=-5", "--to", "16000"],
-                     ["--from", "16000", "--to", "16000"], ["--from", "48000", "--to", "16000", "--resampler", "sox"]] {
+        for args in [
+            ["--from", "0", "--to", "16000"], ["--from", "48000", "--to", "900000"], ["--from=-5", "--to", "16000"],
+            ["--from", "16000", "--to", "16000"], ["--from", "48000", "--to", "16000", "--resampler", "sox"],
+        ] {
             let r = try CLI.run(["analyze", "resampler"] + args)
             #expect(r.status == 64, "\(args): \(r.stderr)")
             #expect(!r.stderr.isEmpty)

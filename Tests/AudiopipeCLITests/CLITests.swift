@@ -22,7 +22,8 @@ struct CLI {
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
             dir.deleteLastPathComponent()
         }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         return root.appendingPathComponent(".build/debug/audiopipe").path
     }()
 
@@ -46,7 +47,8 @@ struct CLI {
     }
 }
 
-let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
 let phone = root + "/samples/phone-capture-48k-f32-stereo.wav"
 let mic = root + "/samples/mic-16k-pcm16-mono.wav"
 let flac = root + "/samples/music-style-44k1-stereo.flac"
@@ -96,7 +98,8 @@ final class Scratch {
 
     @Test func badFilesFailOneByOneWithTheirNames() throws {
         let s = Scratch()
-        try #require(FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data()), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data()), "writing a test fixture")
         let r = try CLI.run(["info", mic, s.file("empty.wav"), s.file("missing.wav")])
         #expect(r.status == 65, "first failure decides: empty file is bad data")
         #expect(r.text.contains("mic-16k"), "good files are still described")
@@ -112,7 +115,9 @@ final class Scratch {
         let r = try CLI.run(["convert", phone, out, "--rate", "16000", "--channels", "1"])
         #expect(r.status == 0, "\(r.stderr)")
         let reader = try AudioFileReader(path: out)
-        #expect(reader.format.sampleRate.hz == 16000 && reader.format.channels == 1 && reader.description.encoding == "pcm16")
+        #expect(
+            reader.format.sampleRate.hz == 16000 && reader.format.channels == 1
+                && reader.description.encoding == "pcm16")
         let inFrames = try #require(try AudioFileReader(path: phone).description.frames)
         #expect(reader.description.frames == (inFrames + 2) / 3, "ceil(n / 3)")
         #expect(s.contents == ["mic16k.wav"], "no temporary file left")
@@ -132,7 +137,8 @@ final class Scratch {
     @Test func iosModeMatchesTheIOSCodeOnARealFile() throws {
         let s = Scratch()
         let out = s.file("ios.wav")
-        #expect(try CLI.run(["convert", phone, out, "--channels", "1", "--channel", "1", "--compat", "ios"]).status == 0)
+        #expect(
+            try CLI.run(["convert", phone, out, "--channels", "1", "--channel", "1", "--compat", "ios"]).status == 0)
         // Oracle: left channel of the float file through the iOS expression.
         let src = try AudioFileReader(path: phone)
         var f = [Float](repeating: 0, count: 2 * 200_000)
@@ -197,7 +203,9 @@ final class Scratch {
 
     @Test func jsonReport() throws {
         let s = Scratch()
-        let r = try CLI.run(["convert", flac, s.file("o.wav"), "-r", "16000", "-c", "1", "--json", "--resampler", "src-medium"])
+        let r = try CLI.run([
+            "convert", flac, s.file("o.wav"), "-r", "16000", "-c", "1", "--json", "--resampler", "src-medium",
+        ])
         let o = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
         #expect(o["framesIn"] as? Int == 110_250)
         #expect(o["framesOut"] as? Int == 40_000)
@@ -207,7 +215,9 @@ final class Scratch {
 
 @Suite struct ConvertBadInput {
     /// Runs a failing conversion and checks: exit code, one line naming `names`, no output left.
-    func expectFailure(_ args: [String], status: Int32, names: String, says: String, in s: Scratch, keeps existing: [String] = []) throws {
+    func expectFailure(
+        _ args: [String], status: Int32, names: String, says: String, in s: Scratch, keeps existing: [String] = []
+    ) throws {
         let r = try CLI.run(["convert"] + args)
         #expect(r.status == status, "\(args): \(r.stderr)")
         let lines = r.stderr.split(separator: "\n")
@@ -221,15 +231,25 @@ final class Scratch {
         let s = Scratch()
         let out = s.file("out.wav")
         try expectFailure([s.file("nope.wav"), out], status: 66, names: "nope.wav", says: "no such file", in: s)
-        try #require(FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data()), "writing a test fixture")
-        try expectFailure([s.file("empty.wav"), out], status: 65, names: "empty.wav", says: "empty", in: s, keeps: ["empty.wav"])
+        try #require(
+            FileManager.default.createFile(atPath: s.file("empty.wav"), contents: Data()), "writing a test fixture")
+        try expectFailure(
+            [s.file("empty.wav"), out], status: 65, names: "empty.wav", says: "empty", in: s, keeps: ["empty.wav"])
         try FileManager.default.removeItem(atPath: s.file("empty.wav"))
         let wav = try Data(contentsOf: URL(fileURLWithPath: mic))
-        try #require(FileManager.default.createFile(atPath: s.file("trunc.wav"), contents: wav.prefix(20)), "writing a test fixture")
-        try expectFailure([s.file("trunc.wav"), out], status: 65, names: "trunc.wav", says: "cannot decode", in: s, keeps: ["trunc.wav"])
+        try #require(
+            FileManager.default.createFile(atPath: s.file("trunc.wav"), contents: wav.prefix(20)),
+            "writing a test fixture")
+        try expectFailure(
+            [s.file("trunc.wav"), out], status: 65, names: "trunc.wav", says: "cannot decode", in: s,
+            keeps: ["trunc.wav"])
         try FileManager.default.removeItem(atPath: s.file("trunc.wav"))
-        try #require(FileManager.default.createFile(atPath: s.file("notes.txt"), contents: Data("not audio at all".utf8)), "writing a test fixture")
-        try expectFailure([s.file("notes.txt"), out], status: 65, names: "notes.txt", says: "cannot decode", in: s, keeps: ["notes.txt"])
+        try #require(
+            FileManager.default.createFile(atPath: s.file("notes.txt"), contents: Data("not audio at all".utf8)),
+            "writing a test fixture")
+        try expectFailure(
+            [s.file("notes.txt"), out], status: 65, names: "notes.txt", says: "cannot decode", in: s,
+            keeps: ["notes.txt"])
     }
 
     @Test func corruptDataPartWayLeavesNoPartialFileAndKeepsTheOldOutput() throws {
@@ -237,8 +257,11 @@ final class Scratch {
         // A FLAC whose audio frames are overwritten with garbage after the header.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: flac))
         for i in 8_000..<bytes.count where i % 3 == 0 { bytes[i] = UInt8(truncatingIfNeeded: i * 7919) }
-        try #require(FileManager.default.createFile(atPath: s.file("bad.flac"), contents: bytes), "writing a test fixture")
-        try #require(FileManager.default.createFile(atPath: s.file("out.wav"), contents: Data("old output".utf8)), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: s.file("bad.flac"), contents: bytes), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: s.file("out.wav"), contents: Data("old output".utf8)),
+            "writing a test fixture")
         let r = try CLI.run(["convert", s.file("bad.flac"), s.file("out.wav")])
         #expect(r.status != 0)
         #expect(r.stderr.contains("bad.flac"), "\(r.stderr)")
@@ -253,15 +276,25 @@ final class Scratch {
         try expectFailure([mic, out, "--rate=-16000"], status: 64, names: "--rate", says: "not positive", in: s)
         try expectFailure([mic, out, "--rate", "800000"], status: 64, names: "--rate", says: "768000", in: s)
         try expectFailure([mic, mic], status: 64, names: "mic-16k-pcm16-mono.wav", says: "output is the input", in: s)
-        try expectFailure([mic, "/no/such/dir/o.wav"], status: 73, names: "/no/such/dir/o.wav", says: "does not exist", in: s)
+        try expectFailure(
+            [mic, "/no/such/dir/o.wav"], status: 73, names: "/no/such/dir/o.wav", says: "does not exist", in: s)
         try expectFailure([mic, s.file("o.flac"), "-e", "float32"], status: 64, names: "o.flac", says: "FLAC", in: s)
         try expectFailure([mic, s.file("o.xyz")], status: 64, names: "o.xyz", says: "output type", in: s)
-        try expectFailure([mic, out, "--channel", "2"], status: 64, names: "mic-16k", says: "channel 2 does not exist", in: s)
-        try expectFailure([phone, out, "--channels", "3"], status: 64, names: "phone-capture", says: "cannot map 2 channels to 3", in: s)
-        try expectFailure([mic, out, "--compat", "ios", "--dither", "tpdf"], status: 64, names: "--dither", says: "ios", in: s)
-        try #require(FileManager.default.createFile(atPath: s.file("x.raw"), contents: Data(count: 100)), "writing a test fixture")
-        try expectFailure([s.file("x.raw"), out], status: 64, names: "x.raw", says: "--in-rate", in: s, keeps: ["x.raw"])
-        try expectFailure([s.file("x.raw"), out, "--in-rate", "16000"], status: 64, names: "--in-channels", says: "raw", in: s, keeps: ["x.raw"])
+        try expectFailure(
+            [mic, out, "--channel", "2"], status: 64, names: "mic-16k", says: "channel 2 does not exist", in: s)
+        try expectFailure(
+            [phone, out, "--channels", "3"], status: 64, names: "phone-capture", says: "cannot map 2 channels to 3",
+            in: s)
+        try expectFailure(
+            [mic, out, "--compat", "ios", "--dither", "tpdf"], status: 64, names: "--dither", says: "ios", in: s)
+        try #require(
+            FileManager.default.createFile(atPath: s.file("x.raw"), contents: Data(count: 100)),
+            "writing a test fixture")
+        try expectFailure(
+            [s.file("x.raw"), out], status: 64, names: "x.raw", says: "--in-rate", in: s, keeps: ["x.raw"])
+        try expectFailure(
+            [s.file("x.raw"), out, "--in-rate", "16000"], status: 64, names: "--in-channels", says: "raw", in: s,
+            keeps: ["x.raw"])
     }
 
     @Test func unwritableDirectory() throws {
@@ -282,14 +315,19 @@ final class Scratch {
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"))
         let s = Scratch()
         let long = s.file("long.wav")
-        try #require(try runTool("/usr/bin/env", ["sox", "-n", "-r", "48000", "-c", "1", long, "synth", "120", "sine", "440", "gain", "-6"]).status == 0)
+        try #require(
+            try runTool(
+                "/usr/bin/env",
+                ["sox", "-n", "-r", "48000", "-c", "1", long, "synth", "120", "sine", "440", "gain", "-6"]
+            ).status == 0)
         let args = ["convert", long, s.file("o.wav"), "-r", "16000", "--resampler", "src-best"]
         let command = ([CLI.binary] + args).joined(separator: " ")
         var env = ProcessInfo.processInfo.environment
         env["TERM"] = "xterm"
         let tty = try runTool("/usr/bin/script", ["-qec", command, "/dev/null"], environment: env)
         #expect(tty.status == 0)
-        #expect(tty.out.contains("realtime") && tty.out.contains("ETA") && tty.out.contains("%"), "\(tty.out.suffix(300))")
+        #expect(
+            tty.out.contains("realtime") && tty.out.contains("ETA") && tty.out.contains("%"), "\(tty.out.suffix(300))")
         let piped = try CLI.run(args)
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("ETA") && !piped.text.contains("ETA"))

@@ -28,7 +28,10 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
 }
 
 @Suite struct FrameDeframeRoundTrip {
-    static let profiles = ["openai-realtime", "gemini-live", "datagrid", "atoms", "deepgram", "custom:" + fixtures + "/custom-profile.json"]
+    static let profiles = [
+        "openai-realtime", "gemini-live", "datagrid", "atoms", "deepgram",
+        "custom:" + fixtures + "/custom-profile.json",
+    ]
 
     /// frame then deframe gives back the PCM bit for bit, for every profile and chunk size.
     @Test(arguments: profiles, [10.0, 20.0, 33.0, 100.0])
@@ -71,9 +74,16 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         let s = Scratch()
         #expect(try CLI.run(["frame", mic, "--profile", "gemini-live", "-o", s.file("g.jsonl")]).status == 0)
         let g = try String(contentsOfFile: s.file("g.jsonl"), encoding: .utf8)
-        #expect(g.hasPrefix(#"{"realtimeInput":{"audio":{"data":""#) && g.contains(#"","mimeType":"audio/pcm;rate=16000"}}}"#))
-        #expect(try CLI.run(["frame", mic, "--profile", "custom:" + fixtures + "/custom-profile.json", "-o", s.file("c.jsonl")]).status == 0)
-        #expect(try String(contentsOfFile: s.file("c.jsonl"), encoding: .utf8).hasPrefix(#"{"kind":"mic","rate":16000,"pcm":""#))
+        #expect(
+            g.hasPrefix(#"{"realtimeInput":{"audio":{"data":""#)
+                && g.contains(#"","mimeType":"audio/pcm;rate=16000"}}}"#))
+        #expect(
+            try CLI.run([
+                "frame", mic, "--profile", "custom:" + fixtures + "/custom-profile.json", "-o", s.file("c.jsonl"),
+            ]).status == 0)
+        #expect(
+            try String(contentsOfFile: s.file("c.jsonl"), encoding: .utf8).hasPrefix(
+                #"{"kind":"mic","rate":16000,"pcm":""#))
     }
 
     @Test func commitAndControlMessages() throws {
@@ -82,13 +92,19 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         #expect(try CLI.run(["convert", mic, src, "-r", "24000"]).status == 0)
         let r = try CLI.run(["frame", src, "--profile", "openai-realtime", "--commit", "-o", s.file("c.jsonl")])
         #expect(r.status == 0)
-        #expect(try String(contentsOfFile: s.file("c.jsonl"), encoding: .utf8).hasSuffix(#"{"type":"input_audio_buffer.commit"}"# + "\n"))
+        #expect(
+            try String(contentsOfFile: s.file("c.jsonl"), encoding: .utf8).hasSuffix(
+                #"{"type":"input_audio_buffer.commit"}"# + "\n"))
         // Under 100 ms of audio: OpenAI rejects the commit, so frame refuses (and writes nothing).
         let short = s.file("short.wav")
         #expect(try CLI.run(["convert", src, short]).status == 0)
         let tiny = s.file("tiny.raw")
-        try #require(FileManager.default.createFile(atPath: tiny, contents: Data(count: 2 * 1200)), "writing a test fixture")  // 50 ms at 24 kHz
-        let refused = try CLI.run(["frame", tiny, "--in-rate", "24000", "--in-channels", "1", "--in-encoding", "pcm16", "--profile", "openai-realtime", "--commit", "-o", s.file("t.jsonl")])
+        try #require(
+            FileManager.default.createFile(atPath: tiny, contents: Data(count: 2 * 1200)), "writing a test fixture")  // 50 ms at 24 kHz
+        let refused = try CLI.run([
+            "frame", tiny, "--in-rate", "24000", "--in-channels", "1", "--in-encoding", "pcm16", "--profile",
+            "openai-realtime", "--commit", "-o", s.file("t.jsonl"),
+        ])
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("100 ms"))
         #expect(!FileManager.default.fileExists(atPath: s.file("t.jsonl")))
@@ -134,12 +150,18 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         let s = Scratch()
         let (r, o) = try deframeJSON([fixtures + "/" + file, "-o", s.file("a.wav")])
         #expect(r.status == 0)
-        #expect(o["profile"] as? String == String(file.split(separator: "-").first!).replacingOccurrences(of: "openai", with: "openai-realtime").replacingOccurrences(of: "gemini", with: "gemini-live"))
+        #expect(
+            o["profile"] as? String
+                == String(file.split(separator: "-").first!).replacingOccurrences(of: "openai", with: "openai-realtime")
+                .replacingOccurrences(of: "gemini", with: "gemini-live"))
     }
 
     @Test func readsTheOlderGeminiMediaChunks() throws {
         let s = Scratch()
-        let (r, o) = try deframeJSON([fixtures + "/gemini-client-legacy.jsonl", "-o", s.file("m.wav"), "--profile", "gemini-live", "--direction", "client"])
+        let (r, o) = try deframeJSON([
+            fixtures + "/gemini-client-legacy.jsonl", "-o", s.file("m.wav"), "--profile", "gemini-live", "--direction",
+            "client",
+        ])
         #expect(r.status == 0)
         #expect(o["rate"] as? Int == 16000)
         #expect(try samples(s.file("m.wav")) == Array(fixtureSamples.prefix(8)))
@@ -156,12 +178,13 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         #expect(try samples(s.file("a.wav")) == fixtureSamples)
         let trace = try String(contentsOfFile: s.file("t.csv"), encoding: .utf8).split(separator: "\n").map(String.init)
         // 4 samples at 24 kHz = 0.1667 ms; arrivals 100, 120, 1000 ms after the first message.
-        #expect(trace == [
-            "seq,send_ms,arrival_ms,duration_ms,media_ms,utt",
-            "0,100.000,100.000,0.167,100.000,0",
-            "1,120.000,120.000,0.167,100.167,0",
-            "2,1000.000,1000.000,0.083,1000.000,1",
-        ])
+        #expect(
+            trace == [
+                "seq,send_ms,arrival_ms,duration_ms,media_ms,utt",
+                "0,100.000,100.000,0.167,100.000,0",
+                "1,120.000,120.000,0.167,100.167,0",
+                "2,1000.000,1000.000,0.083,1000.000,1",
+            ])
         let (c, co) = try deframeJSON([fixtures + "/session.har", "-o", s.file("mic.wav"), "--direction", "client"])
         #expect(c.status == 0)
         #expect(co["rate"] as? Int == 24000)
@@ -180,9 +203,15 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
 
     static let cases: [(String, String)] = [
         (#"{"type":"response.output_audio.delta","response_id":"r","delta":"AAAB"#, "line 2: invalid JSON"),  // truncated
-        (#"{"type":"response.output_audio.delta","delta":"AA!A"}"#, "line 2: invalid base64 audio: invalid character at byte 2"),
+        (
+            #"{"type":"response.output_audio.delta","delta":"AA!A"}"#,
+            "line 2: invalid base64 audio: invalid character at byte 2"
+        ),
         (#"{"type":"response.output_audio.delta","delta":"AAAB"}"#, "line 2: 3 bytes of audio is an odd count"),
-        (#"{"type":"response.output_audio.delta","response_id":"r"}"#, "line 2: response.output_audio.delta has no string \"delta\""),
+        (
+            #"{"type":"response.output_audio.delta","response_id":"r"}"#,
+            "line 2: response.output_audio.delta has no string \"delta\""
+        ),
         ("not json at all", "line 2: invalid JSON"),
     ]
 
@@ -203,8 +232,10 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
     @Test func rateChangeMidStream() throws {
         let s = Scratch()
         let path = s.file("g.jsonl")
-        let a = #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":"AAABAA=="}}]}}}"#
-        let b = #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=16000","data":"AAABAA=="}}]}}}"#
+        let a =
+            #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":"AAABAA=="}}]}}}"#
+        let b =
+            #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=16000","data":"AAABAA=="}}]}}}"#
         try [a, b].joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
         let r = try CLI.run(["deframe", path, "-o", s.file("o.wav")])
         #expect(r.status == 65)
@@ -248,15 +279,20 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
 
     @Test func emptyUndetectableAndAudiolessInputs() throws {
         let s = Scratch()
-        try #require(FileManager.default.createFile(atPath: s.file("e.jsonl"), contents: Data()), "writing a test fixture")
+        try #require(
+            FileManager.default.createFile(atPath: s.file("e.jsonl"), contents: Data()), "writing a test fixture")
         #expect(try CLI.run(["deframe", s.file("e.jsonl"), "-o", s.file("o.wav")]).status == 65)
         try #"{"hello":"world"}"#.write(toFile: s.file("u.jsonl"), atomically: true, encoding: .utf8)
         let u = try CLI.run(["deframe", s.file("u.jsonl"), "-o", s.file("o.wav")])
         #expect(u.status == 65 && u.stderr.contains("--profile"))
-        let none = try CLI.run(["deframe", fixtures + "/openai-server.jsonl", "-o", s.file("o.wav"), "--direction", "client"])
+        let none = try CLI.run([
+            "deframe", fixtures + "/openai-server.jsonl", "-o", s.file("o.wav"), "--direction", "client",
+        ])
         #expect(none.status == 65 && none.stderr.contains("no client audio"))
         #expect(!FileManager.default.fileExists(atPath: s.file("o.wav")))
-        let trace = try CLI.run(["deframe", fixtures + "/openai-server.jsonl", "-o", s.file("o.wav"), "--trace", s.file("t.csv")])
+        let trace = try CLI.run([
+            "deframe", fixtures + "/openai-server.jsonl", "-o", s.file("o.wav"), "--trace", s.file("t.csv"),
+        ])
         #expect(trace.status == 64 && trace.stderr.contains("arrival times"))
     }
 }

@@ -24,43 +24,62 @@ import _AudioPipelineTestSupport
         #expect(r.outputFormat.sampleRate == 16_000 && r.resampler == "native-high")
         let piped = try CLI.run(["convert", mic, "-", "--type", "raw", "--json"])
         let onStderr = try JSONDecoder().decode(ConvertReport.self, from: Data(piped.stderr.utf8))
-        #expect(onStderr.output == "-" && piped.stdout.count == 2 * onStderr.framesOut, "audio on stdout, the report on stderr")
+        #expect(
+            onStderr.output == "-" && piped.stdout.count == 2 * onStderr.framesOut,
+            "audio on stdout, the report on stderr")
     }
 
     @Test func frameAndDeframe() throws {
         let s = Scratch()
         let f = try decode(FrameReport.self, ["frame", mic, "--profile", "gemini-live", "-o", s.file("m.jsonl")])
         #expect(f.profile == "gemini-live" && f.audioMessages > 0)
-        let d = try decode(DeframeReport.self, ["deframe", s.file("m.jsonl"), "-o", s.file("b.wav"), "--direction", "client"])
+        let d = try decode(
+            DeframeReport.self, ["deframe", s.file("m.jsonl"), "-o", s.file("b.wav"), "--direction", "client"])
         #expect(d.audioMessages == f.audioMessages && d.direction == "client")
     }
 
     @Test func jitterSimulateAndPlay() throws {
         let s = Scratch()
-        #expect(try CLI.run(["deframe", root + "/samples/agent-session.jsonl", "-o", s.file("a.wav"), "--trace", s.file("t.csv")]).status == 0)
-        let sim = try decode(JitterSimulationReport.self, ["jitter", "simulate", s.file("t.csv"), "-o", s.file("p.csv")])
+        #expect(
+            try CLI.run([
+                "deframe", root + "/samples/agent-session.jsonl", "-o", s.file("a.wav"), "--trace", s.file("t.csv"),
+            ]).status == 0)
+        let sim = try decode(
+            JitterSimulationReport.self, ["jitter", "simulate", s.file("t.csv"), "-o", s.file("p.csv")])
         #expect(sim.run.packetCount > 0 && sim.metrics.packets == sim.run.packetCount)
-        let play = try decode(JitterPlaybackReport.self, ["jitter", "play", root + "/samples/agent-session.jsonl", "-o", s.file("h.wav")])
+        let play = try decode(
+            JitterPlaybackReport.self, ["jitter", "play", root + "/samples/agent-session.jsonl", "-o", s.file("h.wav")])
         #expect(play.run.interruptions == 1 && play.metrics.flushes == 1)
     }
 
     @Test func vadDetectAndTune() throws {
         let s = Scratch()
-        let d = try decode(VADDetectReport.self, ["vad", "detect", root + "/samples/bargein-mic-16k.wav", "-o", s.file("l.txt")])
+        let d = try decode(
+            VADDetectReport.self, ["vad", "detect", root + "/samples/bargein-mic-16k.wav", "-o", s.file("l.txt")])
         #expect(!d.segments.isEmpty)
         let labelsOnStdout = try CLI.run(["vad", "detect", root + "/samples/bargein-mic-16k.wav", "--json"])
-        #expect(try JSONDecoder().decode(VADDetectReport.self, from: Data(labelsOnStdout.stderr.utf8)).segments == d.segments)
+        #expect(
+            try JSONDecoder().decode(VADDetectReport.self, from: Data(labelsOnStdout.stderr.utf8)).segments
+                == d.segments)
         try FileManager.default.createDirectory(atPath: s.file("c"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: root + "/samples/bargein-mic-16k.wav", toPath: s.file("c/a.wav"))
         try "2.54\t4.65\tspeech\n".write(toFile: s.file("c/a.txt"), atomically: true, encoding: .utf8)
-        let t = try decode(VADTuningSummary.self, ["vad", "tune", "--audio", s.file("c"), "--labels", s.file("c"), "--report", s.file("r"),
-                                                    "--set", "enter_db=8,10"])
+        let t = try decode(
+            VADTuningSummary.self,
+            [
+                "vad", "tune", "--audio", s.file("c"), "--labels", s.file("c"), "--report", s.file("r"),
+                "--set", "enter_db=8,10",
+            ])
         #expect(t.settings == 2 && t.files == 1 && t.best["enter_db"] != nil)
     }
 
     @Test func analyzeResampler() throws {
-        let r = try decode([ResamplerQuality].self, ["analyze", "resampler", "--from", "48000", "--to", "16000",
-                                                     "--resampler", "native-fast", "--no-speed"])
+        let r = try decode(
+            [ResamplerQuality].self,
+            [
+                "analyze", "resampler", "--from", "48000", "--to", "16000",
+                "--resampler", "native-fast", "--no-speed",
+            ])
         #expect(r.count == 1 && r[0].resampler == "native-fast")
     }
 }

@@ -22,7 +22,6 @@ enum EvalKit {
     static var hasVAD: Bool { vad.map { FileManager.default.fileExists(atPath: $0 + "/score.py") } ?? false }
 }
 
-
 /// A playout log row.
 private struct LogRow { var seq: Int; var play, offset, length, out: Double }
 
@@ -49,7 +48,8 @@ private func readLog(_ path: String) throws -> [LogRow] {
         }
         if unsorted { rows.swapAt(10, 11); rows.swapAt(60, 90) }
         let trace = s.file("t.csv"), flush = s.file("t.flush.csv")
-        try! ("seq,send_ms,arrival_ms,duration_ms,media_ms,utt\n" + rows.joined(separator: "\n") + "\n").write(toFile: trace, atomically: true, encoding: .utf8)
+        try! ("seq,send_ms,arrival_ms,duration_ms,media_ms,utt\n" + rows.joined(separator: "\n") + "\n").write(
+            toFile: trace, atomically: true, encoding: .utf8)
         try! "flush_ms,through_utt\n1500.000,0\n".write(toFile: flush, atomically: true, encoding: .utf8)
         return (trace, flush)
     }
@@ -91,7 +91,9 @@ private func readLog(_ path: String) throws -> [LogRow] {
         let a = Self.smallTrace(s), b = Self.smallTrace(u, unsorted: true)
         #expect(try CLI.run(["jitter", "simulate", a.trace, "--flush", a.flush, "-o", s.file("a.csv")]).status == 0)
         #expect(try CLI.run(["jitter", "simulate", b.trace, "--flush", b.flush, "-o", u.file("b.csv")]).status == 0)
-        #expect(try String(contentsOfFile: s.file("a.csv"), encoding: .utf8) == String(contentsOfFile: u.file("b.csv"), encoding: .utf8))
+        #expect(
+            try String(contentsOfFile: s.file("a.csv"), encoding: .utf8)
+                == String(contentsOfFile: u.file("b.csv"), encoding: .utf8))
     }
 
     @Test func findsTheSiblingFlushFile() throws {
@@ -110,7 +112,10 @@ private func readLog(_ path: String) throws -> [LogRow] {
         ("zero duration", header + "0,0,10,0,0,0\n", ":2: duration_ms 0.0 must be positive"),
         ("negative duration", header + "0,0,10,-20,0,0\n", ":2: duration_ms -20.0 must be positive"),
         ("huge duration", header + "0,0,10,1e9,0,0\n", ":2: duration_ms 1000000000.0 is over a minute for one packet"),
-        ("arrival before send", header + "0,0,10,20,0,0\n1,20,15,20,20,0\n", ":3: packet 1 arrives (15.0 ms) before it was sent (20.0 ms)"),
+        (
+            "arrival before send", header + "0,0,10,20,0,0\n1,20,15,20,20,0\n",
+            ":3: packet 1 arrives (15.0 ms) before it was sent (20.0 ms)"
+        ),
         ("missing column", "seq,send_ms,duration_ms\n0,0,20\n", ":1: missing column 'arrival_ms'"),
         ("no rows", header, ": the trace has no packets"),
     ]
@@ -151,9 +156,13 @@ private func readLog(_ path: String) throws -> [LogRow] {
         let s = Scratch()
         for (name, tick) in [("d15_bargein_20", "10"), ("d12_burst_20", "20"), ("d07_ge5_100", "10")] {
             let log = s.file(name + ".log.csv")
-            let r = try CLI.run(["jitter", "simulate", "\(kit)/dev/\(name).csv", "--flush", "\(kit)/dev/\(name).flush.csv", "-o", log, "--tick-ms", tick])
+            let r = try CLI.run([
+                "jitter", "simulate", "\(kit)/dev/\(name).csv", "--flush", "\(kit)/dev/\(name).flush.csv", "-o", log,
+                "--tick-ms", tick,
+            ])
             #expect(r.status == 0, "\(r.stderr)")
-            let score = try runTool("/usr/bin/env", ["python3", "\(kit)/score.py", "score", "\(kit)/dev/\(name).csv", log])
+            let score = try runTool(
+                "/usr/bin/env", ["python3", "\(kit)/score.py", "score", "\(kit)/dev/\(name).csv", log])
             #expect(score.status == 0, "\(score.err)")
             let o = try JSONSerialization.jsonObject(with: Data(score.out.utf8)) as! [String: Any]
             #expect(o["valid"] as? Bool == true, "\(name): \(o["errors"] ?? "")")
@@ -162,7 +171,9 @@ private func readLog(_ path: String) throws -> [LogRow] {
         }
         // Causality through the documented plug-in wrapper.
         let cmd = "AUDIOPIPE=\(CLI.binary) \(repositoryRoot)/scripts/jitter-plugin.sh {trace} {flush} {out} {tick}"
-        let causal = try runTool("/usr/bin/env", ["python3", "\(kit)/score.py", "check-causal", "\(kit)/dev/d15_bargein_20.csv", "--cmd", cmd])
+        let causal = try runTool(
+            "/usr/bin/env",
+            ["python3", "\(kit)/score.py", "check-causal", "\(kit)/dev/d15_bargein_20.csv", "--cmd", cmd])
         #expect(causal.status == 0 && causal.out.contains("causality check: PASS"), "\(causal.out)\(causal.err)")
     }
 }
@@ -177,13 +188,26 @@ private func readLog(_ path: String) throws -> [LogRow] {
         var lines: [String] = []
         func add(_ t: Double, _ message: String) {
             let data = message.replacingOccurrences(of: "\"", with: "\\\"")
-            lines.append("{\"type\":\"receive\",\"time\":\(String(format: "%.3f", t)),\"opcode\":1,\"data\":\"\(data)\"}")
+            lines.append(
+                "{\"type\":\"receive\",\"time\":\(String(format: "%.3f", t)),\"opcode\":1,\"data\":\"\(data)\"}")
         }
         let chunk = (0..<480).map { Int16(8000 * sin(2 * Double.pi * 440 * Double($0) / 24000)) }
-        for k in 0..<18 { add(100 + 0.05 + Double(k) * 0.02, "{\"type\":\"response.output_audio.delta\",\"response_id\":\"r1\",\"delta\":\"\(b64(chunk))\"}") }
+        for k in 0..<18 {
+            add(
+                100 + 0.05 + Double(k) * 0.02,
+                "{\"type\":\"response.output_audio.delta\",\"response_id\":\"r1\",\"delta\":\"\(b64(chunk))\"}")
+        }
         add(100.4, "{\"type\":\"input_audio_buffer.speech_started\"}")
-        for k in 18..<20 { add(100.42 + Double(k - 18) * 0.005, "{\"type\":\"response.output_audio.delta\",\"response_id\":\"r1\",\"delta\":\"\(b64(chunk))\"}") }
-        for k in 0..<25 { add(101.5 + Double(k) * 0.02, "{\"type\":\"response.output_audio.delta\",\"response_id\":\"r2\",\"delta\":\"\(b64(chunk))\"}") }
+        for k in 18..<20 {
+            add(
+                100.42 + Double(k - 18) * 0.005,
+                "{\"type\":\"response.output_audio.delta\",\"response_id\":\"r1\",\"delta\":\"\(b64(chunk))\"}")
+        }
+        for k in 0..<25 {
+            add(
+                101.5 + Double(k) * 0.02,
+                "{\"type\":\"response.output_audio.delta\",\"response_id\":\"r2\",\"delta\":\"\(b64(chunk))\"}")
+        }
         let path = s.file("session.jsonl")
         try! (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         return path
@@ -201,7 +225,8 @@ private func readLog(_ path: String) throws -> [LogRow] {
         let reader = try AudioFileReader(path: s.file("heard.wav"))
         #expect(reader.format.sampleRate.hz == 24_000)
         var audio = [Int16](repeating: 0, count: 24_000 * 4)
-        let got = try audio.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
+        let got = try audio.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p)
+        }
         audio.removeLast(audio.count - got)
         // Output starts at the first arrival's tick (100.05 s → 100.05 s on the tick grid).
         func rms(_ from: Double, _ to: Double) -> Double {

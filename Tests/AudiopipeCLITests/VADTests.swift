@@ -5,7 +5,9 @@ import Testing
 import _AudioPipelineTestSupport
 
 private func writeWAV(_ path: String, _ samples: [Float], rate: Int, channels: Int = 1) throws {
-    let w = try AudioFileWriter(path: path, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: try SampleRate(rate), channels: channels))
+    let w = try AudioFileWriter(
+        path: path, type: .wav, encoding: .pcm16,
+        format: try StreamFormat(sampleRate: try SampleRate(rate), channels: channels))
     try samples.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try w.write(p) }
     try w.commit()
 }
@@ -55,7 +57,9 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let json = try CLI.run(["vad", "detect", s.file("st.wav"), "--format", "json"])
         #expect(json.status == 0)
         let o = try JSONSerialization.jsonObject(with: json.stdout) as! [String: Any]
-        #expect((o["segments"] as! [[String: Double]]).count == 2 && o["sampleRate"] as? Int == 48_000 && o["timeline"] as? String == "streaming")
+        #expect(
+            (o["segments"] as! [[String: Double]]).count == 2 && o["sampleRate"] as? Int == 48_000
+                && o["timeline"] as? String == "streaming")
         let csv = try CLI.run(["vad", "detect", s.file("st.wav"), "--format", "csv", "-o", s.file("st.csv")])
         #expect(csv.status == 0 && csv.stderr.contains("2 segments"))
         #expect(try String(contentsOfFile: s.file("st.csv"), encoding: .utf8).hasPrefix("start,end\n"))
@@ -65,7 +69,8 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let s = Scratch()
         try writeWAV(s.file("silent.wav"), [Float](repeating: 0, count: 48_000), rate: 16_000)
         var rng = SystemRandomNumberGenerator()
-        try writeWAV(s.file("noise.wav"), (0..<80_000).map { _ in Float.random(in: -0.3...0.3, using: &rng) }, rate: 16_000)
+        try writeWAV(
+            s.file("noise.wav"), (0..<80_000).map { _ in Float.random(in: -0.3...0.3, using: &rng) }, rate: 16_000)
         for f in ["silent.wav", "noise.wav"] {
             let r = try CLI.run(["vad", "detect", s.file(f)])
             #expect(r.status == 0 && r.text.isEmpty, "\(f): \(r.text)")
@@ -77,7 +82,9 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let mic = utterances(rate: 16_000)
         try writeWAV(s.file("mic.wav"), mic, rate: 16_000)
         // 48 kHz stereo reference, 1 s shorter than the mic.
-        let ref = (0..<(4 * 48_000)).flatMap { k -> [Float] in let v = Float(0.05 * sin(Double(k) * 0.07)); return [v, v] }
+        let ref = (0..<(4 * 48_000)).flatMap { k -> [Float] in
+            let v = Float(0.05 * sin(Double(k) * 0.07)); return [v, v]
+        }
         try writeWAV(s.file("ref.wav"), ref, rate: 48_000, channels: 2)
         let r = try CLI.run(["vad", "detect", s.file("mic.wav"), "--reference", s.file("ref.wav")])
         #expect(r.status == 0, "\(r.stderr)")
@@ -92,7 +99,9 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         try writeWAV(s.file("x.wav"), utterances(rate: 16_000), rate: 16_000)
         try #"{"enter_db": 10, "hangover": 5}"#.write(toFile: s.file("c.json"), atomically: true, encoding: .utf8)
         let badKey = try CLI.run(["vad", "detect", s.file("x.wav"), "--config", s.file("c.json")])
-        #expect(badKey.status == 65 && badKey.stderr.contains("c.json") && badKey.stderr.contains("unknown VAD parameter 'hangover'"))
+        #expect(
+            badKey.status == 65 && badKey.stderr.contains("c.json")
+                && badKey.stderr.contains("unknown VAD parameter 'hangover'"))
         let range = try CLI.run(["vad", "detect", s.file("x.wav"), "--frame-ms", "15"])
         #expect(range.status == 64 && range.stderr.contains("frame_ms"))
         let unknown = try CLI.run(["vad", "detect", s.file("x.wav"), "--param", "hangover=5"])
@@ -104,7 +113,10 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
     @Test func anyParameterByItsJSONName() throws {
         let s = Scratch()
         try writeWAV(s.file("x.wav"), utterances(rate: 16_000), rate: 16_000)
-        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--format", "json", "--param", "talker_window_s=3", "--param", "exit_average_frames=2"])
+        let r = try CLI.run([
+            "vad", "detect", s.file("x.wav"), "--format", "json", "--param", "talker_window_s=3", "--param",
+            "exit_average_frames=2",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let o = try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
         let c = o["configuration"] as! [String: Double]
@@ -118,10 +130,13 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let audio = s.file("audio"), labels = s.file("labels")
         try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: labels, withIntermediateDirectories: true)
-        for name in ["a", "b", "orphan"] { try writeWAV(audio + "/\(name).wav", utterances(rate: 16_000), rate: 16_000) }
+        for name in ["a", "b", "orphan"] {
+            try writeWAV(audio + "/\(name).wav", utterances(rate: 16_000), rate: 16_000)
+        }
         try writeWAV(audio + "/b.ref.wav", [Float](repeating: 0, count: 16_000 * 5), rate: 16_000)
         for name in ["a", "b", "lonely"] {
-            try "1.000000\t2.000000\tspeech\n3.000000\t3.500000\tspeech\n".write(toFile: labels + "/\(name).txt", atomically: true, encoding: .utf8)
+            try "1.000000\t2.000000\tspeech\n3.000000\t3.500000\tspeech\n".write(
+                toFile: labels + "/\(name).txt", atomically: true, encoding: .utf8)
         }
         return (audio, labels)
     }
@@ -129,12 +144,18 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
     @Test func writesTheBestConfigurationTheSweepAndPlots() throws {
         let s = Scratch()
         let (audio, labels) = try Self.corpus(s)
-        let r = try CLI.run(["vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"),
-                             "--set", "enter_db=6,10", "--set", "hangover_ms=50,100,200"])
+        let r = try CLI.run([
+            "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"),
+            "--set", "enter_db=6,10", "--set", "hangover_ms=50,100,200",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr.contains("skipped \(audio)/orphan.wav: no labels") && r.stderr.contains("lonely.txt: no audio"))
+        #expect(
+            r.stderr.contains("skipped \(audio)/orphan.wav: no labels") && r.stderr.contains("lonely.txt: no audio"))
         #expect(r.stderr.contains("2 files (1 with a reference), 6 settings"))
-        for f in ["best.json", "sweep.csv", "sweep.json", "per-file.csv", "index.html", "f1-vs-threshold.svg", "precision-recall.svg", "plots/a.svg", "plots/b.svg"] {
+        for f in [
+            "best.json", "sweep.csv", "sweep.json", "per-file.csv", "index.html", "f1-vs-threshold.svg",
+            "precision-recall.svg", "plots/a.svg", "plots/b.svg",
+        ] {
             #expect(FileManager.default.fileExists(atPath: s.file("rep/" + f)), "\(f)")
         }
         #expect(try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n").count == 7)
@@ -146,14 +167,20 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
     @Test func objectiveAndFalseAlarmLimitChooseTheWinner() throws {
         let s = Scratch()
         let (audio, labels) = try Self.corpus(s)
-        let r = try CLI.run(["vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"),
-                             "--set", "enter_db=3,6,10,14", "--set", "hangover_ms=0,300", "--objective", "fa"])
+        let r = try CLI.run([
+            "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"),
+            "--set", "enter_db=3,6,10,14", "--set", "hangover_ms=0,300", "--objective", "fa",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
-        let rows = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n").dropFirst()
-        let header = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n")[0].split(separator: ",")
+        let rows = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n")
+            .dropFirst()
+        let header = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n")[0]
+            .split(separator: ",")
         let fa = header.firstIndex(of: "false_alarm")!
         let lowest = rows.map { Double($0.split(separator: ",", omittingEmptySubsequences: false)[fa])! }.min()!
-        let best = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/best.json")))) as! [String: Any]
+        let best =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/best.json"))))
+            as! [String: Any]
         #expect(abs(((best["scores"] as! [String: Any])["false_alarm"] as! Double) - lowest) < 1e-4)
     }
 
@@ -175,47 +202,83 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let all = try FileManager.default.contentsOfDirectory(atPath: kit + "/dev")
         var used: [String] = []
         for prefix in names {
-            guard let wav = all.first(where: { $0.hasPrefix(String(prefix.prefix(4))) && $0.hasSuffix(".wav") && !$0.hasSuffix(".ref.wav") }) else { continue }
+            guard
+                let wav = all.first(where: {
+                    $0.hasPrefix(String(prefix.prefix(4))) && $0.hasSuffix(".wav") && !$0.hasSuffix(".ref.wav")
+                })
+            else { continue }
             let base = String(wav.dropLast(4))
             used.append(base)
-            for ext in [".wav", ".txt", ".ref.wav"] where FileManager.default.fileExists(atPath: "\(kit)/dev/\(base)\(ext)") {
-                try FileManager.default.createSymbolicLink(atPath: "\(dir)/\(base)\(ext)", withDestinationPath: "\(kit)/dev/\(base)\(ext)")
+            for ext in [".wav", ".txt", ".ref.wav"]
+            where FileManager.default.fileExists(atPath: "\(kit)/dev/\(base)\(ext)") {
+                try FileManager.default.createSymbolicLink(
+                    atPath: "\(dir)/\(base)\(ext)", withDestinationPath: "\(kit)/dev/\(base)\(ext)")
             }
         }
         #expect(used.count == 4)
         // score.py takes each item's duration from the manifest (or from soundfile, if installed).
-        try FileManager.default.createSymbolicLink(atPath: "\(dir)/manifest.csv", withDestinationPath: "\(kit)/dev/manifest.csv")
-        let t = try CLI.run(["vad", "tune", "--audio", dir, "--labels", dir, "--report", s.file("rep"), "--set", "enter_db=10"])
+        try FileManager.default.createSymbolicLink(
+            atPath: "\(dir)/manifest.csv", withDestinationPath: "\(kit)/dev/manifest.csv")
+        let t = try CLI.run([
+            "vad", "tune", "--audio", dir, "--labels", dir, "--report", s.file("rep"), "--set", "enter_db=10",
+        ])
         #expect(t.status == 0, "\(t.stderr)")
-        let best = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/best.json")))) as! [String: Any]
+        let best =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/best.json"))))
+            as! [String: Any]
         let ours = best["scores"] as! [String: Any]
         // The same detector through `vad detect`, scored by score.py.
         try FileManager.default.createDirectory(atPath: s.file("hyp"), withIntermediateDirectories: true)
         for base in used {
             var args = ["vad", "detect", "\(dir)/\(base).wav", "-o", s.file("hyp/\(base).txt")]
-            if FileManager.default.fileExists(atPath: "\(dir)/\(base).ref.wav") { args += ["--reference", "\(dir)/\(base).ref.wav"] }
+            if FileManager.default.fileExists(atPath: "\(dir)/\(base).ref.wav") {
+                args += ["--reference", "\(dir)/\(base).ref.wav"]
+            }
             #expect(try CLI.run(args).status == 0)
         }
-        let score = try runTool("/usr/bin/env", ["python3", "\(kit)/score.py", dir, s.file("hyp"), "--json", s.file("score.json"), "--quiet"])
+        let score = try runTool(
+            "/usr/bin/env",
+            ["python3", "\(kit)/score.py", dir, s.file("hyp"), "--json", s.file("score.json"), "--quiet"])
         #expect(score.status == 0, "\(score.err)")
-        let theirs = (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("score.json")))) as! [String: Any])["overall"] as! [String: Any]
-        for (mine, key) in [("f1", "f1"), ("precision", "precision"), ("recall", "recall"), ("false_alarm", "false_alarm"), ("miss", "miss"),
-                            ("onset_detect", "onset_detect"), ("lat_p50_ms", "lat_median_ms"), ("lat_p90_ms", "lat_p90_ms"),
-                            ("fresh_lat_p50_ms", "fresh_lat_median_ms"), ("fresh_lat_p90_ms", "fresh_lat_p90_ms"), ("ft_per_min", "ft_per_min")] {
+        let theirs =
+            (try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("score.json"))))
+            as! [String: Any])["overall"] as! [String: Any]
+        for (mine, key) in [
+            ("f1", "f1"), ("precision", "precision"), ("recall", "recall"), ("false_alarm", "false_alarm"),
+            ("miss", "miss"),
+            ("onset_detect", "onset_detect"), ("lat_p50_ms", "lat_median_ms"), ("lat_p90_ms", "lat_p90_ms"),
+            ("fresh_lat_p50_ms", "fresh_lat_median_ms"), ("fresh_lat_p90_ms", "fresh_lat_p90_ms"),
+            ("ft_per_min", "ft_per_min"),
+        ] {
             let a = ours[mine] as? Double, b = theirs[key] as? Double
-            #expect(a != nil && b != nil && abs(a! - b!) < 1e-6, "\(mine): ours \(String(describing: a)), score.py \(String(describing: b))")
+            #expect(
+                a != nil && b != nil && abs(a! - b!) < 1e-6,
+                "\(mine): ours \(String(describing: a)), score.py \(String(describing: b))")
         }
     }
 
-    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"), "needs chromium (make test-deps installs it)"))
+    @Test(
+        .enabled(
+            if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+            "needs chromium (make test-deps installs it)"))
     func plotsRenderInABrowser() throws {
         let s = Scratch()
         let (audio, labels) = try Self.corpus(s)
-        #expect(try CLI.run(["vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"), "--set", "enter_db=8,10"]).status == 0)
-        for (svg, size) in [("plots/b.svg", "1200,560"), ("precision-recall.svg", "760,520"), ("f1-vs-threshold.svg", "760,520")] {
+        #expect(
+            try CLI.run([
+                "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"), "--set",
+                "enter_db=8,10",
+            ]).status == 0)
+        for (svg, size) in [
+            ("plots/b.svg", "1200,560"), ("precision-recall.svg", "760,520"), ("f1-vs-threshold.svg", "760,520"),
+        ] {
             let png = s.file(svg.replacingOccurrences(of: "/", with: "_") + ".png")
-            let r = try runTool("/usr/bin/chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                                                       "--screenshot=\(png)", "--window-size=\(size)", "file://" + s.file("rep/" + svg)])
+            let r = try runTool(
+                "/usr/bin/chromium",
+                [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    "--screenshot=\(png)", "--window-size=\(size)", "file://" + s.file("rep/" + svg),
+                ])
             #expect(r.status == 0, "\(r.err)")
             // A rendered plot: a PNG of the requested size with a good deal of drawn content.
             let data = try Data(contentsOf: URL(fileURLWithPath: png))

@@ -87,7 +87,9 @@ public enum ResamplerAnalyzer {
             let k = Int((hz / binHz).rounded())
             let noise = p.enumerated().reduce(0.0) { $1.offset == k ? $0 : $0 + $1.element }
             let amp = 2 * p[k].squareRoot() / Double(n)
-            tones.append(.init(frequencyHz: hz, snrDB: 10 * log10(p[k] / max(noise, 1e-300)), gainDB: 20 * log10(amp / amplitude)))
+            tones.append(
+                .init(
+                    frequencyHz: hz, snrDB: 10 * log10(p[k] / max(noise, 1e-300)), gainDB: 20 * log10(amp / amplitude)))
         }
 
         // Five tones at once.
@@ -135,7 +137,9 @@ public enum ResamplerAnalyzer {
     }
 
     /// × realtime over 10 s of a two-tone signal fed in 20 ms chunks, best of three runs.
-    public static func speed(_ make: () throws(AudioPipelineError) -> any Resampler) throws(AudioPipelineError) -> Double {
+    public static func speed(_ make: () throws(AudioPipelineError) -> any Resampler) throws(AudioPipelineError)
+        -> Double
+    {
         var r = try make()
         let f = r.format
         let chunk = f.inputRate.hz / 50
@@ -165,7 +169,8 @@ extension ResamplerQuality: WorkflowReport {}
 extension ResamplerAnalyzer {
     /// `analyze resampler`: measures each resampler for one conversion.
     public static func analyze(
-        from: Int, to: Int, resamplers: [ResamplerChoice], measureSpeed: Bool, each: (ResamplerQuality) -> Void = { _ in }
+        from: Int, to: Int, resamplers: [ResamplerChoice], measureSpeed: Bool,
+        each: (ResamplerQuality) -> Void = { _ in }
     ) throws(AudioPipelineError) -> [ResamplerQuality] {
         let format: ResamplingFormat
         do {
@@ -173,10 +178,13 @@ extension ResamplerAnalyzer {
         } catch {
             throw AudioPipelineError(.invalidConfiguration, "--from/--to: \(error.message)")
         }
-        guard from != to else { throw AudioPipelineError(.invalidConfiguration, "--from and --to are equal: nothing to resample") }
+        guard from != to else {
+            throw AudioPipelineError(.invalidConfiguration, "--from and --to are equal: nothing to resample")
+        }
         var results: [ResamplerQuality] = []
         for choice in resamplers {
-            let q = try analyze({ () throws(AudioPipelineError) in try choice.make(format) }, measureSpeed: measureSpeed)
+            let q = try analyze(
+                { () throws(AudioPipelineError) in try choice.make(format) }, measureSpeed: measureSpeed)
             each(q)
             results.append(q)
         }
@@ -193,7 +201,9 @@ extension ResamplerQuality {
         s += String(format: "  passband ripple                        %7.4f dB\n", passbandRippleDB)
         s += String(format: "  leakage (worst)                        %7.1f dBFS\n", worstLeakageDBFS)
         s += String(format: "  latency                                %7.2f ms (%d frames)\n", latencyMs, latencyFrames)
-        if let rt = realtimeFactor { s += String(format: "  speed                                  %7.0f x realtime\n", rt) }
+        if let rt = realtimeFactor {
+            s += String(format: "  speed                                  %7.0f x realtime\n", rt)
+        }
         return s
     }
 }

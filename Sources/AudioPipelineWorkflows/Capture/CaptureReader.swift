@@ -31,7 +31,8 @@ public final class CaptureReader {
         case "bin": format = .binaryStream
         case "har": format = .har
         default:
-            let reader = try LineReader(path: path, what: "the captured session", maximumLineBytes: Self.maximumLineBytes)
+            let reader = try LineReader(
+                path: path, what: "the captured session", maximumLineBytes: Self.maximumLineBytes)
             let head = try reader.peek(2048)
             if head.isEmpty { throw AudioPipelineError(.invalidData, "\(path): file is empty") }
             format = Self.looksLikeHAR(head) ? .har : .jsonLines
@@ -51,13 +52,18 @@ public final class CaptureReader {
             try BinaryCapture.read(path: path, body)
         case .har:
             let bytes: [UInt8]
-            if let lines { bytes = try lines.readToEnd(limit: TextInput.maximumBytes) } else { bytes = try TextInput.bytes(path, what: "the HAR file") }
+            if let lines {
+                bytes = try lines.readToEnd(limit: TextInput.maximumBytes)
+            } else {
+                bytes = try TextInput.bytes(path, what: "the HAR file")
+            }
             for m in try HARArchive.messages(bytes, path: path) { try body(m) }
         case .jsonLines:
             try lines!.forEachLine { (line) throws(AudioPipelineError) in
                 switch line {
                 case .tooLong(let bytes, let number):
-                    let m = "\(path): line \(number): \(bytes) bytes, more than the \(Self.maximumLineBytes >> 20) MiB a message may have"
+                    let m =
+                        "\(path): line \(number): \(bytes) bytes, more than the \(Self.maximumLineBytes >> 20) MiB a message may have"
                     if lenient { skipped.append(m) } else { throw AudioPipelineError(.invalidData, m) }
                 case .text(let text, let number):
                     if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }
@@ -75,47 +81,66 @@ public final class CaptureReader {
     }
 
     /// One JSON Lines line: a HAR-style entry (it carries its time and direction) or the message itself.
-    private func message(_ bytes: UnsafeRawBufferPointer, location: String) throws(AudioPipelineError) -> CapturedMessage {
+    private func message(_ bytes: UnsafeRawBufferPointer, location: String) throws(AudioPipelineError)
+        -> CapturedMessage
+    {
         let parsed = Result { () throws(JSON.ParseError) -> JSONValue in try JSON.parse(bytes) }
         if case .success(let v) = parsed, let kind = v["type"]?.string, kind == "send" || kind == "receive",
             let data = v["data"]?.string, v["opcode"] != nil || v["time"] != nil
         {
             var time: Double?
             if let t = v["time"] {
-                guard let seconds = t.number else { throw AudioPipelineError(.invalidData, "\(location): \"time\" is not a number") }
+                guard let seconds = t.number else {
+                    throw AudioPipelineError(.invalidData, "\(location): \"time\" is not a number")
+                }
                 let ms = try Checked.number(seconds, in: -1e11...1e11, "\(location): time") * 1000
                 if firstTimeMs == nil { firstTimeMs = ms }
                 time = ms - (firstTimeMs ?? 0)
             }
             let opcode = try v["opcode"].map { (o) throws(AudioPipelineError) -> Double in
-                guard let n = o.number else { throw AudioPipelineError(.invalidData, "\(location): \"opcode\" is not a number") }
+                guard let n = o.number else {
+                    throw AudioPipelineError(.invalidData, "\(location): \"opcode\" is not a number")
+                }
                 return n
             }
             return try CaptureEntry.message(kind: kind, timeMs: time, opcode: opcode, data: data, location: location)
         }
-        return CapturedMessage(location: location, timeMs: nil, direction: nil, payload: .text(String(decoding: bytes, as: UTF8.self)), json: parsed)
+        return CapturedMessage(
+            location: location, timeMs: nil, direction: nil, payload: .text(String(decoding: bytes, as: UTF8.self)),
+            json: parsed)
     }
 }
 
 /// The stream `frame` writes for binary profiles: `[u32 LE length][u8 opcode][payload]` per message.
 enum BinaryCapture {
-    static func read(path: String, _ body: (CapturedMessage) throws(AudioPipelineError) -> Void) throws(AudioPipelineError) {
+    static func read(path: String, _ body: (CapturedMessage) throws(AudioPipelineError) -> Void)
+        throws(AudioPipelineError)
+    {
         let b = try TextInput.bytes(path, what: "the message stream")
         if b.isEmpty { throw AudioPipelineError(.invalidData, "\(path): file is empty") }
         var i = 0, n = 0
         while i < b.count {
             n += 1
-            guard i + 5 <= b.count else { throw AudioPipelineError(.invalidData, "\(path): message \(n) at byte \(i): truncated header") }
+            guard i + 5 <= b.count else {
+                throw AudioPipelineError(.invalidData, "\(path): message \(n) at byte \(i): truncated header")
+            }
             let len = Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24
             let op = b[i + 4]
             guard i + 5 + len <= b.count else {
-                throw AudioPipelineError(.invalidData, "\(path): message \(n) at byte \(i): \(len) bytes announced, \(b.count - i - 5) left")
+                throw AudioPipelineError(
+                    .invalidData, "\(path): message \(n) at byte \(i): \(len) bytes announced, \(b.count - i - 5) left")
             }
             let payload = Array(b[(i + 5)..<(i + 5 + len)])
             let location = "\(path): message \(n)"
             switch op {
-            case 2: try body(CapturedMessage(location: location, timeMs: nil, direction: .client, payload: .binary(payload)))
-            case 1: try body(CapturedMessage(location: location, timeMs: nil, direction: .client, payload: .text(String(decoding: payload, as: UTF8.self))))
+            case 2:
+                try body(
+                    CapturedMessage(location: location, timeMs: nil, direction: .client, payload: .binary(payload)))
+            case 1:
+                try body(
+                    CapturedMessage(
+                        location: location, timeMs: nil, direction: .client,
+                        payload: .text(String(decoding: payload, as: UTF8.self))))
             default: throw AudioPipelineError(.invalidData, "\(path): message \(n) at byte \(i): unknown opcode \(op)")
             }
             i += 5 + len

@@ -19,7 +19,10 @@ public struct CapturedMessage: Sendable {
     /// walk reports it at its place in the session.
     public let json: Result<JSONValue, JSON.ParseError>?
 
-    public init(location: String, timeMs: Double?, direction: WireDirection?, payload: Payload, json: Result<JSONValue, JSON.ParseError>? = nil) {
+    public init(
+        location: String, timeMs: Double?, direction: WireDirection?, payload: Payload,
+        json: Result<JSONValue, JSON.ParseError>? = nil
+    ) {
         self.location = location
         self.timeMs = timeMs
         self.direction = direction

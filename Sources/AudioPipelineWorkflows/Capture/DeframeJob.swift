@@ -8,7 +8,9 @@ public enum Deframer {
     /// Longest JSON Lines line accepted (a 50 MB line is refused, with its line number).
     public static let maximumLineBytes = CaptureReader.maximumLineBytes
 
-    public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError) -> DeframeReport {
+    public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError)
+        -> DeframeReport
+    {
         try SamePathGuard.refuse(inputs: [input], outputs: [output] + (options.tracePath.map { [$0] } ?? []))
         var writer: AudioOutput?
         var trace: ByteOutput?
@@ -27,13 +29,16 @@ public enum Deframer {
             try samples.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try writer!.write(p) }
             if let trace, let t = time {
                 let durationMs = Double(samples.count) * 1000 / Double(rate)
-                try trace.write(String(format: "%d,%.3f,%.3f,%.3f,%.3f,%d\n", seq, t, t, durationMs, mediaMs, utterance))
+                try trace.write(
+                    String(format: "%d,%.3f,%.3f,%.3f,%.3f,%d\n", seq, t, t, durationMs, mediaMs, utterance))
             }
             seq += 1
         }
         guard let writer else {
             throw AudioPipelineError(
-                .invalidData, "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) (\(report.messages) messages read)")
+                .invalidData,
+                "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) (\(report.messages) messages read)"
+            )
         }
         try writer.commit()
         try trace?.commit()

@@ -38,16 +38,23 @@ public struct DeframeReport: WorkflowReport, Codable, Hashable {
 extension DeframeReport {
     /// The human summary `audiopipe` prints.
     public func text(output: String) -> String {
-        var s = String(format: "%@ (%@ audio): %d messages, %d with audio: %.3f s at %d Hz -> %@\n", profile, direction, messages,
-                       audioMessages, audioSeconds, rate, output)
+        var s = String(
+            format: "%@ (%@ audio): %d messages, %d with audio: %.3f s at %d Hz -> %@\n", profile, direction, messages,
+            audioMessages, audioSeconds, rate, output)
         s += "  interruptions \(interruptions), turn ends \(turnEnds), commits \(commits), errors \(errors.count)\n"
         for e in errors.prefix(5) { s += "    error: \(e)\n" }
         if !unknownTypes.isEmpty {
-            s += "  unknown message types (skipped): "
-                + unknownTypes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ") + "\n"
+            s +=
+                "  unknown message types (skipped): "
+                + unknownTypes.sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+                + "\n"
         }
         if !skipped.isEmpty { s += "  skipped (--lenient): \(skipped.count); first: \(skipped[0])\n" }
-        if stalls > 0 { s += String(format: "  stalls (audio later than real-time playback needed it): %d, %.0f ms in all\n", stalls, stallMs) }
+        if stalls > 0 {
+            s += String(
+                format: "  stalls (audio later than real-time playback needed it): %d, %.0f ms in all\n", stalls,
+                stallMs)
+        }
         for u in utterances.prefix(20) { s += String(format: "  response %@: %.3f s\n", u.id, u.seconds) }
         return String(s.dropLast())
     }

@@ -24,7 +24,8 @@ struct HARArchive: Decodable {
         do {
             archive = try JSONDecoder().decode(HARArchive.self, from: Data(bytes))
         } catch let error as DecodingError {
-            throw AudioPipelineError(.invalidData, "\(path): not a usable HAR file: \(DecodingErrorText.describe(error))")
+            throw AudioPipelineError(
+                .invalidData, "\(path): not a usable HAR file: \(DecodingErrorText.describe(error))")
         } catch {
             throw AudioPipelineError(.invalidData, "\(path): not a valid HAR file: \(error)")
         }
@@ -37,14 +38,19 @@ struct HARArchive: Decodable {
             }
         }
         if raw.isEmpty {
-            throw AudioPipelineError(.invalidData, "\(path): the HAR file holds no WebSocket messages (_webSocketMessages)")
+            throw AudioPipelineError(
+                .invalidData, "\(path): the HAR file holds no WebSocket messages (_webSocketMessages)")
         }
         let t0 = raw.map(\.time).min() ?? 0
         var out: [CapturedMessage] = []
         out.reserveCapacity(raw.count)
-        for r in raw.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }).map(\.element) {
-            out.append(try CaptureEntry.message(
-                kind: r.message.type, timeMs: (r.time - t0) * 1000, opcode: r.message.opcode, data: r.message.data, location: r.location))
+        for r in raw.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }).map(
+            \.element)
+        {
+            out.append(
+                try CaptureEntry.message(
+                    kind: r.message.type, timeMs: (r.time - t0) * 1000, opcode: r.message.opcode, data: r.message.data,
+                    location: r.location))
         }
         return out
     }
@@ -52,7 +58,9 @@ struct HARArchive: Decodable {
 
 /// A capture entry that carries its own direction and time (HAR, HAR-style JSON Lines).
 enum CaptureEntry {
-    static func message(kind: String, timeMs: Double?, opcode: Double?, data: String, location: String) throws(AudioPipelineError) -> CapturedMessage {
+    static func message(kind: String, timeMs: Double?, opcode: Double?, data: String, location: String)
+        throws(AudioPipelineError) -> CapturedMessage
+    {
         guard kind == "send" || kind == "receive" else {
             throw AudioPipelineError(.invalidData, "\(location): \"type\" is '\(kind)', not send or receive")
         }
@@ -60,7 +68,9 @@ enum CaptureEntry {
         let op = try Checked.integer(opcode ?? 1, in: 1...2, "\(location): opcode")
         if op == 2 {
             // Chrome stores binary frames base64-encoded.
-            return CapturedMessage(location: location, timeMs: timeMs, direction: direction, payload: .binary(try Base64Text.decode(data, location: location)))
+            return CapturedMessage(
+                location: location, timeMs: timeMs, direction: direction,
+                payload: .binary(try Base64Text.decode(data, location: location)))
         }
         return CapturedMessage(location: location, timeMs: timeMs, direction: direction, payload: .text(data))
     }
@@ -73,7 +83,11 @@ enum DecodingErrorText {
         func place(_ path: [any CodingKey]) -> String {
             var parts: [String] = []
             for k in path {
-                if let i = k.intValue { parts.append("[\(i)]") } else { parts.append((parts.isEmpty ? "" : ".") + k.stringValue) }
+                if let i = k.intValue {
+                    parts.append("[\(i)]")
+                } else {
+                    parts.append((parts.isEmpty ? "" : ".") + k.stringValue)
+                }
             }
             return parts.joined()
         }
@@ -110,7 +124,9 @@ enum Base64Text {
         let t = Array(s.utf8)
         var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: t.count))
         let r = t.withUnsafeBytes { i in
-            out.withUnsafeMutableBytes { o in Result { () throws(Base64.DecodingError) -> Int in try Base64.decode(i, into: o) } }
+            out.withUnsafeMutableBytes { o in
+                Result { () throws(Base64.DecodingError) -> Int in try Base64.decode(i, into: o) }
+            }
         }
         switch r {
         case .success(let n): return Array(out[0..<n])

@@ -12,7 +12,9 @@ public enum ProfileDetection {
             guard case .success(let v)? = m.json else { return nil }
             return (v, m.direction)
         }
-        let binaryAudio = messages.prefix(sampleSize).filter { if case .binary = $0.payload { return true } else { return false } }.count
+        let binaryAudio = messages.prefix(sampleSize).filter {
+            if case .binary = $0.payload { return true } else { return false }
+        }.count
         for which in WireProfile.BuiltIn.allCases {
             guard let p = try? WireProfile.builtIn(which) else { continue }
             var score = 0

@@ -46,7 +46,9 @@ public final class SessionWalk {
     }
 
     /// Calls `body` with each audio message and interruption of the chosen direction, in capture order.
-    public func run(_ body: (SessionEvent) throws(AudioPipelineError) -> Void) throws(AudioPipelineError) -> DeframeReport {
+    public func run(_ body: (SessionEvent) throws(AudioPipelineError) -> Void) throws(AudioPipelineError)
+        -> DeframeReport
+    {
         let reader = try CaptureReader(path: input, lenient: options.lenient)
         report.direction = options.direction.rawValue
         // The first messages wait until the profile is known (detected from them when not given).
@@ -76,11 +78,13 @@ public final class SessionWalk {
         }
         if profile == nil { profile = ProfileDetection.detect(sample) }
         guard let profile else {
-            throw AudioPipelineError(.invalidData, "\(input): cannot tell which API these messages belong to; give --profile")
+            throw AudioPipelineError(
+                .invalidData, "\(input): cannot tell which API these messages belong to; give --profile")
         }
         report.profile = profile.name
         if needsTimes && !sample.contains(where: { $0.timeMs != nil }) {
-            throw AudioPipelineError(.invalidConfiguration, "\(input): needs arrival times: a HAR file, or JSON Lines of HAR-style entries")
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(input): needs arrival times: a HAR file, or JSON Lines of HAR-style entries")
         }
     }
 
@@ -89,7 +93,9 @@ public final class SessionWalk {
     }
 
     /// One message: its audio (as PCM bytes, rate and utterance) or its event.
-    private func take(_ m: CapturedMessage, _ body: (SessionEvent) throws(AudioPipelineError) -> Void) throws(AudioPipelineError) {
+    private func take(_ m: CapturedMessage, _ body: (SessionEvent) throws(AudioPipelineError) -> Void)
+        throws(AudioPipelineError)
+    {
         report.messages += 1
         if let d = m.direction, d != options.direction { report.otherDirection += 1; return }
         let profile = self.profile!
@@ -128,9 +134,13 @@ public final class SessionWalk {
         _ body: (SessionEvent) throws(AudioPipelineError) -> Void
     ) throws(AudioPipelineError) {
         let profile = self.profile!
-        if pcm.count % 2 != 0 { return try fail("\(m.location): \(pcm.count) bytes of audio is an odd count (half a 16-bit sample)") }
+        if pcm.count % 2 != 0 {
+            return try fail("\(m.location): \(pcm.count) bytes of audio is an odd count (half a 16-bit sample)")
+        }
         let r = messageRate ?? (options.direction == .server ? profile.serverRate : profile.clientRate)
-        if let rate, rate != r { return try fail("\(m.location): the audio rate changes from \(rate) Hz to \(r) Hz mid-stream") }
+        if let rate, rate != r {
+            return try fail("\(m.location): the audio rate changes from \(rate) Hz to \(r) Hz mid-stream")
+        }
         rate = r
         report.rate = r
         let count = pcm.count / 2

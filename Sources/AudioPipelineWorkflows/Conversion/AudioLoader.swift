@@ -11,7 +11,9 @@ public enum AudioLoader {
         var interleaved: [Float] = []
         var block = [Float](repeating: 0, count: 8192 * channels)
         while true {
-            let got = try block.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
+            let got = try block.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
+                try reader.read(into: p)
+            }
             if got == 0 { break }
             interleaved.append(contentsOf: block[0..<(got * channels)])
         }
@@ -29,13 +31,19 @@ public enum AudioLoader {
         let (samples, refRate) = try mono(path: path)
         var r = samples
         if refRate != rate {
-            var converter = try resampler.make(try ResamplingFormat(from: try SampleRate(refRate), to: try SampleRate(rate)))
+            var converter = try resampler.make(
+                try ResamplingFormat(from: try SampleRate(refRate), to: try SampleRate(rate)))
             r = converter.processAll(r)
         }
         var warning: String?
         if r.count != length {
-            warning = "\(path): reference has \(r.count) samples, the microphone \(length); \(r.count < length ? "padded with silence" : "cut")"
-            if r.count < length { r += [Float](repeating: 0, count: length - r.count) } else { r.removeLast(r.count - length) }
+            warning =
+                "\(path): reference has \(r.count) samples, the microphone \(length); \(r.count < length ? "padded with silence" : "cut")"
+            if r.count < length {
+                r += [Float](repeating: 0, count: length - r.count)
+            } else {
+                r.removeLast(r.count - length)
+            }
         }
         return (r, warning)
     }

@@ -36,8 +36,10 @@ public enum FileConverter {
         let started = DispatchTime.now().uptimeNanoseconds
         let reader = try AudioFileReader(path: input, raw: raw)
         let chain = try ConversionChain(input: reader.description, name: reader.displayName, options: options)
-        let writer = try AudioOutput(path: output, type: options.type, encoding: options.encoding, format: chain.outputFormat)
-        let frames = try chain.run(reader: reader, blockFrames: options.blockFrames, progress: progress) { (samples) throws(AudioPipelineError) in
+        let writer = try AudioOutput(
+            path: output, type: options.type, encoding: options.encoding, format: chain.outputFormat)
+        let frames = try chain.run(reader: reader, blockFrames: options.blockFrames, progress: progress) {
+            (samples) throws(AudioPipelineError) in
             switch samples {
             case .pcm16(let p): try writer.write(p)
             case .float32(let p): try writer.write(p)
@@ -47,10 +49,14 @@ public enum FileConverter {
         let d = reader.description
         return ConvertReport(
             input: input, output: output,
-            inputFormat: .init(container: d.container, encoding: d.encoding, sampleRate: d.format.sampleRate.hz, channels: d.format.channels),
-            outputFormat: .init(type: options.type.rawValue, encoding: options.encoding.rawValue,
-                                sampleRate: chain.outputFormat.sampleRate.hz, channels: chain.outputFormat.channels),
-            framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.clippedSamples, nanSamples: chain.nanSamples,
+            inputFormat: .init(
+                container: d.container, encoding: d.encoding, sampleRate: d.format.sampleRate.hz,
+                channels: d.format.channels),
+            outputFormat: .init(
+                type: options.type.rawValue, encoding: options.encoding.rawValue,
+                sampleRate: chain.outputFormat.sampleRate.hz, channels: chain.outputFormat.channels),
+            framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.clippedSamples,
+            nanSamples: chain.nanSamples,
             resampler: chain.resamplerName, resamplerLatencyFrames: chain.resamplerLatency,
             elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
     }
@@ -83,23 +89,30 @@ final class ConversionChain {
     init(input: AudioFileDescription, name: String, options: ConvertOptions) throws(AudioPipelineError) {
         let inCh = input.format.channels
         if let k = options.channel, !(0..<inCh).contains(k) {
-            throw AudioPipelineError(.invalidConfiguration, "\(name): has \(inCh) channel(s); channel \(k + 1) does not exist")
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(name): has \(inCh) channel(s); channel \(k + 1) does not exist")
         }
         let outCh = options.channels ?? (options.channel != nil ? 1 : inCh)
         guard outCh == 1 || outCh == inCh || inCh == 1 else {
             throw AudioPipelineError(
                 .invalidConfiguration,
-                "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start from mono")
+                "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start from mono"
+            )
         }
         inputFormat = input.format
         let outRate = options.sampleRate ?? input.format.sampleRate
         outputFormat = try StreamFormat(sampleRate: outRate, channels: outCh)
         encoding = options.encoding
         readsPCM16 = input.isPCM16
-        mixer = (outCh == 1 && inCh > 1) ? try ChannelMixer(channels: inCh, mode: options.channel.map { .channel($0) } ?? .mean) : nil
+        mixer =
+            (outCh == 1 && inCh > 1)
+            ? try ChannelMixer(channels: inCh, mode: options.channel.map { .channel($0) } ?? .mean) : nil
         stageChannels = mixer != nil ? 1 : inCh
-        resampler = outRate == input.format.sampleRate
-            ? nil : try options.resampler.make(ResamplingFormat(from: input.format.sampleRate, to: outRate, channels: stageChannels))
+        resampler =
+            outRate == input.format.sampleRate
+            ? nil
+            : try options.resampler.make(
+                ResamplingFormat(from: input.format.sampleRate, to: outRate, channels: stageChannels))
         toFloat = Int16ToFloat32Converter(compatibility: options.compatibility)
         toPCM = try Float32ToInt16Converter(.init(compatibility: options.compatibility, dither: options.dither))
     }
@@ -114,7 +127,8 @@ final class ConversionChain {
         var pcmIn = [Int16](repeating: 0, count: block * inCh)
         var floatIn = [Float](repeating: 0, count: block * inCh)
         var mixed = [Float](repeating: 0, count: mixer != nil ? block : 0)
-        let resCap = resampler.map { Swift.max($0.maxOutputCount(forInput: block), $0.maxOutputCount(forInput: 0)) } ?? 0
+        let resCap =
+            resampler.map { Swift.max($0.maxOutputCount(forInput: block), $0.maxOutputCount(forInput: 0)) } ?? 0
         var resampled = [Float](repeating: 0, count: resCap * stageChannels)
         let outCap = Swift.max(block, resCap) * outCh
         var widened = [Float](repeating: 0, count: outCh > stageChannels ? outCap : 0)
@@ -128,7 +142,9 @@ final class ConversionChain {
             guard encoding == .pcm16 else { return try sink(.float32(samples)) }
             let n = samples.count
             _ = pcmOut.withUnsafeMutableBufferPointer { toPCM.process(samples, into: $0) }
-            try pcmOut.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try sink(.pcm16(UnsafeBufferPointer(rebasing: p[0..<n]))) }
+            try pcmOut.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                try sink(.pcm16(UnsafeBufferPointer(rebasing: p[0..<n])))
+            }
         }
         // Writes `frames` frames of `stageChannels`-channel audio, duplicating mono to N channels.
         func emit(_ buf: UnsafeBufferPointer<Float>, frames: Int) throws(AudioPipelineError) {
@@ -139,16 +155,22 @@ final class ConversionChain {
             widened.withUnsafeMutableBufferPointer { w in
                 for f in 0..<frames { for c in 0..<outCh { w[f * outCh + c] = samples[f] } }
             }
-            try widened.withUnsafeBufferPointer { (w) throws(AudioPipelineError) in try write(UnsafeBufferPointer(rebasing: w[0..<frames * outCh])) }
+            try widened.withUnsafeBufferPointer { (w) throws(AudioPipelineError) in
+                try write(UnsafeBufferPointer(rebasing: w[0..<frames * outCh]))
+            }
         }
         func resampleAndEmit(_ src: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
             guard resampler != nil else { return try emit(src, frames: src.count / stageChannels) }
             var offset = 0
             while offset < src.count {
                 // Mutated in place (never copied out), so a value-type resampler's buffers are not copied.
-                let res = resampled.withUnsafeMutableBufferPointer { resampler!.process(UnsafeBufferPointer(rebasing: src[offset...]), into: $0) }
+                let res = resampled.withUnsafeMutableBufferPointer {
+                    resampler!.process(UnsafeBufferPointer(rebasing: src[offset...]), into: $0)
+                }
                 offset += res.consumed * stageChannels
-                try resampled.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try emit(p, frames: res.produced) }
+                try resampled.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try emit(p, frames: res.produced)
+                }
                 if res.consumed == 0 && res.produced == 0 { break }
             }
         }
@@ -159,11 +181,17 @@ final class ConversionChain {
             framesIn += got
             if mixer != nil {
                 _ = floatIn.withUnsafeBufferPointer { i in
-                    mixed.withUnsafeMutableBufferPointer { mixer!.process(UnsafeBufferPointer(rebasing: i[0..<got * inCh]), into: $0) }
+                    mixed.withUnsafeMutableBufferPointer {
+                        mixer!.process(UnsafeBufferPointer(rebasing: i[0..<got * inCh]), into: $0)
+                    }
                 }
-                try mixed.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try resampleAndEmit(UnsafeBufferPointer(rebasing: p[0..<got])) }
+                try mixed.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try resampleAndEmit(UnsafeBufferPointer(rebasing: p[0..<got]))
+                }
             } else {
-                try floatIn.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try resampleAndEmit(UnsafeBufferPointer(rebasing: p[0..<got * inCh])) }
+                try floatIn.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try resampleAndEmit(UnsafeBufferPointer(rebasing: p[0..<got * inCh]))
+                }
             }
             progress(JobProgress(done: framesIn, total: total, unit: .frames(rate: rate)))
         }
@@ -176,13 +204,18 @@ final class ConversionChain {
     }
 
     /// One block as Float32: PCM16 files are read as integers and widened with the chosen convention.
-    private func read(_ reader: AudioFileReader, pcm: inout [Int16], float: inout [Float]) throws(AudioPipelineError) -> Int {
+    private func read(_ reader: AudioFileReader, pcm: inout [Int16], float: inout [Float]) throws(AudioPipelineError)
+        -> Int
+    {
         guard readsPCM16 else {
-            return try float.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
+            return try float.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p)
+            }
         }
         let got = try pcm.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
         let n = got * inputFormat.channels
-        _ = pcm.withUnsafeBufferPointer { i in float.withUnsafeMutableBufferPointer { toFloat.process(UnsafeBufferPointer(rebasing: i[0..<n]), into: $0) } }
+        _ = pcm.withUnsafeBufferPointer { i in
+            float.withUnsafeMutableBufferPointer { toFloat.process(UnsafeBufferPointer(rebasing: i[0..<n]), into: $0) }
+        }
         return got
     }
 }

@@ -45,14 +45,19 @@ extension ConvertReport {
     /// The human summary `audiopipe` prints.
     public var text: String {
         let i = inputFormat, o = outputFormat
-        var s = "\(input) (\(i.container ?? "?"), \(i.encoding), \(i.sampleRate) Hz, \(i.channels) ch, \(String(format: "%.3f s", inputSeconds)))"
+        var s =
+            "\(input) (\(i.container ?? "?"), \(i.encoding), \(i.sampleRate) Hz, \(i.channels) ch, \(String(format: "%.3f s", inputSeconds)))"
         s += "\n  -> \(output) (\(o.type ?? "?"), \(o.encoding), \(o.sampleRate) Hz, \(o.channels) ch)"
         s += "\n  frames \(framesIn) -> \(framesOut)"
-        if let name = resampler { s += "; resampler \(name) (latency \(resamplerLatencyFrames) frames, delay-compensated)" }
+        if let name = resampler {
+            s += "; resampler \(name) (latency \(resamplerLatencyFrames) frames, delay-compensated)"
+        }
         if o.encoding == SampleEncoding.pcm16.rawValue {
             s += "\n  clipped \(clippedSamples) samples" + (nanSamples > 0 ? ", NaN \(nanSamples)" : "")
         }
-        s += String(format: "\n  %.3f s, %.0f× realtime", elapsedSeconds, elapsedSeconds > 0 ? inputSeconds / elapsedSeconds : 0)
+        s += String(
+            format: "\n  %.3f s, %.0f× realtime", elapsedSeconds, elapsedSeconds > 0 ? inputSeconds / elapsedSeconds : 0
+        )
         return s
     }
 }

@@ -11,16 +11,25 @@ public struct FileInspection: Sendable {
     public let framesDecoded: Int
 
     /// Reads the file once, block by block (constant memory).
-    public static func inspect(path: String, raw: RawFormat? = nil, blockFrames: Int = 8192) throws(AudioPipelineError) -> FileInspection {
+    public static func inspect(path: String, raw: RawFormat? = nil, blockFrames: Int = 8192) throws(AudioPipelineError)
+        -> FileInspection
+    {
         let reader = try AudioFileReader(path: path, raw: raw)
-        var stats = SignalStatistics(channels: reader.format.channels, positiveFullScale: reader.description.positiveFullScale)
+        var stats = SignalStatistics(
+            channels: reader.format.channels, positiveFullScale: reader.description.positiveFullScale)
         var buf = [Float](repeating: 0, count: blockFrames * reader.format.channels)
         while true {
-            let got = try buf.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
+            let got = try buf.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
+                try reader.read(into: p)
+            }
             if got == 0 { break }
-            buf.withUnsafeBufferPointer { stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * reader.format.channels])) }
+            buf.withUnsafeBufferPointer {
+                stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * reader.format.channels]))
+            }
         }
-        return FileInspection(path: reader.displayName, description: reader.description, statistics: stats, framesDecoded: reader.framesRead)
+        return FileInspection(
+            path: reader.displayName, description: reader.description, statistics: stats,
+            framesDecoded: reader.framesRead)
     }
 }
 

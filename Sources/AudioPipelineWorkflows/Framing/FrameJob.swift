@@ -25,7 +25,8 @@ public struct FrameOptions: Sendable {
 /// (1 text, 2 binary), then the payload — `Deframer` reads it back.
 public enum Framer {
     public static func frame(
-        input: String, raw: RawFormat? = nil, output: String, options: FrameOptions, progress: ProgressHandler = { _ in }
+        input: String, raw: RawFormat? = nil, output: String, options: FrameOptions,
+        progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> FrameReport {
         try SamePathGuard.refuse(input: input, output: output)
         let p = options.profile
@@ -38,13 +39,16 @@ public enum Framer {
         convert.resampler = options.resampler
         let chain = try ConversionChain(input: reader.description, name: reader.displayName, options: convert)
         let writer = try MessageWriter(output: output, options: options, rate: chain.outputFormat.sampleRate)
-        _ = try chain.run(reader: reader, blockFrames: convert.blockFrames, progress: progress) { (samples) throws(AudioPipelineError) in
+        _ = try chain.run(reader: reader, blockFrames: convert.blockFrames, progress: progress) {
+            (samples) throws(AudioPipelineError) in
             if case .pcm16(let pcm) = samples { try writer.write(pcm) }
         }
         try writer.finish()
         return FrameReport(
-            profile: p.name, rate: p.clientRate, audioMessages: writer.audioMessages, controlMessages: writer.controlMessages,
-            audioSeconds: Double(writer.frames) / Double(p.clientRate), pcmBytes: writer.pcmBytes, wireBytes: writer.wireBytes,
+            profile: p.name, rate: p.clientRate, audioMessages: writer.audioMessages,
+            controlMessages: writer.controlMessages,
+            audioSeconds: Double(writer.frames) / Double(p.clientRate), pcmBytes: writer.pcmBytes,
+            wireBytes: writer.wireBytes,
             overhead: writer.pcmBytes > 0 ? Double(writer.audioWireBytes) / Double(writer.pcmBytes) : 0,
             clippedSamples: chain.clippedSamples)
     }
@@ -64,7 +68,9 @@ final class MessageWriter {
         self.rate = rate
         let chunkFrames = rate.frames(milliseconds: options.chunkMilliseconds)
         guard chunkFrames >= 1 else {
-            throw AudioPipelineError(.invalidConfiguration, "--chunk-ms \(options.chunkMilliseconds) is less than one sample at \(rate.hz) Hz")
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--chunk-ms \(options.chunkMilliseconds) is less than one sample at \(rate.hz) Hz")
         }
         chunker = try Chunker(chunkFrames: chunkFrames, channels: 1, lastChunk: options.lastChunk)
         message = [UInt8](repeating: 0, count: options.profile.messageLength(pcmBytes: chunkFrames * 2))
@@ -89,7 +95,8 @@ final class MessageWriter {
         }
         if options.commit {
             guard let commit = options.profile.commitMessage else {
-                throw AudioPipelineError(.invalidConfiguration, "\(options.profile.name) has no commit message; drop --commit")
+                throw AudioPipelineError(
+                    .invalidConfiguration, "\(options.profile.name) has no commit message; drop --commit")
             }
             let ms = Double(frames) * 1000 / Double(rate.hz)
             if let min = options.profile.minimumCommitMilliseconds, ms < min {

@@ -21,7 +21,8 @@ extension FrameReport {
     /// The human summary `audiopipe` prints.
     public var text: String {
         String(
-            format: "%@: %d audio messages (+%d control), %.3f s of audio at %d Hz; %d PCM bytes -> %d bytes on the wire "
+            format:
+                "%@: %d audio messages (+%d control), %.3f s of audio at %d Hz; %d PCM bytes -> %d bytes on the wire "
                 + "(%.3fx: base64/JSON overhead)",
             profile, audioMessages, controlMessages, audioSeconds, rate, pcmBytes, wireBytes, overhead)
     }

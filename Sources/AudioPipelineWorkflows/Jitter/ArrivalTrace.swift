@@ -11,7 +11,10 @@ public struct TracePacket: Sendable, Hashable {
     public var utterance: Int64
     public var line: Int
 
-    public init(sequence: Int64, sendMs: Double, arrivalMs: Double?, durationMs: Double, mediaMs: Double, utterance: Int64, line: Int) {
+    public init(
+        sequence: Int64, sendMs: Double, arrivalMs: Double?, durationMs: Double, mediaMs: Double, utterance: Int64,
+        line: Int
+    ) {
         self.sequence = sequence
         self.sendMs = sendMs
         self.arrivalMs = arrivalMs
@@ -51,38 +54,47 @@ public enum ArrivalTrace {
     public static let maximumMs = 1e9
 
     public static func readPackets(path: String) throws(AudioPipelineError) -> [TracePacket] {
-        let table = try CSVTable.read(path, what: "the arrival trace", required: ["seq", "send_ms", "arrival_ms", "duration_ms"])
+        let table = try CSVTable.read(
+            path, what: "the arrival trace", required: ["seq", "send_ms", "arrival_ms", "duration_ms"])
         var packets: [TracePacket] = []
         var seen: [Int64: Int] = [:]
         for row in table.rows {
             let seq = try integer(table, "seq", row)
             if let first = seen[seq] {
-                throw AudioPipelineError(.invalidData, "\(path):\(row.line): duplicate seq \(seq) (first on line \(first))")
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(row.line): duplicate seq \(seq) (first on line \(first))")
             }
             seen[seq] = row.line
             let send = try number(table, "send_ms", row)
-            let arrival: Double? = table.field("arrival_ms", in: row)!.isEmpty ? nil : try number(table, "arrival_ms", row)
+            let arrival: Double? =
+                table.field("arrival_ms", in: row)!.isEmpty ? nil : try number(table, "arrival_ms", row)
             let duration = try number(table, "duration_ms", row)
             guard duration > 0 else {
                 throw AudioPipelineError(.invalidData, "\(path):\(row.line): duration_ms \(duration) must be positive")
             }
             guard duration <= 60_000 else {
-                throw AudioPipelineError(.invalidData, "\(path):\(row.line): duration_ms \(duration) is over a minute for one packet")
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(row.line): duration_ms \(duration) is over a minute for one packet")
             }
             if let arrival, arrival < send {
                 throw AudioPipelineError(
-                    .invalidData, "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms)")
+                    .invalidData,
+                    "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms)")
             }
             let media = table.columns["media_ms"] != nil ? try number(table, "media_ms", row) : send
             let utt = table.columns["utt"] != nil ? try integer(table, "utt", row) : 0
-            packets.append(TracePacket(sequence: seq, sendMs: send, arrivalMs: arrival, durationMs: duration, mediaMs: media,
-                                       utterance: utt, line: row.line))
+            packets.append(
+                TracePacket(
+                    sequence: seq, sendMs: send, arrivalMs: arrival, durationMs: duration, mediaMs: media,
+                    utterance: utt, line: row.line))
         }
         guard !packets.isEmpty else { throw AudioPipelineError(.invalidData, "\(path): the trace has no packets") }
         return packets
     }
 
-    public static func readFlushes(path: String, packets: [TracePacket], tracePath: String) throws(AudioPipelineError) -> [TraceFlush] {
+    public static func readFlushes(path: String, packets: [TracePacket], tracePath: String) throws(AudioPipelineError)
+        -> [TraceFlush]
+    {
         let table = try CSVTable.read(path, what: "the flush file", required: ["flush_ms", "through_utt"])
         let utterances = Set(packets.map(\.utterance))
         var flushes: [TraceFlush] = []
@@ -95,25 +107,31 @@ public enum ArrivalTrace {
                 throw AudioPipelineError(.invalidData, "\(path):\(row.line): through_utt '\(u)' is not an integer")
             }
             guard utterances.contains(through) else {
-                throw AudioPipelineError(.invalidData, "\(path):\(row.line): flush names utterance \(through), which is not in \(tracePath)")
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(row.line): flush names utterance \(through), which is not in \(tracePath)")
             }
             flushes.append(TraceFlush(timeMs: time, throughUtterance: through, line: row.line))
         }
         return flushes.sorted { $0.timeMs < $1.timeMs }
     }
 
-    private static func number(_ table: CSVTable, _ name: String, _ row: CSVTable.Row) throws(AudioPipelineError) -> Double {
+    private static func number(_ table: CSVTable, _ name: String, _ row: CSVTable.Row) throws(AudioPipelineError)
+        -> Double
+    {
         let text = table.field(name, in: row)!
         guard let v = Double(text), v.isFinite else {
             throw AudioPipelineError(.invalidData, "\(table.path):\(row.line): \(name) '\(text)' is not a number")
         }
         guard abs(v) <= maximumMs else {
-            throw AudioPipelineError(.invalidData, "\(table.path):\(row.line): \(name) \(text) is beyond ±\(Int(maximumMs)) ms")
+            throw AudioPipelineError(
+                .invalidData, "\(table.path):\(row.line): \(name) \(text) is beyond ±\(Int(maximumMs)) ms")
         }
         return v
     }
 
-    private static func integer(_ table: CSVTable, _ name: String, _ row: CSVTable.Row) throws(AudioPipelineError) -> Int64 {
+    private static func integer(_ table: CSVTable, _ name: String, _ row: CSVTable.Row) throws(AudioPipelineError)
+        -> Int64
+    {
         let text = table.field(name, in: row)!
         guard let v = Int64(text) else {
             throw AudioPipelineError(.invalidData, "\(table.path):\(row.line): \(name) '\(text)' is not an integer")

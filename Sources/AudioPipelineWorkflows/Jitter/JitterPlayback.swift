@@ -28,7 +28,9 @@ public enum JitterPlayback {
 
         func start(_ r: Int) throws(AudioPipelineError) {
             rate = r
-            writer = try AudioOutput(path: output, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: try SampleRate(r), channels: 1))
+            writer = try AudioOutput(
+                path: output, type: .wav, encoding: .pcm16,
+                format: try StreamFormat(sampleRate: try SampleRate(r), channels: 1))
             let configuration = try settings.configuration(sampleRate: r)
             pcm = [Int16](repeating: 0, count: configuration.tick)
             replay = TickReplay(configuration: configuration) { (_, _, audio) throws(AudioPipelineError) in
@@ -40,7 +42,8 @@ public enum JitterPlayback {
         func release(_ e: ReorderBuffer.Event) throws(AudioPipelineError) {
             switch e.kind {
             case .audio(let samples, let packet, let utterance, let media):
-                try replay!.arrive(samples, sequence: Int64(packet), utterance: Int64(utterance), mediaMs: media, arrivalMs: e.timeMs)
+                try replay!.arrive(
+                    samples, sequence: Int64(packet), utterance: Int64(utterance), mediaMs: media, arrivalMs: e.timeMs)
             case .interruption:
                 try replay?.flush(throughUtterance: nil, timeMs: e.timeMs)
             }
@@ -50,11 +53,17 @@ public enum JitterPlayback {
         let session = try walk.run { (event) throws(AudioPipelineError) in
             switch event {
             case .audio(let samples, let r, let time, let utterance, let mediaMs):
-                guard let time else { throw AudioPipelineError(.invalidData, "\(input): audio message \(seq + 1) has no arrival time") }
+                guard let time else {
+                    throw AudioPipelineError(.invalidData, "\(input): audio message \(seq + 1) has no arrival time")
+                }
                 if replay == nil { try start(r) }
                 var floats = [Float](repeating: 0, count: samples.count)
-                samples.withUnsafeBufferPointer { src in floats.withUnsafeMutableBufferPointer { _ = toFloat.process(src, into: $0) } }
-                for e in pending.add(.init(timeMs: time, sequence: events, kind: .audio(floats, seq, utterance, mediaMs))) { try release(e) }
+                samples.withUnsafeBufferPointer { src in
+                    floats.withUnsafeMutableBufferPointer { _ = toFloat.process(src, into: $0) }
+                }
+                for e in pending.add(
+                    .init(timeMs: time, sequence: events, kind: .audio(floats, seq, utterance, mediaMs)))
+                { try release(e) }
                 seq += 1
                 events += 1
             case .interrupted(let time):
@@ -64,16 +73,19 @@ public enum JitterPlayback {
             }
         }
         guard let replay, let writer else {
-            throw AudioPipelineError(.invalidData, "\(input): no \(options.direction.rawValue) audio messages (\(session.messages) messages read)")
+            throw AudioPipelineError(
+                .invalidData,
+                "\(input): no \(options.direction.rawValue) audio messages (\(session.messages) messages read)")
         }
         for e in pending.drain() { try release(e) }
         try replay.finish()
         try writer.commit()
         return JitterPlaybackReport(
             metrics: JitterMetrics(replay.statistics, rate: rate, tickMs: settings.tickMs),
-            run: SessionRun(session: input, profile: session.profile, interruptions: session.interruptions,
-                            audioMessages: session.audioMessages, rate: rate, outputSeconds: Double(outputFrames) / Double(rate),
-                            output: output))
+            run: SessionRun(
+                session: input, profile: session.profile, interruptions: session.interruptions,
+                audioMessages: session.audioMessages, rate: rate, outputSeconds: Double(outputFrames) / Double(rate),
+                output: output))
     }
 }
 

@@ -97,11 +97,16 @@ public typealias JitterPlaybackReport = JitterReport<SessionRun>
 extension JitterMetrics {
     /// The human summary `audiopipe` prints.
     public var text: String {
-        var s = String(format: "  late loss %.3f %%, concealment %.3f %%, mean delay %.1f ms, underruns %d (%.2f/min), stretch %.2f %%\n",
-                       lateLossPct, concealPct, meanDelayMs, underruns, underrunsPerMin, stretchPct)
-        s += String(format: "  packets %d: late %d, stale %d, duplicate %d, overflow %d (%.0f ms); flushes %d (%.0f ms dropped); "
-                    + "most queued %.0f ms",
-                    packets, latePackets, stalePackets, duplicatePackets, overflowPackets, overflowMs, flushes, flushedMs, maxQueuedMs)
+        var s = String(
+            format:
+                "  late loss %.3f %%, concealment %.3f %%, mean delay %.1f ms, underruns %d (%.2f/min), stretch %.2f %%\n",
+            lateLossPct, concealPct, meanDelayMs, underruns, underrunsPerMin, stretchPct)
+        s += String(
+            format:
+                "  packets %d: late %d, stale %d, duplicate %d, overflow %d (%.0f ms); flushes %d (%.0f ms dropped); "
+                + "most queued %.0f ms",
+            packets, latePackets, stalePackets, duplicatePackets, overflowPackets, overflowMs, flushes, flushedMs,
+            maxQueuedMs)
         return s
     }
 }
@@ -116,7 +121,8 @@ extension JitterReport where Run == TraceRun {
 extension JitterReport where Run == SessionRun {
     /// The human summary `audiopipe` prints.
     public var text: String {
-        String(format: "%@ (%@): %d audio messages, %d interruptions -> %@ (%.3f s at %d Hz)\n", run.session, run.profile,
-               run.audioMessages, run.interruptions, run.output, run.outputSeconds, run.rate) + metrics.text
+        String(
+            format: "%@ (%@): %d audio messages, %d interruptions -> %@ (%.3f s at %d Hz)\n", run.session, run.profile,
+            run.audioMessages, run.interruptions, run.output, run.outputSeconds, run.rate) + metrics.text
     }
 }

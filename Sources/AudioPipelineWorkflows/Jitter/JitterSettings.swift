@@ -29,10 +29,12 @@ public struct JitterSettings: Codable, Sendable, Hashable {
         }
         try range(tickMs, 1...100, "--tick-ms")
         guard quantile > 0 && quantile < 1 else {
-            throw AudioPipelineError(.invalidConfiguration, "--quantile \(Checked.describe(quantile)) must be in (0, 1)")
+            throw AudioPipelineError(
+                .invalidConfiguration, "--quantile \(Checked.describe(quantile)) must be in (0, 1)")
         }
         guard capacityS > 0 && capacityS <= 3600 else {
-            throw AudioPipelineError(.invalidConfiguration, "--capacity-s \(Checked.describe(capacityS)) must be in (0, 3600]")
+            throw AudioPipelineError(
+                .invalidConfiguration, "--capacity-s \(Checked.describe(capacityS)) must be in (0, 3600]")
         }
         try range(holeWaitMs, -10_000...10_000, "--hole-wait-ms")
         try range(marginMs, 0...10_000, "--margin-ms")
@@ -49,7 +51,8 @@ public struct JitterSettings: Codable, Sendable, Hashable {
         if policy.hasPrefix("fixed:"), let ms = Double(policy.dropFirst(6)), ms >= 0, ms <= 10_000 {
             return .fixed(delay: Int((ms * Double(rate) / 1000).rounded()))
         }
-        throw AudioPipelineError(.invalidConfiguration, "--policy must be adaptive or fixed:MS (0…10000), not '\(policy)'")
+        throw AudioPipelineError(
+            .invalidConfiguration, "--policy must be adaptive or fixed:MS (0…10000), not '\(policy)'")
     }
 
     /// The buffer configuration at `sampleRate`.

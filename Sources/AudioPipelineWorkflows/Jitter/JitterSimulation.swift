@@ -34,13 +34,16 @@ public struct JitterSimulation {
         var rows: [Row] = []
         let replay = TickReplay(configuration: configuration) { (now, buffer, _) throws(AudioPipelineError) in
             for piece in buffer.lastPieces {
-                rows.append(Row(
-                    sequence: piece.sequence, playMs: (Double(now) + piece.outputStart) / toSamples,
-                    offsetMs: Double(piece.offset) / toSamples, lengthMs: Double(piece.length) / toSamples,
-                    outputMs: piece.outputLength / toSamples))
+                rows.append(
+                    Row(
+                        sequence: piece.sequence, playMs: (Double(now) + piece.outputStart) / toSamples,
+                        offsetMs: Double(piece.offset) / toSamples, lengthMs: Double(piece.length) / toSamples,
+                        outputMs: piece.outputLength / toSamples))
             }
         }
-        let arrivals = packets.filter { $0.arrivalMs != nil }.sorted { ($0.arrivalMs!, $0.sequence) < ($1.arrivalMs!, $1.sequence) }
+        let arrivals = packets.filter { $0.arrivalMs != nil }.sorted {
+            ($0.arrivalMs!, $0.sequence) < ($1.arrivalMs!, $1.sequence)
+        }
         var f = 0
         for p in arrivals {
             while f < flushes.count, flushes[f].timeMs <= p.arrivalMs! {
@@ -49,13 +52,16 @@ public struct JitterSimulation {
             }
             let n = Int((p.durationMs * toSamples).rounded())
             let media = Int64((p.mediaMs * toSamples).rounded())
-            try replay.arrive(Self.synthesize(count: n, media: media, rate: rate), sequence: p.sequence, utterance: p.utterance,
-                              mediaMs: p.mediaMs, arrivalMs: p.arrivalMs!)
+            try replay.arrive(
+                Self.synthesize(count: n, media: media, rate: rate), sequence: p.sequence, utterance: p.utterance,
+                mediaMs: p.mediaMs, arrivalMs: p.arrivalMs!)
         }
         for flush in flushes[f...] { try replay.flush(throughUtterance: flush.throughUtterance, timeMs: flush.timeMs) }
         try replay.finish()
         let received = arrivals.reduce(0.0) { $0 + $1.durationMs }
-        return Result(rows: rows, statistics: replay.statistics, receivedMs: received, tickMs: Double(configuration.tick) / toSamples)
+        return Result(
+            rows: rows, statistics: replay.statistics, receivedMs: received,
+            tickMs: Double(configuration.tick) / toSamples)
     }
 
     /// A voiced-speech-like test signal at media sample positions media ..< media + count.
@@ -74,7 +80,8 @@ public struct JitterSimulation {
         let file = try ByteOutput(path: path)
         try file.write("seq,play_ms,offset_ms,len_ms,out_ms\n")
         for r in rows {
-            try file.write(String(format: "%lld,%.4f,%.4f,%.4f,%.4f\n", r.sequence, r.playMs, r.offsetMs, r.lengthMs, r.outputMs))
+            try file.write(
+                String(format: "%lld,%.4f,%.4f,%.4f,%.4f\n", r.sequence, r.playMs, r.offsetMs, r.lengthMs, r.outputMs))
         }
         try file.commit()
     }
@@ -91,11 +98,17 @@ public struct JitterSimulation {
             let sibling = String(trace.dropLast(4)) + ".flush.csv"
             if FileManager.default.fileExists(atPath: sibling) { flushPath = sibling }
         }
-        let flushes = try flushPath.map { (p) throws(AudioPipelineError) in try ArrivalTrace.readFlushes(path: p, packets: packets, tracePath: trace) } ?? []
-        let result = try JitterSimulation(configuration: try settings.configuration(sampleRate: sampleRate)).run(packets: packets, flushes: flushes)
+        let flushes =
+            try flushPath.map { (p) throws(AudioPipelineError) in
+                try ArrivalTrace.readFlushes(path: p, packets: packets, tracePath: trace)
+            } ?? []
+        let result = try JitterSimulation(configuration: try settings.configuration(sampleRate: sampleRate)).run(
+            packets: packets, flushes: flushes)
         try writeLog(result.rows, to: output)
         return JitterSimulationReport(
             metrics: JitterMetrics(result.statistics, rate: sampleRate, tickMs: settings.tickMs),
-            run: TraceRun(trace: trace, flushFile: flushPath ?? "", packetCount: packets.count, flushCount: flushes.count, output: output))
+            run: TraceRun(
+                trace: trace, flushFile: flushPath ?? "", packetCount: packets.count, flushCount: flushes.count,
+                output: output))
     }
 }

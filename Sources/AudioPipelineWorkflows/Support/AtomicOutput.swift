@@ -45,7 +45,8 @@ public final class AtomicOutput: @unchecked Sendable {
             // A device, FIFO or socket: write it in place.
             let fd = open(path, O_WRONLY | O_CLOEXEC)
             guard fd >= 0 else {
-                throw AudioPipelineError(.outputFailed, "\(path): cannot open for writing: \(String(cString: strerror(errno)))")
+                throw AudioPipelineError(
+                    .outputFailed, "\(path): cannot open for writing: \(String(cString: strerror(errno)))")
             }
             fileDescriptor = fd
             ownsDescriptor = true

@@ -10,7 +10,9 @@ public final class AudioOutput {
     public let writer: AudioFileWriter
     public var path: String { output.path }
 
-    public init(path: String, type: OutputFileType, encoding: SampleEncoding, format: StreamFormat) throws(AudioPipelineError) {
+    public init(path: String, type: OutputFileType, encoding: SampleEncoding, format: StreamFormat)
+        throws(AudioPipelineError)
+    {
         output = try AtomicOutput(path: path)
         do {
             writer = try AudioFileWriter(

@@ -32,7 +32,8 @@ public struct CSVTable: Sendable {
         }
         func split(_ line: Substring, number: Int) throws(AudioPipelineError) -> [String] {
             if line.contains("\"") {
-                throw AudioPipelineError(.invalidData, "\(path):\(number): quoted fields are not supported in this file")
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(number): quoted fields are not supported in this file")
             }
             return line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
@@ -48,7 +49,8 @@ public struct CSVTable: Sendable {
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             let fields = try split(line, number: i + 1)
             guard fields.count == header.count else {
-                throw AudioPipelineError(.invalidData, "\(path):\(i + 1): \(fields.count) fields, the header has \(header.count)")
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(i + 1): \(fields.count) fields, the header has \(header.count)")
             }
             rows.append(Row(line: i + 1, fields: fields))
         }

@@ -11,8 +11,12 @@ public enum Checked {
         code: AudioPipelineError.Code = .invalidData, whole: Bool = true
     ) throws(AudioPipelineError) -> Int {
         // (Double(Int.max) rounds up to 2⁶³, which Int cannot hold: the last test keeps it out.)
-        guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound), value < 0x1p63 else {
-            throw AudioPipelineError(code, "\(what()) \(describe(value)) is not \(whole ? "an integer " : "")in \(range.lowerBound)…\(range.upperBound)")
+        guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound), value < 0x1p63
+        else {
+            throw AudioPipelineError(
+                code,
+                "\(what()) \(describe(value)) is not \(whole ? "an integer " : "")in \(range.lowerBound)…\(range.upperBound)"
+            )
         }
         guard !whole || value == value.rounded() else {
             throw AudioPipelineError(code, "\(what()) \(describe(value)) is not a whole number")
@@ -26,7 +30,10 @@ public enum Checked {
         code: AudioPipelineError.Code = .invalidData
     ) throws(AudioPipelineError) -> Double {
         guard value.isFinite, range.contains(value) else {
-            throw AudioPipelineError(code, "\(what()) \(describe(value)) is not a number in \(describe(range.lowerBound))…\(describe(range.upperBound))")
+            throw AudioPipelineError(
+                code,
+                "\(what()) \(describe(value)) is not a number in \(describe(range.lowerBound))…\(describe(range.upperBound))"
+            )
         }
         return value
     }

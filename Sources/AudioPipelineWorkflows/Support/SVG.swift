@@ -10,7 +10,8 @@ public struct SVG {
     public init(width: Double, height: Double, fontSize: Int = 12) {
         self.width = width
         self.height = height
-        body = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
+        body =
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(width))\" height=\"\(Int(height))\" "
             + "viewBox=\"0 0 \(Int(width)) \(Int(height))\" font-family=\"sans-serif\" font-size=\"\(fontSize)\">\n"
         element("rect", ["width": "100%", "height": "100%", "fill": "white"])
     }
@@ -22,46 +23,72 @@ public struct SVG {
         if let text { body += ">" + Self.escape(text) + "</\(name)>\n" } else { body += "/>\n" }
     }
 
-    public mutating func rect(x: Double, y: Double, width: Double, height: Double, fill: String = "none",
-                              stroke: String = "", opacity: String = "", title: String? = nil) {
+    public mutating func rect(
+        x: Double, y: Double, width: Double, height: Double, fill: String = "none",
+        stroke: String = "", opacity: String = "", title: String? = nil
+    ) {
         if let title {
-            body += "<rect x=\"\(Self.n(x))\" y=\"\(Self.n(y))\" width=\"\(Self.n(width))\" height=\"\(Self.n(height))\" "
+            body +=
+                "<rect x=\"\(Self.n(x))\" y=\"\(Self.n(y))\" width=\"\(Self.n(width))\" height=\"\(Self.n(height))\" "
                 + "fill=\"\(Self.escape(fill))\"" + (stroke.isEmpty ? "" : " stroke=\"\(Self.escape(stroke))\"")
                 + (opacity.isEmpty ? "" : " opacity=\"\(opacity)\"") + "><title>\(Self.escape(title))</title></rect>\n"
             return
         }
-        element("rect", ["x": Self.n(x), "y": Self.n(y), "width": Self.n(width), "height": Self.n(height),
-                         "fill": fill, "stroke": stroke, "opacity": opacity])
+        element(
+            "rect",
+            [
+                "x": Self.n(x), "y": Self.n(y), "width": Self.n(width), "height": Self.n(height),
+                "fill": fill, "stroke": stroke, "opacity": opacity,
+            ])
     }
 
-    public mutating func line(x1: Double, y1: Double, x2: Double, y2: Double, stroke: String,
-                              width: Double = 1, dash: String = "") {
-        element("line", ["x1": Self.n(x1), "x2": Self.n(x2), "y1": Self.n(y1), "y2": Self.n(y2), "stroke": stroke,
-                         "stroke-width": width == 1 ? "" : Self.n(width), "stroke-dasharray": dash])
+    public mutating func line(
+        x1: Double, y1: Double, x2: Double, y2: Double, stroke: String,
+        width: Double = 1, dash: String = ""
+    ) {
+        element(
+            "line",
+            [
+                "x1": Self.n(x1), "x2": Self.n(x2), "y1": Self.n(y1), "y2": Self.n(y2), "stroke": stroke,
+                "stroke-width": width == 1 ? "" : Self.n(width), "stroke-dasharray": dash,
+            ])
     }
 
     /// A path from `d` (build it with `PathData`).
-    public mutating func path(_ d: String, stroke: String, width: Double = 1, dash: String = "", fill: String = "none") {
+    public mutating func path(_ d: String, stroke: String, width: Double = 1, dash: String = "", fill: String = "none")
+    {
         guard !d.isEmpty else { return }
-        element("path", ["d": d, "stroke": stroke, "stroke-width": Self.n(width), "fill": fill, "stroke-dasharray": dash])
+        element(
+            "path", ["d": d, "stroke": stroke, "stroke-width": Self.n(width), "fill": fill, "stroke-dasharray": dash])
     }
 
-    public mutating func circle(x: Double, y: Double, r: Double, fill: String, stroke: String = "",
-                                strokeWidth: String = "", opacity: String = "") {
-        element("circle", ["cx": Self.n(x), "cy": Self.n(y), "r": Self.n(r), "fill": fill, "stroke": stroke,
-                           "stroke-width": strokeWidth, "opacity": opacity])
+    public mutating func circle(
+        x: Double, y: Double, r: Double, fill: String, stroke: String = "",
+        strokeWidth: String = "", opacity: String = ""
+    ) {
+        element(
+            "circle",
+            [
+                "cx": Self.n(x), "cy": Self.n(y), "r": Self.n(r), "fill": fill, "stroke": stroke,
+                "stroke-width": strokeWidth, "opacity": opacity,
+            ])
     }
 
     public enum Anchor: String { case start, middle, end }
 
-    public mutating func text(_ s: String, x: Double, y: Double, anchor: Anchor = .start, fill: String = "#333",
-                              size: Int? = nil, bold: Bool = false, rotate: Bool = false) {
-        let position: KeyValuePairs<String, String> = rotate
+    public mutating func text(
+        _ s: String, x: Double, y: Double, anchor: Anchor = .start, fill: String = "#333",
+        size: Int? = nil, bold: Bool = false, rotate: Bool = false
+    ) {
+        let position: KeyValuePairs<String, String> =
+            rotate
             ? ["transform": "translate(\(Self.n(x)),\(Self.n(y))) rotate(-90)"]
             : ["x": Self.n(x), "y": Self.n(y)]
         var attributes = position.map { ($0.key, $0.value) }
-        attributes += [("text-anchor", anchor == .start ? "" : anchor.rawValue), ("fill", fill),
-                       ("font-size", size.map(String.init) ?? ""), ("font-weight", bold ? "bold" : "")]
+        attributes += [
+            ("text-anchor", anchor == .start ? "" : anchor.rawValue), ("fill", fill),
+            ("font-size", size.map(String.init) ?? ""), ("font-weight", bold ? "bold" : ""),
+        ]
         body += "<text"
         for (k, v) in attributes where !v.isEmpty { body += " \(k)=\"\(Self.escape(v))\"" }
         body += ">" + Self.escape(s) + "</text>\n"

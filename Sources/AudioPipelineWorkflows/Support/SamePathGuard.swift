@@ -6,7 +6,8 @@ import Foundation
 public enum SamePathGuard {
     public static func refuse(input: String, output: String) throws(AudioPipelineError) {
         if same(input, output) {
-            throw AudioPipelineError(.invalidConfiguration, "\(output): output is the input file; choose another output path")
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(output): output is the input file; choose another output path")
         }
     }
 
@@ -17,7 +18,8 @@ public enum SamePathGuard {
         }
         for (k, a) in outputs.enumerated() {
             for b in outputs[(k + 1)...] where same(a, b) {
-                throw AudioPipelineError(.invalidConfiguration, "\(b): given for two outputs (also as \(a)); choose another path")
+                throw AudioPipelineError(
+                    .invalidConfiguration, "\(b): given for two outputs (also as \(a)); choose another path")
             }
         }
     }
@@ -30,7 +32,9 @@ public enum SamePathGuard {
         if aExists && bExists {
             return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && (sb.st_mode & S_IFMT) == S_IFREG
         }
-        func canonical(_ p: String) -> String { URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path }
+        func canonical(_ p: String) -> String {
+            URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path
+        }
         return canonical(a) == canonical(b)
     }
 }

@@ -18,7 +18,9 @@ public enum TextInput {
             switch e {
             case ENOENT, ENOTDIR: throw AudioPipelineError(.inputUnavailable, "\(path): no such file (\(what))")
             case EACCES: throw AudioPipelineError(.inputUnavailable, "\(path): permission denied (\(what))")
-            default: throw AudioPipelineError(.inputUnavailable, "\(path): cannot read \(what): \(String(cString: strerror(e)))")
+            default:
+                throw AudioPipelineError(
+                    .inputUnavailable, "\(path): cannot read \(what): \(String(cString: strerror(e)))")
             }
         }
         var st = stat()
@@ -30,7 +32,9 @@ public enum TextInput {
     }
 
     /// The whole of `path` as bytes.
-    public static func bytes(_ path: String, what: String, limit: Int = maximumBytes) throws(AudioPipelineError) -> [UInt8] {
+    public static func bytes(_ path: String, what: String, limit: Int = maximumBytes) throws(AudioPipelineError)
+        -> [UInt8]
+    {
         let fd = try open(path, what: what)
         defer { if fd != STDIN_FILENO { Foundation.close(fd) } }
         var out: [UInt8] = []
@@ -46,7 +50,9 @@ public enum TextInput {
     }
 
     /// The whole of `path` as UTF-8 text (a leading byte-order mark is dropped).
-    public static func text(_ path: String, what: String, limit: Int = maximumBytes) throws(AudioPipelineError) -> String {
+    public static func text(_ path: String, what: String, limit: Int = maximumBytes) throws(AudioPipelineError)
+        -> String
+    {
         var b = try bytes(path, what: what, limit: limit)
         if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
         guard let s = String(validating: b, as: UTF8.self) else {
@@ -151,7 +157,9 @@ public final class LineReader {
         return buffer.distance(to: p.assumingMemoryBound(to: UInt8.self))
     }
 
-    private func emit(from a: Int, to b: Int, _ body: (Line) throws(AudioPipelineError) -> Void) throws(AudioPipelineError) {
+    private func emit(from a: Int, to b: Int, _ body: (Line) throws(AudioPipelineError) -> Void)
+        throws(AudioPipelineError)
+    {
         var stop = b
         if stop > a && buffer[stop - 1] == 0x0D { stop -= 1 }
         if stop - a > maximumLineBytes { return try body(.tooLong(bytes: stop - a, number: lineNumber)) }

@@ -13,15 +13,23 @@ public enum AudacityLabels {
         for (k, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("\\") { continue }  // blank, or Audacity's frequency line
-            let parts = line.contains("\t") ? line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-                                            : line.split(separator: " ").map(String.init)
-            guard parts.count >= 2, let s = Double(parts[0].trimmingCharacters(in: .whitespaces)), let e = Double(parts[1].trimmingCharacters(in: .whitespaces)),
-                  s.isFinite, e.isFinite else {
-                throw AudioPipelineError(.invalidData, "\(path):\(k + 1): expected 'start<TAB>end[<TAB>label]' in seconds, got '\(line)'")
+            let parts =
+                line.contains("\t")
+                ? line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+                : line.split(separator: " ").map(String.init)
+            guard parts.count >= 2, let s = Double(parts[0].trimmingCharacters(in: .whitespaces)),
+                let e = Double(parts[1].trimmingCharacters(in: .whitespaces)),
+                s.isFinite, e.isFinite
+            else {
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(k + 1): expected 'start<TAB>end[<TAB>label]' in seconds, got '\(line)'")
             }
-            guard e >= s else { throw AudioPipelineError(.invalidData, "\(path):\(k + 1): end \(e) is before start \(s)") }
+            guard e >= s else {
+                throw AudioPipelineError(.invalidData, "\(path):\(k + 1): end \(e) is before start \(s)")
+            }
             guard s >= 0, e <= 1e7 else {
-                throw AudioPipelineError(.invalidData, "\(path):\(k + 1): times must lie in 0…10000000 s, got \(s)…\(e)")
+                throw AudioPipelineError(
+                    .invalidData, "\(path):\(k + 1): times must lie in 0…10000000 s, got \(s)…\(e)")
             }
             let label = parts.count > 2 ? parts[2].trimmingCharacters(in: .whitespaces).lowercased() : "speech"
             if nonSpeech.contains(label) || e == s { continue }

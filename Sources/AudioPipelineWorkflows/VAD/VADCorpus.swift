@@ -29,7 +29,9 @@ public struct VADCorpus: Sendable {
     }
 
     public static let envelopeColumns = 1130
-    static let audioExtensions: Set<String> = ["wav", "flac", "ogg", "aif", "aiff", "caf", "w64", "rf64", "mp3", "opus"]
+    static let audioExtensions: Set<String> = [
+        "wav", "flac", "ogg", "aif", "aiff", "caf", "w64", "rf64", "mp3", "opus",
+    ]
 
     public var items: [Item] = []
     /// Files without a partner (listed, not fatal).
@@ -43,7 +45,8 @@ public struct VADCorpus: Sendable {
         audioDirectory: String, labelDirectory: String, referenceSuffix: String, frameMilliseconds: Set<Double>,
         resampler: ResamplerChoice = .default
     ) throws(AudioPipelineError) {
-        let pairs = try Self.pair(audioDirectory: audioDirectory, labelDirectory: labelDirectory, referenceSuffix: referenceSuffix)
+        let pairs = try Self.pair(
+            audioDirectory: audioDirectory, labelDirectory: labelDirectory, referenceSuffix: referenceSuffix)
         skipped = pairs.skipped
         for (name, audioPath, labelPath) in pairs.items {
             let (samples, rate) = try AudioLoader.mono(path: audioPath)
@@ -51,19 +54,26 @@ public struct VADCorpus: Sendable {
             var reference: [Float]?
             var refUsed: String?
             if FileManager.default.fileExists(atPath: refPath) {
-                let r = try AudioLoader.reference(path: refPath, rate: rate, length: samples.count, resampler: resampler)
+                let r = try AudioLoader.reference(
+                    path: refPath, rate: rate, length: samples.count, resampler: resampler)
                 if let w = r.warning { warnings.append(w) }
                 reference = r.samples
                 refUsed = refPath
             }
             var features: [Double: Features] = [:]
-            for ms in frameMilliseconds { features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms) }
-            items.append(Item(
-                name: name, audioPath: audioPath, referencePath: refUsed, labels: try AudacityLabels.read(path: labelPath),
-                rate: rate, duration: Double(samples.count) / Double(rate), envelope: Self.envelope(samples), features: features))
+            for ms in frameMilliseconds {
+                features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms)
+            }
+            items.append(
+                Item(
+                    name: name, audioPath: audioPath, referencePath: refUsed,
+                    labels: try AudacityLabels.read(path: labelPath),
+                    rate: rate, duration: Double(samples.count) / Double(rate), envelope: Self.envelope(samples),
+                    features: features))
         }
         guard !items.isEmpty else {
-            throw AudioPipelineError(.invalidData, "no audio file in \(audioDirectory) has a label file in \(labelDirectory)")
+            throw AudioPipelineError(
+                .invalidData, "no audio file in \(audioDirectory) has a label file in \(labelDirectory)")
         }
     }
 
@@ -84,11 +94,17 @@ public struct VADCorpus: Sendable {
             audio[(f as NSString).deletingPathExtension] = audioDirectory + "/" + f
         }
         var labels: [String: String] = [:]
-        for f in labelFiles.sorted() where f.hasSuffix(".txt") { labels[String(f.dropLast(4))] = labelDirectory + "/" + f }
+        for f in labelFiles.sorted() where f.hasSuffix(".txt") {
+            labels[String(f.dropLast(4))] = labelDirectory + "/" + f
+        }
         var skipped: [String] = []
-        for name in audio.keys.sorted() where labels[name] == nil { skipped.append("\(audio[name]!): no labels \(labelDirectory)/\(name).txt") }
+        for name in audio.keys.sorted() where labels[name] == nil {
+            skipped.append("\(audio[name]!): no labels \(labelDirectory)/\(name).txt")
+        }
         // A label file next to its audio is common; a .txt that is not a label file for an item is skipped.
-        for name in labels.keys.sorted() where audio[name] == nil { skipped.append("\(labels[name]!): no audio \(name).* in \(audioDirectory)") }
+        for name in labels.keys.sorted() where audio[name] == nil {
+            skipped.append("\(labels[name]!): no audio \(name).* in \(audioDirectory)")
+        }
         let items = audio.keys.sorted().compactMap { name in labels[name].map { (name, audio[name]!, $0) } }
         return (items, skipped)
     }
@@ -122,19 +138,23 @@ public struct VADCorpus: Sendable {
     /// The decider's frames for one item and configuration (the streaming detector's decisions).
     public func run(_ item: Item, configuration: VADConfiguration) throws(AudioPipelineError) -> VADRun {
         guard let f = item.features[configuration.frameMilliseconds] else {
-            throw AudioPipelineError(.invalidConfiguration, "VAD corpus: no features for \(configuration.frameMilliseconds) ms frames")
+            throw AudioPipelineError(
+                .invalidConfiguration, "VAD corpus: no features for \(configuration.frameMilliseconds) ms frames")
         }
         return VADRun(
-            frames: try Self.decide(f, configuration: configuration), frameSeconds: f.frameSeconds, duration: item.duration,
+            frames: try Self.decide(f, configuration: configuration), frameSeconds: f.frameSeconds,
+            duration: item.duration,
             configuration: configuration)
     }
 
-    static func decide(_ f: Features, configuration: VADConfiguration) throws(AudioPipelineError) -> [VADDecider.Frame] {
+    static func decide(_ f: Features, configuration: VADConfiguration) throws(AudioPipelineError) -> [VADDecider.Frame]
+    {
         var d = try VADDecider(configuration: configuration)
         var frames: [VADDecider.Frame] = []
         frames.reserveCapacity(f.mic.count)
         for i in f.mic.indices {
-            frames.append(d.process(mic: f.mic[i], reference: f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }))
+            frames.append(
+                d.process(mic: f.mic[i], reference: f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }))
         }
         return frames
     }

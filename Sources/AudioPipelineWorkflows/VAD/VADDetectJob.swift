@@ -44,7 +44,9 @@ public struct VADDetectReport: WorkflowReport, Codable, Hashable {
 
 public enum VADDetector {
     /// Detects speech in `input` and writes the labels to `output` (`-`: standard output).
-    public static func detect(input: String, output: String, options o: VADDetectOptions) throws(AudioPipelineError) -> VADDetectReport {
+    public static func detect(input: String, output: String, options o: VADDetectOptions) throws(AudioPipelineError)
+        -> VADDetectReport
+    {
         try SamePathGuard.refuse(inputs: [input] + (o.reference.map { [$0] } ?? []), outputs: [output])
         let (mic, rate) = try AudioLoader.mono(path: input)
         var ref: [Float]?
@@ -56,14 +58,17 @@ public enum VADDetector {
         }
         let result = try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
         let report = VADDetectReport(
-            input: input, reference: o.reference, sampleRate: rate, duration: result.duration, timeline: o.align ? "aligned" : "streaming",
+            input: input, reference: o.reference, sampleRate: rate, duration: result.duration,
+            timeline: o.align ? "aligned" : "streaming",
             segments: result.segments(align: o.align),
-            configuration: Dictionary(uniqueKeysWithValues: VADConfiguration.parameterNames.map { ($0, o.configuration[$0]!) }),
+            configuration: Dictionary(
+                uniqueKeysWithValues: VADConfiguration.parameterNames.map { ($0, o.configuration[$0]!) }),
             warnings: warnings)
         let text: String
         switch o.format {
         case .audacity: text = AudacityLabels.format(report.segments)
-        case .csv: text = "start,end\n" + report.segments.map { String(format: "%.6f,%.6f\n", $0.start, $0.end) }.joined()
+        case .csv:
+            text = "start,end\n" + report.segments.map { String(format: "%.6f,%.6f\n", $0.start, $0.end) }.joined()
         case .json: text = try ReportJSON.encode(report) + "\n"
         }
         try ByteOutput.write(text, to: output)
@@ -74,6 +79,8 @@ public enum VADDetector {
 extension VADDetectReport {
     /// The human summary `audiopipe` prints.
     public func text(output: String) -> String {
-        String(format: "%@: %d segments, %.2f s of speech in %.2f s -> %@", input, segments.count, speechSeconds, duration, output)
+        String(
+            format: "%@: %d segments, %.2f s of speech in %.2f s -> %@", input, segments.count, speechSeconds, duration,
+            output)
     }
 }

@@ -28,7 +28,8 @@ public struct VADGrid: Sendable {
                 object = try JSONDecoder().decode([String: [Double]].self, from: Data(text.utf8))
             } catch let error as DecodingError {
                 throw AudioPipelineError(
-                    .invalidData, "\(file): the grid must be a JSON object of lists of numbers: \(DecodingErrorText.describe(error))")
+                    .invalidData,
+                    "\(file): the grid must be a JSON object of lists of numbers: \(DecodingErrorText.describe(error))")
             } catch {
                 throw AudioPipelineError(.invalidData, "\(file): \(error)")
             }
@@ -36,7 +37,9 @@ public struct VADGrid: Sendable {
         }
         for a in set {
             let parts = a.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'") }
+            guard parts.count == 2 else {
+                throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
+            }
             let values = parts[1].split(separator: ",").map { Double($0.trimmingSpaces) }
             guard !values.isEmpty, values.allSatisfy({ $0 != nil && $0!.isFinite }) else {
                 throw AudioPipelineError(.invalidConfiguration, "--set \(a): values must be finite numbers")
@@ -54,15 +57,19 @@ public struct VADGrid: Sendable {
             guard VADConfiguration.parameterNames.contains(name) else {
                 throw AudioPipelineError(.invalidConfiguration, "unknown VAD parameter '\(name)' in the grid")
             }
-            guard !values.isEmpty else { throw AudioPipelineError(.invalidConfiguration, "no values for '\(name)' in the grid") }
+            guard !values.isEmpty else {
+                throw AudioPipelineError(.invalidConfiguration, "no values for '\(name)' in the grid")
+            }
             guard values.allSatisfy(\.isFinite) else {
-                throw AudioPipelineError(.invalidConfiguration, "'\(name)' in the grid has a value that is not a finite number")
+                throw AudioPipelineError(
+                    .invalidConfiguration, "'\(name)' in the grid has a value that is not a finite number")
             }
             let (product, overflow) = count.multipliedReportingOverflow(by: values.count)
             guard !overflow, product <= maximumSettings else {
                 throw AudioPipelineError(
                     .invalidConfiguration,
-                    "the grid has more than \(maximumSettings) combinations; sweep fewer values or raise --max-settings")
+                    "the grid has more than \(maximumSettings) combinations; sweep fewer values or raise --max-settings"
+                )
             }
             count = product
         }

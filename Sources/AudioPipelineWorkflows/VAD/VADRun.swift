@@ -19,7 +19,9 @@ public struct VADRun: Sendable {
     public var duration: Double
     public var configuration: VADConfiguration
 
-    public init(samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration) throws(AudioPipelineError) {
+    public init(samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration)
+        throws(AudioPipelineError)
+    {
         var vad = try EnergyVAD(sampleRate: rate, configuration: configuration)
         // One call takes everything when the output holds maxOutputCount decisions; then finish.
         var frames = [VADDecider.Frame](
@@ -55,10 +57,14 @@ public struct VADRun: Sendable {
     /// are moved back to the first frame of the confirming run, minus the pre-roll; ends to the end
     /// of the last speech frame.
     public func segments(align: Bool = false) -> [SpeechSegment] {
-        Self.segments(decisions: frames.map(\.speech), frameSeconds: frameSeconds, duration: duration, configuration: configuration, align: align)
+        Self.segments(
+            decisions: frames.map(\.speech), frameSeconds: frameSeconds, duration: duration,
+            configuration: configuration, align: align)
     }
 
-    public static func segments(decisions: [Bool], frameSeconds f: Double, duration: Double, configuration c: VADConfiguration, align: Bool) -> [SpeechSegment] {
+    public static func segments(
+        decisions: [Bool], frameSeconds f: Double, duration: Double, configuration c: VADConfiguration, align: Bool
+    ) -> [SpeechSegment] {
         var out: [SpeechSegment] = []
         let confirm = Double(c.confirmFrames)
         var i = 0
@@ -79,4 +85,3 @@ public struct VADRun: Sendable {
         return out
     }
 }
-

@@ -36,10 +36,15 @@ public enum VADScoring {
         public var preOn, falseTriggersPerMinute: Double
         public var onsets: Int
 
-        public static let names = ["f1", "precision", "recall", "false_alarm", "miss", "onset_detect", "lat_p50_ms", "lat_p90_ms",
-                                   "fresh_lat_p50_ms", "fresh_lat_p90_ms", "pre_on", "ft_per_min"]
+        public static let names = [
+            "f1", "precision", "recall", "false_alarm", "miss", "onset_detect", "lat_p50_ms", "lat_p90_ms",
+            "fresh_lat_p50_ms", "fresh_lat_p90_ms", "pre_on", "ft_per_min",
+        ]
         public var values: [Double] {
-            [f1, precision, recall, falseAlarm, miss, onsetDetection, latencyP50, latencyP90, freshLatencyP50, freshLatencyP90, preOn, falseTriggersPerMinute]
+            [
+                f1, precision, recall, falseAlarm, miss, onsetDetection, latencyP50, latencyP90, freshLatencyP50,
+                freshLatencyP90, preOn, falseTriggersPerMinute,
+            ]
         }
     }
 
@@ -81,7 +86,9 @@ public enum VADScoring {
                 if !pre { c.freshLatencies.append(first - seg.start) }
             }
         }
-        for hs in hypothesis where !reference.contains(where: { hs.end > $0.start && hs.start < $0.end }) { c.falseTriggers += 1 }
+        for hs in hypothesis where !reference.contains(where: { hs.end > $0.start && hs.start < $0.end }) {
+            c.falseTriggers += 1
+        }
         return c
     }
 
@@ -104,7 +111,8 @@ public enum VADScoring {
             miss: t.tp + t.fn > 0 ? Double(t.fn) / Double(t.tp + t.fn) : .nan,
             onsetDetection: t.onsets > 0 ? Double(t.detected) / Double(t.onsets) : .nan,
             latencyP50: percentile(t.latencies, 50) * 1000, latencyP90: percentile(t.latencies, 90) * 1000,
-            freshLatencyP50: percentile(t.freshLatencies, 50) * 1000, freshLatencyP90: percentile(t.freshLatencies, 90) * 1000,
+            freshLatencyP50: percentile(t.freshLatencies, 50) * 1000,
+            freshLatencyP90: percentile(t.freshLatencies, 90) * 1000,
             preOn: t.onsets > 0 ? Double(t.pre) / Double(t.onsets) : .nan,
             falseTriggersPerMinute: t.duration > 0 ? Double(t.falseTriggers) / (t.duration / 60) : .nan,
             onsets: t.onsets)
@@ -126,7 +134,8 @@ extension VADScoring.Metrics: Codable {
         let c = try decoder.container(keyedBy: JSONKey.self)
         let v = try Self.names.map { try c.decodeIfPresent(Double.self, forKey: JSONKey($0)) ?? .nan }
         self.init(
-            precision: v[1], recall: v[2], f1: v[0], falseAlarm: v[3], miss: v[4], onsetDetection: v[5], latencyP50: v[6],
+            precision: v[1], recall: v[2], f1: v[0], falseAlarm: v[3], miss: v[4], onsetDetection: v[5],
+            latencyP50: v[6],
             latencyP90: v[7], freshLatencyP50: v[8], freshLatencyP90: v[9], preOn: v[10], falseTriggersPerMinute: v[11],
             onsets: try c.decode(Int.self, forKey: JSONKey("onsets")))
     }

@@ -29,7 +29,9 @@ public enum VADSweep {
 
     /// Every combination of `grid` over `base`; invalid combinations (exit above enter …) are left
     /// out. Refuses a grid of more than `maximumSettings` combinations before building it.
-    public static func settings(base: VADConfiguration, grid: VADGrid, maximumSettings: Int = VADGrid.maximumSettings) throws(AudioPipelineError) -> [Setting] {
+    public static func settings(base: VADConfiguration, grid: VADGrid, maximumSettings: Int = VADGrid.maximumSettings)
+        throws(AudioPipelineError) -> [Setting]
+    {
         try grid.check(maximumSettings: maximumSettings)
         var out: [Setting] = [Setting(configuration: base, values: [:])]
         for (name, values) in grid.axes {
@@ -79,7 +81,8 @@ public enum VADSweep {
                 }
             }
             batch = upto
-            progress(JobProgress(done: min(settings.count, batch * chunk), total: settings.count, unit: .items("settings")))
+            progress(
+                JobProgress(done: min(settings.count, batch * chunk), total: settings.count, unit: .items("settings")))
         }
         if let e = box.firstError { throw e }
         return box.results.map { $0! }
@@ -90,7 +93,8 @@ public enum VADSweep {
         var perFile: [VADScoring.Counts] = []
         for item in corpus.items {
             let run = try corpus.run(item, configuration: setting.configuration)
-            perFile.append(VADScoring.score(reference: item.labels, hypothesis: run.segments(), duration: item.duration))
+            perFile.append(
+                VADScoring.score(reference: item.labels, hypothesis: run.segments(), duration: item.duration))
         }
         return Outcome(setting: setting, overall: perFile.reduce(VADScoring.Counts(), +), perFile: perFile)
     }
@@ -107,13 +111,18 @@ public enum VADSweep {
 
     /// The best outcome by `objective` among those with false alarm ≤ `maxFalseAlarm` (if any do).
     /// Returns the choice and how many settings qualified under the constraint.
-    public static func best(_ outcomes: [Outcome], objective: Objective, maxFalseAlarm: Double?) -> (best: Outcome, qualified: Int) {
+    public static func best(_ outcomes: [Outcome], objective: Objective, maxFalseAlarm: Double?) -> (
+        best: Outcome, qualified: Int
+    ) {
         var pool = outcomes
         if let maxFalseAlarm {
             let ok = outcomes.filter { $0.metrics.falseAlarm <= maxFalseAlarm }
             if !ok.isEmpty { pool = ok }
         }
         let best = pool.max { value($0.metrics, objective) < value($1.metrics, objective) }!
-        return (best, maxFalseAlarm == nil ? outcomes.count : outcomes.filter { $0.metrics.falseAlarm <= maxFalseAlarm! }.count)
+        return (
+            best,
+            maxFalseAlarm == nil ? outcomes.count : outcomes.filter { $0.metrics.falseAlarm <= maxFalseAlarm! }.count
+        )
     }
 }

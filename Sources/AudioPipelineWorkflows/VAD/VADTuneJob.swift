@@ -55,7 +55,8 @@ public enum VADTuner {
         let start = DispatchTime.now().uptimeNanoseconds
         let settings = try VADSweep.settings(base: o.base, grid: o.grid, maximumSettings: o.maxSettings)
         guard !settings.isEmpty else {
-            throw AudioPipelineError(.invalidConfiguration, "the grid has no valid setting (is every exit_db above every enter_db?)")
+            throw AudioPipelineError(
+                .invalidConfiguration, "the grid has no valid setting (is every exit_db above every enter_db?)")
         }
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
@@ -91,7 +92,9 @@ public final class ReportDirectory {
         self.path = path
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue {
-            throw AudioPipelineError(.outputFailed, "\(path): exists and is not a directory; give a new or existing directory for the report")
+            throw AudioPipelineError(
+                .outputFailed, "\(path): exists and is not a directory; give a new or existing directory for the report"
+            )
         }
         let (parent, name) = AtomicOutput.split(path)
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue else {
@@ -118,7 +121,9 @@ public final class ReportDirectory {
             }
         }
         let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else { throw AudioPipelineError(.outputFailed, "\(path)/\(relative): \(String(cString: strerror(errno)))") }
+        guard fd >= 0 else {
+            throw AudioPipelineError(.outputFailed, "\(path)/\(relative): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
         try Array(text.utf8).withUnsafeBufferPointer { (b) throws(AudioPipelineError) in
             try FileDescriptorIO.writeAll(fd, UnsafeRawBufferPointer(b), path: path + "/" + relative)
@@ -133,7 +138,8 @@ public final class ReportDirectory {
             let (parent, name) = AtomicOutput.split(path)
             let old = parent + "/" + AtomicOutput.temporaryName(for: name + ".old")
             guard rename(path, old) == 0 else {
-                throw AudioPipelineError(.outputFailed, "\(path): cannot replace the old report: \(String(cString: strerror(errno)))")
+                throw AudioPipelineError(
+                    .outputFailed, "\(path): cannot replace the old report: \(String(cString: strerror(errno)))")
             }
             try TemporaryFiles.publish(temporaryPath, as: path)
             try? FileManager.default.removeItem(atPath: old)
@@ -149,9 +155,11 @@ extension VADTuningSummary {
     public var text: String {
         let m = scores
         return String(
-            format: "best (%@): F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, fresh onset latency p50 %.0f ms, "
+            format:
+                "best (%@): F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, fresh onset latency p50 %.0f ms, "
                 + "%.2f false triggers/min\n  %@\nswept in %.1f s -> %@/best.json",
             objective, m.f1, m.precision, m.recall, m.falseAlarm * 100, m.freshLatencyP50, m.falseTriggersPerMinute,
-            best.keys.sorted().map { "\($0)=\(NumberText.plain(best[$0]!))" }.joined(separator: " "), elapsedSeconds, report)
+            best.keys.sorted().map { "\($0)=\(NumberText.plain(best[$0]!))" }.joined(separator: " "), elapsedSeconds,
+            report)
     }
 }

@@ -24,17 +24,22 @@ struct VADTuningReport {
             let m = VADScoring.metrics(best.perFile[i])
             perFile.append([item.name, String(item.referencePath != nil)] + m.values.map(Self.number))
             let run = try corpus.run(item, configuration: best.setting.configuration)
-            let plot = VADFilePlot(name: item.name, envelope: item.envelope, run: run, labels: item.labels, detected: run.segments(),
-                                   metrics: m, hasReference: item.referencePath != nil)
+            let plot = VADFilePlot(
+                name: item.name, envelope: item.envelope, run: run, labels: item.labels, detected: run.segments(),
+                metrics: m, hasReference: item.referencePath != nil)
             let file = "plots/" + VADTuningPage.plotFileName(item.name, index: i)
             try dir.write(file, plot.svg)
-            rows.append(.init(name: item.name, plot: file, metrics: m, falseTriggers: best.perFile[i].falseTriggers, hasReference: item.referencePath != nil))
+            rows.append(
+                .init(
+                    name: item.name, plot: file, metrics: m, falseTriggers: best.perFile[i].falseTriggers,
+                    hasReference: item.referencePath != nil))
         }
         try dir.write("per-file.csv", perFile.text)
         try dir.write("f1-vs-threshold.svg", f1Chart().svg)
         try dir.write("precision-recall.svg", precisionRecallChart().svg)
-        let page = VADTuningPage(options: options, best: best, settings: outcomes.count, qualified: qualified, files: rows,
-                                 setting: settingText)
+        let page = VADTuningPage(
+            options: options, best: best, settings: outcomes.count, qualified: qualified, files: rows,
+            setting: settingText)
         try dir.write("index.html", page.html)
     }
 
@@ -46,10 +51,12 @@ struct VADTuningReport {
 
     /// The configuration (readable by `--config`) plus its scores and a comment.
     func bestJSON() throws(AudioPipelineError) -> String {
-        let comment = "audiopipe vad tune: best by \(options.objective.rawValue)"
+        let comment =
+            "audiopipe vad tune: best by \(options.objective.rawValue)"
             + (options.maxFalseAlarm.map { " with false alarm <= \($0)" } ?? "")
             + " over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect IN --config best.json"
-        return try ReportJSON.encode(VADConfigurationObject(best.setting.configuration, scores: best.metrics, comment: comment)) + "\n"
+        return try ReportJSON.encode(
+            VADConfigurationObject(best.setting.configuration, scores: best.metrics, comment: comment)) + "\n"
     }
 
     func sweepCSV() -> String {
@@ -78,25 +85,36 @@ struct VADTuningReport {
 
     func sweepJSON() throws(AudioPipelineError) -> String {
         let rows = outcomes.map { o in
-            SweepJSON.Row(values: Dictionary(uniqueKeysWithValues: names.map { ($0, o.setting.configuration[$0]!) }), metrics: o.metrics)
+            SweepJSON.Row(
+                values: Dictionary(uniqueKeysWithValues: names.map { ($0, o.setting.configuration[$0]!) }),
+                metrics: o.metrics)
         }
         let grid = Dictionary(options.grid.axes.map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
-        return try ReportJSON.encode(SweepJSON(objective: options.objective.rawValue, grid: grid, files: corpus.items.map(\.name),
-                                               settings: rows)) + "\n"
+        return try ReportJSON.encode(
+            SweepJSON(
+                objective: options.objective.rawValue, grid: grid, files: corpus.items.map(\.name),
+                settings: rows)) + "\n"
     }
 
     /// F1 against the enter threshold: the best F1 over the other parameters at each threshold.
     func f1Chart() -> Chart {
         var byEnter: [Double: Double] = [:]
         for o in outcomes {
-            byEnter[o.setting.configuration.enterThreshold] = max(byEnter[o.setting.configuration.enterThreshold] ?? 0, o.metrics.f1)
+            byEnter[o.setting.configuration.enterThreshold] = max(
+                byEnter[o.setting.configuration.enterThreshold] ?? 0, o.metrics.f1)
         }
         return Chart(
-            title: "F1 against the enter threshold (best over the other parameters)", xLabel: "enter threshold, dB above noise floor",
+            title: "F1 against the enter threshold (best over the other parameters)",
+            xLabel: "enter threshold, dB above noise floor",
             yLabel: "frame F1",
-            series: [.init(label: "best F1 at each threshold", color: "#1f77b4", points: byEnter.map { ($0.key, $0.value) }, line: true),
-                     .init(label: "every setting", color: "#aaaaaa",
-                           points: outcomes.map { ($0.setting.configuration.enterThreshold, $0.metrics.f1) }, line: false)],
+            series: [
+                .init(
+                    label: "best F1 at each threshold", color: "#1f77b4", points: byEnter.map { ($0.key, $0.value) },
+                    line: true),
+                .init(
+                    label: "every setting", color: "#aaaaaa",
+                    points: outcomes.map { ($0.setting.configuration.enterThreshold, $0.metrics.f1) }, line: false),
+            ],
             mark: (best.setting.configuration.enterThreshold, best.metrics.f1, "chosen"))
     }
 

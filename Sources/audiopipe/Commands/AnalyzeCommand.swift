@@ -1,8 +1,8 @@
 import ArgumentParser
 import AudioPipelineAdapters
 import AudioPipelineCore
-import Foundation
 import AudioPipelineWorkflows
+import Foundation
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -44,9 +44,12 @@ struct AnalyzeResampler: ParsableCommand {
             throw ValidationError("unknown resampler '\(resampler)'; choose one of \(resamplerNames) or all")
         }
         var writeError: AudioPipelineError?
-        let results = try ResamplerAnalyzer.analyze(from: from, to: to, resamplers: choices, measureSpeed: !noSpeed) { q in
+        let results = try ResamplerAnalyzer.analyze(from: from, to: to, resamplers: choices, measureSpeed: !noSpeed) {
+            q in
             guard !output.json && !output.quiet else { return }
-            do throws(AudioPipelineError) { try Terminal.write(q.text + "\n", to: STDOUT_FILENO) } catch { writeError = writeError ?? error }
+            do throws(AudioPipelineError) { try Terminal.write(q.text + "\n", to: STDOUT_FILENO) } catch {
+                writeError = writeError ?? error
+            }
         }
         if let writeError { throw writeError }
         if output.json { try Terminal.write(try ReportJSON.encode(results) + "\n", to: STDOUT_FILENO) }

@@ -25,13 +25,17 @@ struct Convert: ParsableCommand {
     @Argument(help: "Input audio file ('-' for standard input).") var input: String
     @Argument(help: ArgumentHelp("Output file ('-' for standard output).", valueName: "output")) var outputPath: String
     @Option(name: [.short, .long], help: "Output sample rate, Hz (default: the input's).") var rate: Int?
-    @Option(name: [.short, .long], help: "Output channels: 1 downmixes (mean of channels); default: the input's.") var channels: Int?
+    @Option(name: [.short, .long], help: "Output channels: 1 downmixes (mean of channels); default: the input's.")
+    var channels: Int?
     @Option(help: "Take channel K (1 = first) instead of the mean when making mono.") var channel: Int?
     @Option(name: [.short, .long], help: "Output encoding: pcm16 or float32.") var encoding: SampleEncoding = .pcm16
     @Option(help: "Dither for float -> pcm16: none or tpdf (triangular, ±1 LSB).") var dither: DitherOption = .none
-    @Option(help: "Seed of the TPDF dither generator (output is repeatable for a given seed).") var ditherSeed: UInt64 = 1
-    @Option(help: "PCM conversion convention: standard, or ios (what common iOS client code does).") var compat: PCMCompatibility = .standard
-    @Option(name: [.short, .long], help: "Output type: wav, flac or raw (default: from the extension).") var type: OutputFileType?
+    @Option(help: "Seed of the TPDF dither generator (output is repeatable for a given seed).") var ditherSeed: UInt64 =
+        1
+    @Option(help: "PCM conversion convention: standard, or ios (what common iOS client code does).") var compat:
+        PCMCompatibility = .standard
+    @Option(name: [.short, .long], help: "Output type: wav, flac or raw (default: from the extension).") var type:
+        OutputFileType?
     @Option(help: "Resampler: \(resamplerNames).") var resampler: ResamplerChoice = .default
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var output: OutputOptions
@@ -47,7 +51,8 @@ struct Convert: ParsableCommand {
         }
         if type == nil && OutputFileType(pathExtension: outputPath) == nil {
             throw ValidationError(
-                outputPath == "-" ? "writing to stdout needs --type (wav, flac or raw)"
+                outputPath == "-"
+                    ? "writing to stdout needs --type (wav, flac or raw)"
                     : "cannot tell the output type from '\(outputPath)': use a .wav, .flac or .raw name, or --type")
         }
     }
@@ -68,7 +73,8 @@ struct Convert: ParsableCommand {
         options.resampler = resampler
         let bar = output.progressBar()
         defer { bar.finish() }
-        let report = try FileConverter.convert(input: input, raw: try raw.rawFormat(), output: outputPath, options: options, progress: bar.update)
+        let report = try FileConverter.convert(
+            input: input, raw: try raw.rawFormat(), output: outputPath, options: options, progress: bar.update)
         bar.finish()
         try ReportPrinter(output, dataOutputs: [outputPath]).print(report, text: report.text)
     }

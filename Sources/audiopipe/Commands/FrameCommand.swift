@@ -21,13 +21,17 @@ struct Frame: ParsableCommand {
     @Argument(help: "Input audio file ('-' for standard input).") var input: String
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile: String
     @Option(help: "Chunk duration, ms.") var chunkMs: Double = 20
-    @Option(help: "Client rate for profiles that let the client choose (atoms, deepgram); others must match.") var rate: Int?
+    @Option(help: "Client rate for profiles that let the client choose (atoms, deepgram); others must match.") var rate:
+        Int?
     @Option(help: "Last partial chunk: short, pad or drop.") var last: Chunker<Int16>.LastChunk = .emitShort
     @Option(help: "PCM conversion convention: standard or ios.") var compat: PCMCompatibility = .standard
     @Option(help: "Resampler (see convert --help).") var resampler: ResamplerChoice = .default
-    @Flag(help: "Append the profile's commit message (openai-realtime refuses under 100 ms of audio).") var commit = false
+    @Flag(help: "Append the profile's commit message (openai-realtime refuses under 100 ms of audio).") var commit =
+        false
     @Flag(help: "Put the profile's start/stop control messages around the audio.") var control = false
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output file ('-' for standard output).", valueName: "output"))
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("Output file ('-' for standard output).", valueName: "output"))
     var outputPath: String
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var output: OutputOptions
@@ -46,7 +50,8 @@ struct Frame: ParsableCommand {
         options.control = control
         let bar = output.progressBar()
         defer { bar.finish() }
-        let r = try Framer.frame(input: input, raw: try raw.rawFormat(), output: outputPath, options: options, progress: bar.update)
+        let r = try Framer.frame(
+            input: input, raw: try raw.rawFormat(), output: outputPath, options: options, progress: bar.update)
         bar.finish()
         try ReportPrinter(output, dataOutputs: [outputPath]).print(r, text: r.text)
     }
@@ -71,9 +76,12 @@ struct Deframe: ParsableCommand {
             """)
 
     @Argument(help: "Captured messages ('-' for standard input).") var input: String
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output WAV.", valueName: "output")) var outputPath: String
-    @Option(help: "Which side's audio: server (the agent) or client (the microphone).") var direction: WireDirection = .server
-    @Option(help: "Write the arrival timeline (seq,send_ms,arrival_ms,duration_ms,media_ms,utt) here.") var trace: String?
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output WAV.", valueName: "output"))
+    var outputPath: String
+    @Option(help: "Which side's audio: server (the agent) or client (the microphone).") var direction: WireDirection =
+        .server
+    @Option(help: "Write the arrival timeline (seq,send_ms,arrival_ms,duration_ms,media_ms,utt) here.") var trace:
+        String?
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var output: OutputOptions
 

@@ -28,7 +28,9 @@ struct JitterSimulate: ParsableCommand {
 
     @Argument(help: "Arrival trace (CSV).") var trace: String
     @Option(help: "Barge-in events (CSV).") var flush: String?
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Playout log to write (CSV).", valueName: "output"))
+    @Option(
+        name: [.customShort("o"), .customLong("output")],
+        help: ArgumentHelp("Playout log to write (CSV).", valueName: "output"))
     var outputPath: String
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions
@@ -55,13 +57,15 @@ struct JitterPlay: ParsableCommand {
             """)
 
     @Argument(help: "Captured session.") var session: String
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output WAV.", valueName: "output")) var outputPath: String
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output WAV.", valueName: "output"))
+    var outputPath: String
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let r = try JitterPlayback.play(input: session, output: outputPath, options: try capture.deframeOptions(), settings: buffer.settings)
+        let r = try JitterPlayback.play(
+            input: session, output: outputPath, options: try capture.deframeOptions(), settings: buffer.settings)
         try ReportPrinter(output, dataOutputs: [outputPath]).print(r, text: r.text)
     }
 }

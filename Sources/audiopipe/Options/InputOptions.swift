@@ -10,7 +10,9 @@ struct RawInputOptions: ParsableArguments {
     var channels: Int?
     @Option(
         name: .customLong("in-encoding"),
-        help: "Encoding of a raw input: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")) (little-endian).")
+        help:
+            "Encoding of a raw input: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")) (little-endian)."
+    )
     var encoding: SampleEncoding?
 
     /// The raw format, when any raw option is given; all three are then required.
@@ -20,7 +22,8 @@ struct RawInputOptions: ParsableArguments {
             throw ValidationError("a raw input needs all of --in-rate, --in-channels and --in-encoding")
         }
         do {
-            return RawFormat(format: try StreamFormat(sampleRate: try SampleRate(rate), channels: channels), encoding: encoding)
+            return RawFormat(
+                format: try StreamFormat(sampleRate: try SampleRate(rate), channels: channels), encoding: encoding)
         } catch {
             throw AudioPipelineError(.invalidConfiguration, "--in-rate/--in-channels: \(error.message)")
         }

@@ -17,10 +17,13 @@ struct VADParameterOptions: ParsableArguments {
     @Option(help: "Window of the noise floor, s.") var floorWindowS: Double?
     @Option(help: "With --reference: expected echo raised by this much, dB.") var echoMarginDb: Double?
     @Option(help: "With --align: move onsets this much earlier, ms.") var prerollMs: Double?
-    @Option(help: "Speech starts only within this many dB of the loudest recent speech (0: off).") var talkerGateDb: Double?
-    @Option(name: .customLong("param"), help: ArgumentHelp(
-        "Any parameter by its JSON name, NAME=VALUE (repeatable; applied last).",
-        discussion: "Names: \(VADConfiguration.parameterNames.joined(separator: ", "))."))
+    @Option(help: "Speech starts only within this many dB of the loudest recent speech (0: off).") var talkerGateDb:
+        Double?
+    @Option(
+        name: .customLong("param"),
+        help: ArgumentHelp(
+            "Any parameter by its JSON name, NAME=VALUE (repeatable; applied last).",
+            discussion: "Names: \(VADConfiguration.parameterNames.joined(separator: ", "))."))
     var params: [String] = []
 
     func configuration() throws -> VADConfiguration {
@@ -34,10 +37,13 @@ struct VADParameterOptions: ParsableArguments {
         for case (let name, let value?) in named { c[name] = value }
         for p in params {
             let parts = p.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let value = Double(parts[1]) else { throw ValidationError("--param wants NAME=VALUE, not '\(p)'") }
+            guard parts.count == 2, let value = Double(parts[1]) else {
+                throw ValidationError("--param wants NAME=VALUE, not '\(p)'")
+            }
             guard c[parts[0]] != nil else {
                 throw ValidationError(
-                    "--param: unknown VAD parameter '\(parts[0])' (known: \(VADConfiguration.parameterNames.joined(separator: ", ")))")
+                    "--param: unknown VAD parameter '\(parts[0])' (known: \(VADConfiguration.parameterNames.joined(separator: ", ")))"
+                )
             }
             c[parts[0]] = value
         }

@@ -27,7 +27,8 @@ final class ProgressBar {
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let speed: String
         switch p.unit {
-        case .frames(let rate): speed = String(format: "%.0f× realtime", Double(p.done) / Double(rate) / max(elapsed, 1e-9))
+        case .frames(let rate):
+            speed = String(format: "%.0f× realtime", Double(p.done) / Double(rate) / max(elapsed, 1e-9))
         case .items(let label): speed = String(format: "%.0f %@/s", Double(p.done) / max(elapsed, 1e-9), label)
         }
         Terminal.stderr(String(format: "\r[%@] %3.0f%%  %@  ETA %.0f s ", bar, fraction * 100, speed, eta))

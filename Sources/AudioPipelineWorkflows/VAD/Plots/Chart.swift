@@ -22,7 +22,9 @@ public struct Chart {
     public var series: [Series]
     public var mark: (x: Double, y: Double, label: String)?
 
-    public init(title: String, xLabel: String, yLabel: String, series: [Series], mark: (x: Double, y: Double, label: String)?) {
+    public init(
+        title: String, xLabel: String, yLabel: String, series: [Series], mark: (x: Double, y: Double, label: String)?
+    ) {
         self.title = title
         self.xLabel = xLabel
         self.yLabel = yLabel
@@ -67,10 +69,14 @@ public struct Chart {
             let pts = series.points.sorted { $0.0 < $1.0 }
             if series.line {
                 var d = PathData()
-                for (i, p) in pts.enumerated() { if i == 0 { d.move(px(p.0), py(p.1)) } else { d.line(px(p.0), py(p.1)) } }
+                for (i, p) in pts.enumerated() {
+                    if i == 0 { d.move(px(p.0), py(p.1)) } else { d.line(px(p.0), py(p.1)) }
+                }
                 s.path(d.d, stroke: series.color, width: 2)
             }
-            for p in pts { s.circle(x: px(p.0), y: py(p.1), r: series.line ? 3 : 2, fill: series.color, opacity: "0.6") }
+            for p in pts {
+                s.circle(x: px(p.0), y: py(p.1), r: series.line ? 3 : 2, fill: series.color, opacity: "0.6")
+            }
             s.rect(x: Self.left + plotW - 210, y: ly - 9, width: 10, height: 10, fill: series.color)
             s.text(series.label, x: Self.left + plotW - 195, y: ly)
             ly += 16

@@ -13,8 +13,10 @@ public struct VADFilePlot {
     public var metrics: VADScoring.Metrics
     public var hasReference: Bool
 
-    public init(name: String, envelope: [(min: Float, max: Float)], run: VADRun, labels: [SpeechSegment],
-                detected: [SpeechSegment], metrics: VADScoring.Metrics, hasReference: Bool) {
+    public init(
+        name: String, envelope: [(min: Float, max: Float)], run: VADRun, labels: [SpeechSegment],
+        detected: [SpeechSegment], metrics: VADScoring.Metrics, hasReference: Bool
+    ) {
         self.name = name
         self.envelope = envelope
         self.run = run
@@ -36,14 +38,19 @@ public struct VADFilePlot {
         var s = SVG(width: Self.width, height: Self.height)
         let c = run.configuration
         s.text(name, x: Self.left, y: 22, size: 16, bold: true)
-        let summary = String(format: "F1 %.3f · precision %.3f · recall %.3f · false alarm %.1f %% · ",
-                             metrics.f1, metrics.precision, metrics.recall, metrics.falseAlarm * 100)
+        let summary =
+            String(
+                format: "F1 %.3f · precision %.3f · recall %.3f · false alarm %.1f %% · ",
+                metrics.f1, metrics.precision, metrics.recall, metrics.falseAlarm * 100)
             + "enter \(NumberText.plain(c.enterThreshold)) dB, exit \(NumberText.plain(c.exitThreshold)) dB, "
-            + "hangover \(NumberText.plain(c.hangoverMilliseconds)) ms" + (hasReference ? " · far-end reference used" : "")
+            + "hangover \(NumberText.plain(c.hangoverMilliseconds)) ms"
+            + (hasReference ? " · far-end reference used" : "")
         s.text(summary, x: Self.left, y: 40, fill: "#444")
         drawWave(&s)
         // Labelled speech shaded behind the wave and the level plot.
-        for seg in labels { bar(&s, seg, y: Self.waveTop, height: Self.segmentTop - Self.waveTop - 25, fill: "#2e7d32", opacity: "0.08") }
+        for seg in labels {
+            bar(&s, seg, y: Self.waveTop, height: Self.segmentTop - Self.waveTop - 25, fill: "#2e7d32", opacity: "0.08")
+        }
         drawLevels(&s)
         drawSegments(&s)
         drawTimeAxis(&s)
@@ -55,13 +62,16 @@ public struct VADFilePlot {
 
     /// A segment as a bar on the time axis (at least half a pixel wide).
     func bar(_ s: inout SVG, _ seg: SpeechSegment, y: Double, height: Double, fill: String, opacity: String = "") {
-        s.rect(x: x(seg.start), y: y, width: max(0.5, x(seg.end) - x(seg.start)), height: height, fill: fill, opacity: opacity,
-               title: String(format: "%.2f–%.2f s", seg.start, seg.end))
+        s.rect(
+            x: x(seg.start), y: y, width: max(0.5, x(seg.end) - x(seg.start)), height: height, fill: fill,
+            opacity: opacity,
+            title: String(format: "%.2f–%.2f s", seg.start, seg.end))
     }
 
     func drawWave(_ s: inout SVG) {
         s.text("wave", x: Self.left - 8, y: Self.waveTop + 12, anchor: .end, fill: "#444")
-        s.rect(x: Self.left, y: Self.waveTop, width: plotWidth, height: Self.waveHeight, fill: "#fafafa", stroke: "#ccc")
+        s.rect(
+            x: Self.left, y: Self.waveTop, width: plotWidth, height: Self.waveHeight, fill: "#fafafa", stroke: "#ccc")
         let mid = Self.waveTop + Self.waveHeight / 2
         var d = PathData()
         let columns = min(envelope.count, Int(plotWidth))
@@ -96,7 +106,9 @@ public struct VADFilePlot {
             s.text("\(Int(tick))", x: Self.left - 6, y: y(tick, r) + 4, anchor: .end, fill: "#666")
             tick += Ticks.step(r.top - r.bottom, target: 6)
         }
-        s.text("frame level, dBFS", x: 16, y: Self.levelTop + Self.levelHeight / 2, anchor: .middle, fill: "#444", rotate: true)
+        s.text(
+            "frame level, dBFS", x: 16, y: Self.levelTop + Self.levelHeight / 2, anchor: .middle, fill: "#444",
+            rotate: true)
         let frames = run.frames
         // Thresholds: the level at which the score reaches enter/exit, approximately model + threshold,
         // where the model is the noise floor ⊕ expected echo.
@@ -108,8 +120,9 @@ public struct VADFilePlot {
         if hasReference { polyline(&s, frames.map(\.echo), color: "#d62728", dash: "2,2") }
         polyline(&s, model.map { $0 + c.enterThreshold }, color: "#ff7f0e", dash: "6,3")
         polyline(&s, model.map { $0 + c.exitThreshold }, color: "#bcbd22", dash: "3,3")
-        s.line(x1: Self.left, y1: y(c.absoluteThreshold, r), x2: Self.left + plotWidth, y2: y(c.absoluteThreshold, r),
-               stroke: "#9467bd", dash: "1,3")
+        s.line(
+            x1: Self.left, y1: y(c.absoluteThreshold, r), x2: Self.left + plotWidth, y2: y(c.absoluteThreshold, r),
+            stroke: "#9467bd", dash: "1,3")
     }
 
     func polyline(_ s: inout SVG, _ values: [Double], color: String, width: Double = 1.2, dash: String = "") {
@@ -144,14 +157,18 @@ public struct VADFilePlot {
             s.text(Ticks.label(t, step: step), x: x(t), y: axisY + 18, anchor: .middle, fill: "#666")
             t += step
         }
-        s.text("time, s (decisions on the streaming timeline)", x: Self.left + plotWidth / 2, y: axisY + 36, anchor: .middle, fill: "#444")
+        s.text(
+            "time, s (decisions on the streaming timeline)", x: Self.left + plotWidth / 2, y: axisY + 36,
+            anchor: .middle, fill: "#444")
     }
 
     func drawLegend(_ s: inout SVG) {
         var lx = Self.left
         let ly = Self.height - 8
-        var entries = [("frame level", "#1f77b4", ""), ("noise floor", "#7f7f7f", ""), ("enter threshold", "#ff7f0e", "6,3"),
-                       ("exit threshold", "#bcbd22", "3,3"), ("absolute minimum", "#9467bd", "1,3")]
+        var entries = [
+            ("frame level", "#1f77b4", ""), ("noise floor", "#7f7f7f", ""), ("enter threshold", "#ff7f0e", "6,3"),
+            ("exit threshold", "#bcbd22", "3,3"), ("absolute minimum", "#9467bd", "1,3"),
+        ]
         if hasReference { entries.append(("expected echo", "#d62728", "2,2")) }
         for (label, color, dash) in entries {
             s.line(x1: lx, y1: ly - 4, x2: lx + 22, y2: ly - 4, stroke: color, width: 2, dash: dash)
