@@ -17,6 +17,17 @@ public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvert
 
     public var description: String { rawValue }
 
+    /// The resamplers a name selects: one by its name, or every one for `all`.
+    public static func selection(_ name: String) throws(AudioPipelineError) -> [ResamplerChoice] {
+        if name == "all" { return allCases }
+        if let c = ResamplerChoice(rawValue: name) { return [c] }
+        let names = allCases.map(\.rawValue).joined(separator: ", ")
+        throw AudioPipelineError(
+            .invalidConfiguration,
+            "--resampler: unknown resampler '\(name)'; choose one of "
+                + "\(names) or all")
+    }
+
     /// A new resampler of this kind for `format`.
     public func make(_ format: ResamplingFormat) throws(AudioPipelineError) -> any Resampler {
         switch self {

@@ -7,8 +7,7 @@ import Foundation
 struct AudioPipe: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audiopipe",
-        abstract:
-            "Convert, inspect, chunk and frame audio for voice-agent clients; replay it through a jitter buffer; detect speech.",
+        abstract: "Audio for voice-agent clients: convert, inspect, frame, deframe, jitter replay, speech detection.",
         discussion: """
             Exit codes: 0 success; 64 usage (bad option or configuration); 65 bad data (corrupt, \
             truncated or unsupported input); 66 input missing or unreadable; 73 output cannot be \

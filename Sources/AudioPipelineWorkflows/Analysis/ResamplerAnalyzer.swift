@@ -45,17 +45,43 @@ public enum ResamplerAnalyzer {
     public static let analysisLength = 16_384
 
     public static func analyze(
-        _ make: () throws(AudioPipelineError) -> any Resampler, measureSpeed: Bool = true
+        _ make: @escaping () throws(AudioPipelineError) -> any Resampler, measureSpeed: Bool = true
     ) throws(AudioPipelineError) -> ResamplerQuality {
         let probe = try make()
         let f = probe.format
-        let inRate = Double(f.inputRate.hz), outRate = Double(f.outputRate.hz)
-        let lower = min(inRate, outRate)
-        let n = analysisLength
-        let fft = FFTWSpectrum(size: n)
-        let binHz = outRate / Double(n)
+        let m = Measurement(make: make, format: f, length: analysisLength)
+        let tones = try m.tones()
+        let leaks = try m.leakage()
+        let gains = tones.map(\.gainDB)
+        return ResamplerQuality(
+            resampler: probe.name, fromHz: f.inputRate.hz, toHz: f.outputRate.hz, latencyFrames: probe.latency,
+            latencyMs: Double(probe.latency) / m.outRate * 1000, tones: tones,
+            worstToneSNRdB: tones.map(\.snrDB).min()!,
+            multiToneSNRdB: try m.multiToneSNR(), passbandRippleDB: gains.max()! - gains.min()!, leakage: leaks,
+            worstLeakageDBFS: leaks.map(\.leakageDBFS).max() ?? -.infinity,
+            realtimeFactor: measureSpeed ? try speed(make) : nil)
+    }
 
-        func coherent(_ hz: Double) -> Double {  // nearest odd bin at or below hz
+    /// The measurements of one resampler: test signals through a fresh instance, and their spectra.
+    struct Measurement {
+        let make: () throws(AudioPipelineError) -> any Resampler
+        let inRate: Double, outRate: Double, lower: Double
+        let n: Int
+        let fft: FFTWSpectrum
+        let binHz: Double
+
+        init(make: @escaping () throws(AudioPipelineError) -> any Resampler, format f: ResamplingFormat, length: Int) {
+            self.make = make
+            inRate = Double(f.inputRate.hz)
+            outRate = Double(f.outputRate.hz)
+            lower = min(inRate, outRate)
+            n = length
+            fft = FFTWSpectrum(size: length)
+            binHz = outRate / Double(length)
+        }
+
+        /// The nearest frequency at or below `hz` on an odd FFT bin of the output.
+        func coherent(_ hz: Double) -> Double {
             var k = Int(hz / binHz)
             if k % 2 == 0 { k -= 1 }
             return Double(max(k, 1)) * binHz
@@ -77,63 +103,60 @@ public enum ResamplerAnalyzer {
             return y.withUnsafeBufferPointer { fft.power(UnsafeBufferPointer(rebasing: $0[skip..<skip + n])) }
         }
 
-        // Tones across the passband, up to 0.40 × the lower rate.
-        let fractions = [0.005, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.33, 0.36, 0.38, 0.395, 0.40]
-        let amplitude = pow(10, -1.0 / 20)
-        var tones: [ResamplerQuality.Tone] = []
-        for frac in fractions {
-            let hz = coherent(frac * lower)
-            let p = try spectrum([hz], [amplitude])
-            let k = Int((hz / binHz).rounded())
-            let noise = p.enumerated().reduce(0.0) { $1.offset == k ? $0 : $0 + $1.element }
-            let amp = 2 * p[k].squareRoot() / Double(n)
-            tones.append(
-                .init(
-                    frequencyHz: hz, snrDB: 10 * log10(p[k] / max(noise, 1e-300)), gainDB: 20 * log10(amp / amplitude)))
-        }
-
-        // Five tones at once.
-        let multi = [0.03, 0.11, 0.19, 0.29, 0.39].map { coherent($0 * lower) }
-        let pm = try spectrum(multi, Array(repeating: 0.18, count: multi.count))
-        let bins = Set(multi.map { Int(($0 / binHz).rounded()) })
-        var sig = 0.0, err = 0.0
-        for (k, v) in pm.enumerated() { if bins.contains(k) { sig += v } else { err += v } }
-        let multiSNR = 10 * log10(sig / max(err, 1e-300))
-
-        // Leakage: full-scale tones that must not come through.
-        var leaks: [ResamplerQuality.Leak] = []
-        let norm = Double(n) * Double(n)
-        if outRate < inRate {
-            // Tones between the new Nyquist and the old one: the whole output is leakage. The
-            // input tone need not be coherent (nothing of it should remain).
-            for frac in [0.001, 0.02, 0.1, 0.25, 0.5, 0.75, 0.98] {
-                let tone = outRate / 2 + frac * (inRate / 2 - outRate / 2)
-                let p = try spectrum([tone], [1.0])
-                var power = 0.0
-                for (k, v) in p.enumerated() { power += (k == 0 || k == n / 2 ? 1 : 2) * v / norm }
-                leaks.append(.init(frequencyHz: tone, leakageDBFS: 10 * log10(max(power, 1e-300) / 0.5)))
-            }
-        } else {
-            // Images of in-band full-scale tones above the old Nyquist.
-            let firstImageBin = Int((inRate / 2 / binHz).rounded(.up))
-            for frac in [0.05, 0.2, 0.3, 0.4] {
+        /// Single −1 dBFS tones across the passband, up to 0.40 × the lower rate.
+        func tones() throws(AudioPipelineError) -> [ResamplerQuality.Tone] {
+            let fractions = [0.005, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.33, 0.36, 0.38, 0.395, 0.40]
+            let amplitude = pow(10, -1.0 / 20)
+            var tones: [ResamplerQuality.Tone] = []
+            for frac in fractions {
                 let hz = coherent(frac * lower)
-                let p = try spectrum([hz], [1.0])
-                var power = 0.0
-                for k in firstImageBin...(n / 2) { power += (k == n / 2 ? 1 : 2) * p[k] / norm }
-                leaks.append(.init(frequencyHz: hz, leakageDBFS: 10 * log10(max(power, 1e-300) / 0.5)))
+                let p = try spectrum([hz], [amplitude])
+                let k = Int((hz / binHz).rounded())
+                let noise = p.enumerated().reduce(0.0) { $1.offset == k ? $0 : $0 + $1.element }
+                let amp = 2 * p[k].squareRoot() / Double(n)
+                let snr = 10 * log10(p[k] / max(noise, 1e-300))
+                tones.append(.init(frequencyHz: hz, snrDB: snr, gainDB: 20 * log10(amp / amplitude)))
             }
+            return tones
         }
 
-        var realtime: Double? = nil
-        if measureSpeed { realtime = try speed(make) }
+        /// Five tones at once: signal bins against every other bin.
+        func multiToneSNR() throws(AudioPipelineError) -> Double {
+            let multi = [0.03, 0.11, 0.19, 0.29, 0.39].map { coherent($0 * lower) }
+            let pm = try spectrum(multi, Array(repeating: 0.18, count: multi.count))
+            let bins = Set(multi.map { Int(($0 / binHz).rounded()) })
+            var sig = 0.0, err = 0.0
+            for (k, v) in pm.enumerated() { if bins.contains(k) { sig += v } else { err += v } }
+            return 10 * log10(sig / max(err, 1e-300))
+        }
 
-        let gains = tones.map(\.gainDB)
-        return ResamplerQuality(
-            resampler: probe.name, fromHz: f.inputRate.hz, toHz: f.outputRate.hz, latencyFrames: probe.latency,
-            latencyMs: Double(probe.latency) / outRate * 1000, tones: tones, worstToneSNRdB: tones.map(\.snrDB).min()!,
-            multiToneSNRdB: multiSNR, passbandRippleDB: gains.max()! - gains.min()!, leakage: leaks,
-            worstLeakageDBFS: leaks.map(\.leakageDBFS).max() ?? -.infinity, realtimeFactor: realtime)
+        /// Full-scale tones that must not come through: between the two Nyquist frequencies when
+        /// downsampling (the whole output is leakage; the tone need not be coherent), or the images
+        /// of in-band tones above the old Nyquist when upsampling.
+        func leakage() throws(AudioPipelineError) -> [ResamplerQuality.Leak] {
+            var leaks: [ResamplerQuality.Leak] = []
+            let norm = Double(n) * Double(n)
+            func dbfs(_ power: Double) -> Double { 10 * log10(max(power, 1e-300) / 0.5) }
+            if outRate < inRate {
+                for frac in [0.001, 0.02, 0.1, 0.25, 0.5, 0.75, 0.98] {
+                    let tone = outRate / 2 + frac * (inRate / 2 - outRate / 2)
+                    let p = try spectrum([tone], [1.0])
+                    var power = 0.0
+                    for (k, v) in p.enumerated() { power += (k == 0 || k == n / 2 ? 1 : 2) * v / norm }
+                    leaks.append(.init(frequencyHz: tone, leakageDBFS: dbfs(power)))
+                }
+            } else {
+                let firstImageBin = Int((inRate / 2 / binHz).rounded(.up))
+                for frac in [0.05, 0.2, 0.3, 0.4] {
+                    let hz = coherent(frac * lower)
+                    let p = try spectrum([hz], [1.0])
+                    var power = 0.0
+                    for k in firstImageBin...(n / 2) { power += (k == n / 2 ? 1 : 2) * p[k] / norm }
+                    leaks.append(.init(frequencyHz: hz, leakageDBFS: dbfs(power)))
+                }
+            }
+            return leaks
+        }
     }
 
     /// × realtime over 10 s of a two-tone signal fed in 20 ms chunks, best of three runs.

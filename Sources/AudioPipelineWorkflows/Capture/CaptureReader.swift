@@ -63,7 +63,8 @@ public final class CaptureReader {
                 switch line {
                 case .tooLong(let bytes, let number):
                     let m =
-                        "\(path): line \(number): \(bytes) bytes, more than the \(Self.maximumLineBytes >> 20) MiB a message may have"
+                        "\(path): line \(number): \(bytes) bytes, more than the \(Self.maximumLineBytes >> 20) "
+                        + "MiB a message may have"
                     if lenient { skipped.append(m) } else { throw AudioPipelineError(.invalidData, m) }
                 case .text(let text, let number):
                     if text.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return }

@@ -37,7 +37,8 @@ public enum Deframer {
         guard let writer else {
             throw AudioPipelineError(
                 .invalidData,
-                "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) (\(report.messages) messages read)"
+                "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) "
+                    + "(\(report.messages) messages read)"
             )
         }
         try writer.commit()

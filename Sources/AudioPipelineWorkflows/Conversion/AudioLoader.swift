@@ -38,7 +38,8 @@ public enum AudioLoader {
         var warning: String?
         if r.count != length {
             warning =
-                "\(path): reference has \(r.count) samples, the microphone \(length); \(r.count < length ? "padded with silence" : "cut")"
+                "\(path): reference has \(r.count) samples, the microphone \(length); "
+                + "\(r.count < length ? "padded with silence" : "cut")"
             if r.count < length {
                 r += [Float](repeating: 0, count: length - r.count)
             } else {

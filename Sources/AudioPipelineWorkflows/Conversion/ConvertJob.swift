@@ -20,6 +20,32 @@ public struct ConvertOptions: Sendable {
     public var blockFrames = 4096
 
     public init() {}
+
+    /// Checks the options against each other (the input's channels are checked when it is opened);
+    /// messages name the `convert` options.
+    public func validate() throws(AudioPipelineError) {
+        func refuse(_ message: String) throws(AudioPipelineError) {
+            throw AudioPipelineError(.invalidConfiguration, message)
+        }
+        if let channels, channels < 1 { try refuse("--channels must be at least 1 (got \(channels))") }
+        if let channel, channel < 0 { try refuse("--channel counts from 1 (got \(channel + 1))") }
+        if let channel, let channels, channels != 1 {
+            try refuse("--channel \(channel + 1) selects one channel; it cannot make \(channels) channels")
+        }
+        if compatibility == .ios, case .tpdf = dither {
+            try refuse("--dither cannot be used with --compat ios (the iOS code truncates without dither)")
+        }
+    }
+
+    /// The output type: `type` if given, else from the path's extension.
+    public static func outputType(path: String, type: OutputFileType?) throws(AudioPipelineError) -> OutputFileType {
+        if let type = type ?? OutputFileType(pathExtension: path) { return type }
+        throw AudioPipelineError(
+            .invalidConfiguration,
+            path == "-"
+                ? "writing to stdout needs --type (wav, flac or raw)"
+                : "cannot tell the output type from '\(path)': use a .wav, .flac or .raw name, or --type")
+    }
 }
 
 /// Streams one file into another: read → (PCM16 → Float32) → channels → resample → (Float32 →
@@ -32,6 +58,7 @@ public enum FileConverter {
         input: String, raw: RawFormat? = nil, output: String, options: ConvertOptions,
         progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> ConvertReport {
+        try options.validate()
         try SamePathGuard.refuse(input: input, output: output)
         let started = DispatchTime.now().uptimeNanoseconds
         let reader = try AudioFileReader(path: input, raw: raw)
@@ -96,7 +123,8 @@ final class ConversionChain {
         guard outCh == 1 || outCh == inCh || inCh == 1 else {
             throw AudioPipelineError(
                 .invalidConfiguration,
-                "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start from mono"
+                "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start "
+                    + "from mono"
             )
         }
         inputFormat = input.format

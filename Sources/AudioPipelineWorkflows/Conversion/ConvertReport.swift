@@ -46,7 +46,8 @@ extension ConvertReport {
     public var text: String {
         let i = inputFormat, o = outputFormat
         var s =
-            "\(input) (\(i.container ?? "?"), \(i.encoding), \(i.sampleRate) Hz, \(i.channels) ch, \(String(format: "%.3f s", inputSeconds)))"
+            "\(input) (\(i.container ?? "?"), \(i.encoding), \(i.sampleRate) Hz, \(i.channels) ch, "
+            + "\(String(format: "%.3f s", inputSeconds)))"
         s += "\n  -> \(output) (\(o.type ?? "?"), \(o.encoding), \(o.sampleRate) Hz, \(o.channels) ch)"
         s += "\n  frames \(framesIn) -> \(framesOut)"
         if let name = resampler {

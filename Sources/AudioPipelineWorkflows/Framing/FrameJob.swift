@@ -102,7 +102,8 @@ final class MessageWriter {
             if let min = options.profile.minimumCommitMilliseconds, ms < min {
                 throw AudioPipelineError(
                     .invalidData,
-                    "\(options.profile.name) rejects a commit of \(String(format: "%.1f", ms)) ms of audio (under \(Int(min)) ms); "
+                    "\(options.profile.name) rejects a commit of \(String(format: "%.1f", ms)) ms of audio "
+                        + "(under \(Int(min)) ms); "
                         + "the input is too short")
             }
             try emitText(commit)

@@ -6,7 +6,8 @@ import Foundation
 public enum ProfileLoader {
     /// The names, for help texts.
     public static let help =
-        "Wire profile: \(WireProfile.BuiltIn.allCases.map(\.rawValue).joined(separator: ", ")), or custom:FILE (a JSON template)."
+        "Wire profile: \(WireProfile.BuiltIn.allCases.map(\.rawValue).joined(separator: ", ")), or custom:FILE "
+        + "(a JSON template)."
 
     /// - Parameter rate: the client rate for profiles that let the client choose (atoms, deepgram).
     /// - Throws: `invalidConfiguration` for an unknown name or a rate the API does not take;

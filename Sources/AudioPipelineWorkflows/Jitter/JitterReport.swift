@@ -99,7 +99,8 @@ extension JitterMetrics {
     public var text: String {
         var s = String(
             format:
-                "  late loss %.3f %%, concealment %.3f %%, mean delay %.1f ms, underruns %d (%.2f/min), stretch %.2f %%\n",
+                "  late loss %.3f %%, concealment %.3f %%, mean delay %.1f ms, underruns %d (%.2f/min), stretch "
+                + "%.2f %%\n",
             lateLossPct, concealPct, meanDelayMs, underruns, underrunsPerMin, stretchPct)
         s += String(
             format:

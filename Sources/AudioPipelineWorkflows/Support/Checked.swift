@@ -15,7 +15,8 @@ public enum Checked {
         else {
             throw AudioPipelineError(
                 code,
-                "\(what()) \(describe(value)) is not \(whole ? "an integer " : "")in \(range.lowerBound)…\(range.upperBound)"
+                "\(what()) \(describe(value)) is not \(whole ? "an integer " : "")in "
+                    + "\(range.lowerBound)…\(range.upperBound)"
             )
         }
         guard !whole || value == value.rounded() else {
@@ -32,7 +33,8 @@ public enum Checked {
         guard value.isFinite, range.contains(value) else {
             throw AudioPipelineError(
                 code,
-                "\(what()) \(describe(value)) is not a number in \(describe(range.lowerBound))…\(describe(range.upperBound))"
+                "\(what()) \(describe(value)) is not a number in "
+                    + "\(describe(range.lowerBound))…\(describe(range.upperBound))"
             )
         }
         return value

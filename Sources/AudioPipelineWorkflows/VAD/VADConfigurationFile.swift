@@ -4,6 +4,31 @@ import Foundation
 /// VAD configuration files: what `vad tune` writes as best.json and `--config` reads (the parameters
 /// by their JSON names; `_comment` and `scores` are ignored).
 public enum VADConfigurationFile {
+    /// `base` with `values` (parameter name → value; nil leaves it) and then `NAME=VALUE` assignments
+    /// (`--param`) applied, validated. Unknown names and malformed assignments are usage errors.
+    public static func applying(
+        _ values: [(String, Double?)], assignments: [String], to base: VADConfiguration
+    ) throws(AudioPipelineError) -> VADConfiguration {
+        var c = base
+        for case (let name, let value?) in values { c[name] = value }
+        for a in assignments {
+            let parts = a.split(separator: "=", maxSplits: 1).map { $0.trimmingSpaces }
+            guard parts.count == 2, let value = Double(parts[1]) else {
+                throw AudioPipelineError(.invalidConfiguration, "--param wants NAME=VALUE, not '\(a)'")
+            }
+            guard c[parts[0]] != nil else {
+                let known = VADConfiguration.parameterNames.joined(separator: ", ")
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "--param: unknown VAD parameter '\(parts[0])' "
+                        + "(known: \(known))")
+            }
+            c[parts[0]] = value
+        }
+        try c.validate()
+        return c
+    }
+
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
         let text = try TextInput.text(path, what: "the VAD configuration")
         do {

@@ -156,7 +156,8 @@ extension VADTuningSummary {
         let m = scores
         return String(
             format:
-                "best (%@): F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, fresh onset latency p50 %.0f ms, "
+                "best (%@): F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, fresh onset latency p50 "
+                + "%.0f ms, "
                 + "%.2f false triggers/min\n  %@\nswept in %.1f s -> %@/best.json",
             objective, m.f1, m.precision, m.recall, m.falseAlarm * 100, m.freshLatencyP50, m.falseTriggersPerMinute,
             best.keys.sorted().map { "\($0)=\(NumberText.plain(best[$0]!))" }.joined(separator: " "), elapsedSeconds,

@@ -45,7 +45,8 @@ struct VADTuningPage {
         let pct = String(format: "%.1f %%", limit * 100)
         if qualified == 0 {
             return
-                "Chosen: \(objective) among all \(settings) settings — none kept false alarm ≤ \(pct), so the constraint was dropped."
+                "Chosen: \(objective) among all \(settings) settings — none kept false alarm ≤ \(pct), so the "
+                + "constraint was dropped."
         }
         return
             "Chosen: \(objective) among the settings whose false alarm ≤ \(pct): \(qualified) of \(settings) qualify."
@@ -66,7 +67,8 @@ struct VADTuningPage {
             m.freshLatencyP50.isFinite ? String(format: "%.0f", m.freshLatencyP50) : "–", m.falseTriggersPerMinute)
         s +=
             "<p>Use it: <code>audiopipe vad detect IN --config best.json</code>. Every setting: "
-            + "<a href=\"sweep.csv\">sweep.csv</a>, <a href=\"sweep.json\">sweep.json</a>; per file: <a href=\"per-file.csv\">per-file.csv</a>.</p>\n"
+            + "<a href=\"sweep.csv\">sweep.csv</a>, <a href=\"sweep.json\">sweep.json</a>; per file: <a "
+            + "href=\"per-file.csv\">per-file.csv</a>.</p>\n"
         s +=
             "<img src=\"f1-vs-threshold.svg\" alt=\"F1 against the enter threshold\"> "
             + "<img src=\"precision-recall.svg\" alt=\"precision against recall\">\n"
@@ -87,7 +89,8 @@ struct VADTuningPage {
             let m = r.metrics
             s +=
                 "<tr><td><a href=\"#\(Self.h(r.plot))\">\(Self.h(r.name))</a>\(r.hasReference ? " (ref)" : "")</td>"
-                + "<td>\(cell(m.f1, "%.3f"))</td><td>\(cell(m.falseAlarm * 100, "%.1f"))</td><td>\(cell(m.miss * 100, "%.1f"))</td>"
+                + "<td>\(cell(m.f1, "%.3f"))</td><td>\(cell(m.falseAlarm * 100, "%.1f"))</td>"
+                + "<td>\(cell(m.miss * 100, "%.1f"))</td>"
                 + "<td>\(cell(m.latencyP50, "%.0f"))</td><td>\(r.falseTriggers)</td></tr>\n"
         }
         return s + "</tbody></table>\n"
@@ -95,7 +98,8 @@ struct VADTuningPage {
 
     var plots: String {
         files.map {
-            "<h3 id=\"\(Self.h($0.plot))\">\(Self.h($0.name))</h3><img src=\"\(Self.h($0.plot))\" style=\"max-width:100%\" alt=\"\">\n"
+            "<h3 id=\"\(Self.h($0.plot))\">\(Self.h($0.name))</h3><img src=\"\(Self.h($0.plot))\" "
+                + "style=\"max-width:100%\" alt=\"\">\n"
         }
         .joined()
     }

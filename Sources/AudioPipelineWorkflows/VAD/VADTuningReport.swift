@@ -54,7 +54,8 @@ struct VADTuningReport {
         let comment =
             "audiopipe vad tune: best by \(options.objective.rawValue)"
             + (options.maxFalseAlarm.map { " with false alarm <= \($0)" } ?? "")
-            + " over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect IN --config best.json"
+            + " over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect "
+            + "IN --config best.json"
         return try ReportJSON.encode(
             VADConfigurationObject(best.setting.configuration, scores: best.metrics, comment: comment)) + "\n"
     }

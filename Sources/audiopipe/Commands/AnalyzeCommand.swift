@@ -35,17 +35,11 @@ struct AnalyzeResampler: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        let choices: [ResamplerChoice]
-        if resampler == "all" {
-            choices = ResamplerChoice.allCases
-        } else if let c = ResamplerChoice(rawValue: resampler) {
-            choices = [c]
-        } else {
-            throw ValidationError("unknown resampler '\(resampler)'; choose one of \(resamplerNames) or all")
-        }
         var writeError: AudioPipelineError?
-        let results = try ResamplerAnalyzer.analyze(from: from, to: to, resamplers: choices, measureSpeed: !noSpeed) {
-            q in
+        let choices = try ResamplerChoice.selection(resampler)
+        let results = try ResamplerAnalyzer.analyze(
+            from: from, to: to, resamplers: choices, measureSpeed: !noSpeed
+        ) { q in
             guard !output.json && !output.quiet else { return }
             do throws(AudioPipelineError) { try Terminal.write(q.text + "\n", to: STDOUT_FILENO) } catch {
                 writeError = writeError ?? error

@@ -30,32 +30,15 @@ struct Convert: ParsableCommand {
     @Option(help: "Take channel K (1 = first) instead of the mean when making mono.") var channel: Int?
     @Option(name: [.short, .long], help: "Output encoding: pcm16 or float32.") var encoding: SampleEncoding = .pcm16
     @Option(help: "Dither for float -> pcm16: none or tpdf (triangular, ±1 LSB).") var dither: DitherOption = .none
-    @Option(help: "Seed of the TPDF dither generator (output is repeatable for a given seed).") var ditherSeed: UInt64 =
-        1
-    @Option(help: "PCM conversion convention: standard, or ios (what common iOS client code does).") var compat:
-        PCMCompatibility = .standard
-    @Option(name: [.short, .long], help: "Output type: wav, flac or raw (default: from the extension).") var type:
-        OutputFileType?
+    @Option(help: "Seed of the TPDF dither generator (output is repeatable for a given seed).")
+    var ditherSeed: UInt64 = 1
+    @Option(help: "PCM conversion convention: standard, or ios (what common iOS client code does).")
+    var compat: PCMCompatibility = .standard
+    @Option(name: [.short, .long], help: "Output type: wav, flac or raw (default: from the extension).")
+    var type: OutputFileType?
     @Option(help: "Resampler: \(resamplerNames).") var resampler: ResamplerChoice = .default
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var output: OutputOptions
-
-    func validate() throws {
-        if let channels, channels < 1 { throw ValidationError("--channels must be at least 1 (got \(channels))") }
-        if let channel, channel < 1 { throw ValidationError("--channel counts from 1 (got \(channel))") }
-        if let channel, let channels, channels != 1 {
-            throw ValidationError("--channel \(channel) selects one channel; it cannot make \(channels) channels")
-        }
-        if compat == .ios && dither != .none {
-            throw ValidationError("--dither cannot be used with --compat ios (the iOS code truncates without dither)")
-        }
-        if type == nil && OutputFileType(pathExtension: outputPath) == nil {
-            throw ValidationError(
-                outputPath == "-"
-                    ? "writing to stdout needs --type (wav, flac or raw)"
-                    : "cannot tell the output type from '\(outputPath)': use a .wav, .flac or .raw name, or --type")
-        }
-    }
 
     func run() throws {
         var options = ConvertOptions()
@@ -67,7 +50,7 @@ struct Convert: ParsableCommand {
         options.channels = channels
         options.channel = channel.map { $0 - 1 }
         options.encoding = encoding
-        options.type = type ?? OutputFileType(pathExtension: outputPath)!
+        options.type = try ConvertOptions.outputType(path: outputPath, type: type)
         options.dither = dither == .tpdf ? .tpdf(seed: ditherSeed) : .none
         options.compatibility = compat
         options.resampler = resampler

@@ -29,9 +29,7 @@ struct Frame: ParsableCommand {
     @Flag(help: "Append the profile's commit message (openai-realtime refuses under 100 ms of audio).") var commit =
         false
     @Flag(help: "Put the profile's start/stop control messages around the audio.") var control = false
-    @Option(
-        name: [.customShort("o"), .customLong("output")],
-        help: ArgumentHelp("Output file ('-' for standard output).", valueName: "output"))
+    @Option(name: dataOutput, help: help("Output file ('-' for standard output)."))
     var outputPath: String
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var output: OutputOptions
@@ -76,10 +74,10 @@ struct Deframe: ParsableCommand {
             """)
 
     @Argument(help: "Captured messages ('-' for standard input).") var input: String
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output WAV.", valueName: "output"))
+    @Option(name: dataOutput, help: help("Output WAV."))
     var outputPath: String
-    @Option(help: "Which side's audio: server (the agent) or client (the microphone).") var direction: WireDirection =
-        .server
+    @Option(help: "Which side's audio: server (the agent) or client (the microphone).")
+    var direction: WireDirection = .server
     @Option(help: "Write the arrival timeline (seq,send_ms,arrival_ms,duration_ms,media_ms,utt) here.") var trace:
         String?
     @OptionGroup var capture: CaptureOptions

@@ -28,9 +28,7 @@ struct JitterSimulate: ParsableCommand {
 
     @Argument(help: "Arrival trace (CSV).") var trace: String
     @Option(help: "Barge-in events (CSV).") var flush: String?
-    @Option(
-        name: [.customShort("o"), .customLong("output")],
-        help: ArgumentHelp("Playout log to write (CSV).", valueName: "output"))
+    @Option(name: dataOutput, help: help("Playout log to write (CSV)."))
     var outputPath: String
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions
@@ -57,7 +55,7 @@ struct JitterPlay: ParsableCommand {
             """)
 
     @Argument(help: "Captured session.") var session: String
-    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Output WAV.", valueName: "output"))
+    @Option(name: dataOutput, help: help("Output WAV."))
     var outputPath: String
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var buffer: JitterBufferOptions

@@ -37,9 +37,7 @@ struct VADDetect: ParsableCommand {
     @Flag(help: "Back-date onsets (offline labelling) instead of the streaming timeline.") var align = false
     @Option(help: "Resampler for a reference at another rate (see convert --help).") var resampler: ResamplerChoice =
         .default
-    @Option(
-        name: [.customShort("o"), .customLong("output")],
-        help: ArgumentHelp("Output file (default: standard output).", valueName: "output"))
+    @Option(name: dataOutput, help: help("Output file (default: standard output)."))
     var outputPath: String = "-"
     @OptionGroup var output: OutputOptions
 
@@ -94,13 +92,13 @@ struct VADTune: ParsableCommand {
     @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions
-    @Option(help: "What to maximise: f1, precision, recall, fa (lowest false alarm), f1-latency.") var objective:
-        VADSweep.Objective = .f1
-    @Option(help: "Only settings with a false-alarm rate at most this (0…1) compete, if any do.") var maxFalseAlarm:
-        Double?
+    @Option(help: "What to maximise: f1, precision, recall, fa (lowest false alarm), f1-latency.")
+    var objective: VADSweep.Objective = .f1
+    @Option(help: "Only settings with a false-alarm rate at most this (0…1) compete, if any do.")
+    var maxFalseAlarm: Double?
     @Option(help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid.maximumSettings
-    @Option(help: "Resampler for references at another rate (see convert --help).") var resampler: ResamplerChoice =
-        .default
+    @Option(help: "Resampler for references at another rate (see convert --help).")
+    var resampler: ResamplerChoice = .default
     @Option(help: "Report directory (written when the sweep is done).") var report: String
     @OptionGroup var output: OutputOptions
 

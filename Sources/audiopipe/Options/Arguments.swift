@@ -18,3 +18,10 @@ enum DitherOption: String, ExpressibleByArgument, CaseIterable {
 
 /// The resampler names, for help texts.
 let resamplerNames = ResamplerChoice.allCases.map(\.rawValue).joined(separator: ", ")
+
+/// `-o, --output FILE`, the data output of a command (its property is `outputPath`, beside the
+/// `output` option group).
+let dataOutput: NameSpecification = [.customShort("o"), .customLong("output")]
+
+/// Help for a data output, shown as `--output <output>`.
+func help(_ text: String) -> ArgumentHelp { ArgumentHelp(text, valueName: "output") }

@@ -10,8 +10,9 @@ struct RawInputOptions: ParsableArguments {
     var channels: Int?
     @Option(
         name: .customLong("in-encoding"),
-        help:
-            "Encoding of a raw input: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")) (little-endian)."
+        help: ArgumentHelp(
+            "Encoding of a raw input: \(SampleEncoding.allCases.map(\.rawValue).joined(separator: ", ")) "
+                + "(little-endian).")
     )
     var encoding: SampleEncoding?
 

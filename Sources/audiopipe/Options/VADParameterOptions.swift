@@ -1,7 +1,6 @@
 import ArgumentParser
 import AudioPipelineCore
 import AudioPipelineWorkflows
-import Foundation
 
 /// The detector's configuration: `--config FILE`, then the common parameters' own options, then
 /// `--param NAME=VALUE` for any parameter by its JSON name (each overrides what came before).
@@ -27,27 +26,13 @@ struct VADParameterOptions: ParsableArguments {
     var params: [String] = []
 
     func configuration() throws -> VADConfiguration {
-        var c = try config.map { try VADConfigurationFile.read($0) } ?? VADConfiguration()
         let named: [(String, Double?)] = [
             ("frame_ms", frameMs), ("enter_db", enterDb), ("exit_db", exitDb), ("hangover_ms", hangoverMs),
             ("min_speech_ms", minSpeechMs), ("absolute_dbfs", absoluteDbfs), ("floor_quantile", floorQuantile),
             ("floor_window_s", floorWindowS), ("echo_margin_db", echoMarginDb), ("preroll_ms", prerollMs),
             ("talker_gate_db", talkerGateDb),
         ]
-        for case (let name, let value?) in named { c[name] = value }
-        for p in params {
-            let parts = p.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, let value = Double(parts[1]) else {
-                throw ValidationError("--param wants NAME=VALUE, not '\(p)'")
-            }
-            guard c[parts[0]] != nil else {
-                throw ValidationError(
-                    "--param: unknown VAD parameter '\(parts[0])' (known: \(VADConfiguration.parameterNames.joined(separator: ", ")))"
-                )
-            }
-            c[parts[0]] = value
-        }
-        try c.validate()
-        return c
+        let base = try config.map { try VADConfigurationFile.read($0) } ?? VADConfiguration()
+        return try VADConfigurationFile.applying(named, assignments: params, to: base)
     }
 }

@@ -6,15 +6,13 @@ import Foundation
 /// output given as `-`); JSON with `--json`, the human text otherwise, nothing with `--quiet`.
 struct ReportPrinter {
     let options: OutputOptions
-    /// A data output of the command is standard output.
-    let dataOnStdout: Bool
+    /// Standard error when a data output of the command is standard output, else standard output.
+    let fd: Int32
 
     init(_ options: OutputOptions, dataOutputs: [String?] = []) {
         self.options = options
-        dataOnStdout = dataOutputs.contains("-")
+        fd = dataOutputs.contains("-") ? STDERR_FILENO : STDOUT_FILENO
     }
-
-    var fd: Int32 { dataOnStdout ? STDERR_FILENO : STDOUT_FILENO }
 
     func print(_ report: some WorkflowReport, text: @autoclosure () -> String) throws(AudioPipelineError) {
         if options.json {
