@@ -4,6 +4,7 @@
 #   make bench  run the benchmark suite (release) and write docs/benchmarks.md
 #   make check-allocations  zero allocations per chunk on every hot-path stage (CI)
 #   make check-kernels      the C vector kernels, native and AArch64 under qemu (CI)
+#   make format-check       swift-format lint (.swift-format) and the layout rules (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -14,7 +15,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -54,6 +55,12 @@ check-kernels:
 # Deterministic: every AudioPipeline stage must allocate nothing per chunk (run by .ci/run).
 check-allocations: bench-deps
 	@bash scripts/check-allocations.sh
+
+# Formatting (.swift-format, with the swift-format that ships with the toolchain) and the layering
+# and size rules of the README's Layout section (scripts/check-layout.py). Read-only.
+format-check:
+	swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Benchmarks Benchmarks/Sources Benchmarks/Package.swift
+	python3 scripts/check-layout.py
 
 samples:
 	samples/make-samples.sh

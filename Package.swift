@@ -58,7 +58,8 @@ let package = Package(
         // MARK: Adapters: the only place that links C libraries.
         .target(
             name: "AudioPipelineAdapters",
-            dependencies: ["AudioPipelineCore", "CSndFile", "CSampleRate", "CFFTW3f"]
+            dependencies: ["AudioPipelineCore", "CSndFile", "CSampleRate", "CFFTW3f"],
+            exclude: ["README.md"]
         ),
 
         // MARK: Workflows: the file-level jobs (convert, frame, deframe, jitter replay, VAD detect and
@@ -66,7 +67,8 @@ let package = Package(
         // Foundation file I/O, JSONDecoder and Dispatch.
         .target(
             name: "AudioPipelineWorkflows",
-            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"]
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"],
+            exclude: ["README.md"]
         ),
 
         // MARK: CLI: thin; parses options, calls one workflow, prints its report.
@@ -77,7 +79,8 @@ let package = Package(
                 "AudioPipelineAdapters",
                 "AudioPipelineWorkflows",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            exclude: ["README.md"]
         ),
 
         // MARK: Test support shared by the test targets (not a product).
