@@ -109,17 +109,23 @@ public final class AudioFileReader {
         }
     }
 
+    /// A regular file, or a pipe (a FIFO, a process substitution), read like standard input. A device
+    /// is refused: `/dev/zero` or `/dev/urandom` would never end.
     private static func checkReadable(_ path: String) throws(AudioPipelineError) {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw AudioPipelineError(.inputUnavailable, "\(path): no such file")
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            let reason = errno == ENOENT || errno == ENOTDIR ? "no such file" : String(cString: strerror(errno))
+            throw AudioPipelineError(.inputUnavailable, "\(path): \(reason)")
         }
-        if isDir.boolValue { throw AudioPipelineError(.inputUnavailable, "\(path): is a directory, not an audio file") }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw AudioPipelineError(.inputUnavailable, "\(path): permission denied")
+        switch st.st_mode & S_IFMT {
+        case S_IFDIR: throw AudioPipelineError(.inputUnavailable, "\(path): is a directory, not an audio file")
+        case S_IFCHR, S_IFBLK:
+            throw AudioPipelineError(
+                .inputUnavailable, "\(path): is a device, not a file or a pipe (it may never end); give a file")
+        default: break
         }
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber, size.intValue == 0
-        {
+        guard access(path, R_OK) == 0 else { throw AudioPipelineError(.inputUnavailable, "\(path): permission denied") }
+        if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 {
             throw AudioPipelineError(.invalidData, "\(path): file is empty (0 bytes)")
         }
     }

@@ -19,17 +19,29 @@ struct AudioPipe: ParsableCommand {
 
     /// Runs a command; turns our errors into one line on stderr and a documented exit code.
     static func main() {
+        Interruption.install()
         do {
             var command = try parseAsRoot()
             try command.run()
+        } catch let error as AudioPipelineError where error.code == .brokenPipe {
+            Foundation.exit(128 + SIGPIPE)  // the reader has what it wanted: end quietly, as `yes | head` does
         } catch let error as AudioPipelineError {
             Terminal.error(error.message)
             Foundation.exit(ExitStatus(error.code).rawValue)
         } catch let failure as FailureExit {
             Foundation.exit(failure.status.rawValue)
         } catch {
+            if exitCode(for: error) != .success, let hint = ArgumentHints.dashFile(CommandLine.arguments.dropFirst()) {
+                Terminal.stderr(fullMessage(for: error) + "\n" + hint + "\n")
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
             exit(withError: error)
         }
+    }
+
+    /// A subcommand is required: without one, the usage goes to stderr and the exit code is 64.
+    func run() throws {
+        throw ValidationError("choose a command: info, convert, frame, deframe, jitter, vad or analyze")
     }
 }
 

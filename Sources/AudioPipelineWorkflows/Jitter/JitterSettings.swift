@@ -20,7 +20,23 @@ public struct JitterSettings: Codable, Sendable, Hashable {
     public var accelerateMs: Double?
     public var decelerateMs: Double?
 
-    public init() {}
+    public init(
+        tickMs: Double = 10, policy: String = "adaptive", quantile: Double = 0.95, capacityS: Double = 120,
+        holeWaitMs: Double? = nil, marginMs: Double? = nil, maxStallMs: Double? = nil, historyS: Double? = nil,
+        baselineS: Double? = nil, accelerateMs: Double? = nil, decelerateMs: Double? = nil
+    ) {
+        self.tickMs = tickMs
+        self.policy = policy
+        self.quantile = quantile
+        self.capacityS = capacityS
+        self.holeWaitMs = holeWaitMs
+        self.marginMs = marginMs
+        self.maxStallMs = maxStallMs
+        self.historyS = historyS
+        self.baselineS = baselineS
+        self.accelerateMs = accelerateMs
+        self.decelerateMs = decelerateMs
+    }
 
     /// Checks every value; the message names the option (`--hole-wait-ms`).
     public func validate() throws(AudioPipelineError) {

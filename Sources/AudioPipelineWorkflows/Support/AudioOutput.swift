@@ -1,5 +1,6 @@
 import AudioPipelineAdapters
 import AudioPipelineCore
+import Foundation
 
 /// An audio file written with the toolkit's rule that nothing is lost (`AtomicOutput`): a regular
 /// file appears only complete, through a temporary file renamed by `commit()`; `-` and special files
@@ -24,8 +25,18 @@ public final class AudioOutput {
         }
     }
 
-    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) { try writer.write(samples) }
-    public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) { try writer.write(samples) }
+    public func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) {
+        do { try writer.write(samples) } catch { throw Self.brokenPipe(error) }
+    }
+
+    public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
+        do { try writer.write(samples) } catch { throw Self.brokenPipe(error) }
+    }
+
+    /// A write that failed because the reader of a pipe went away is not an I/O error to report.
+    static func brokenPipe(_ error: AudioPipelineError) -> AudioPipelineError {
+        errno == EPIPE ? AudioPipelineError(.brokenPipe, error.message) : error
+    }
 
     /// Finishes the file and puts it in place.
     public func commit() throws(AudioPipelineError) {

@@ -73,6 +73,7 @@ public enum FileDescriptorIO {
             if n < 0 {
                 if errno == EINTR { continue }
                 let name = path == "-" ? "stdout" : path
+                if errno == EPIPE { throw AudioPipelineError(.brokenPipe, "\(name): the reader closed the pipe") }
                 throw AudioPipelineError(.ioFailure, "\(name): write failed: \(String(cString: strerror(errno)))")
             }
             left -= n

@@ -8,6 +8,8 @@ struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure processing stages on this machine.",
         subcommands: [AnalyzeResampler.self])
+
+    func run() throws { throw ValidationError("choose a subcommand: analyze resampler") }
 }
 
 struct AnalyzeResampler: ParsableCommand {

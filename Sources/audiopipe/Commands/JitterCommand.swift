@@ -6,6 +6,8 @@ struct Jitter: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Jitter buffer: replay arrival traces and captured sessions through it.",
         subcommands: [JitterSimulate.self, JitterPlay.self])
+
+    func run() throws { throw ValidationError("choose a subcommand: jitter simulate or jitter play") }
 }
 
 struct JitterSimulate: ParsableCommand {

@@ -8,6 +8,8 @@ struct VAD: ParsableCommand {
         commandName: "vad",
         abstract: "Energy voice-activity detection for barge-in, optionally echo-aware.",
         subcommands: [VADDetect.self, VADTune.self])
+
+    func run() throws { throw ValidationError("choose a subcommand: vad detect or vad tune") }
 }
 
 struct VADDetect: ParsableCommand {

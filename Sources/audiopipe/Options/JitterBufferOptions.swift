@@ -4,16 +4,15 @@ import AudioPipelineWorkflows
 /// Jitter-buffer options shared by `jitter simulate` and `jitter play` (`JitterSettings`).
 struct JitterBufferOptions: ParsableArguments {
     @Option(help: "Output tick, ms (one pull of audio).") var tickMs: Double = 10
-    @Option(help: "adaptive, or fixed:MS (each utterance plays MS after its first arrival, no stretching).") var policy:
-        String = "adaptive"
+    @Option(help: "adaptive, or fixed:MS (each utterance plays MS after its first arrival, no stretching).")
+    var policy: String = "adaptive"
     @Option(help: "Fraction of packets the adaptive jitter margin covers.") var quantile: Double = 0.95
-    @Option(help: "Most audio the buffer holds, seconds (a longer TTS burst overflows, counted).") var capacityS:
-        Double = 120
-    @Option(help: "Adaptive: wait for a hole until delay ≥ target + this, ms (negative: jump earlier).") var holeWaitMs:
-        Double?
+    @Option(help: "Most audio the buffer holds, seconds (a longer TTS burst overflows, counted).")
+    var capacityS: Double = 120
+    @Option(help: "Adaptive: wait for a hole until delay ≥ target + this, ms (negative: jump earlier).")
+    var holeWaitMs: Double?
     @Option(help: "Adaptive: added to the jitter quantile, ms.") var marginMs: Double?
-    @Option(
-        help: "Adaptive: longest stall above the recent delay before playout runs on (late loss instead of delay), ms.")
+    @Option(help: "Adaptive: longest stall above the recent delay before playout runs on (late loss instead), ms.")
     var maxStallMs: Double?
     @Option(help: "Adaptive: window of the jitter statistics, s.") var historyS: Double?
     @Option(help: "Adaptive: window of the baseline (sliding minimum delay), s.") var baselineS: Double?
@@ -21,19 +20,10 @@ struct JitterBufferOptions: ParsableArguments {
     @Option(help: "Adaptive: decelerate below target − this, ms.") var decelerateMs: Double?
 
     var settings: JitterSettings {
-        var s = JitterSettings()
-        s.tickMs = tickMs
-        s.policy = policy
-        s.quantile = quantile
-        s.capacityS = capacityS
-        s.holeWaitMs = holeWaitMs
-        s.marginMs = marginMs
-        s.maxStallMs = maxStallMs
-        s.historyS = historyS
-        s.baselineS = baselineS
-        s.accelerateMs = accelerateMs
-        s.decelerateMs = decelerateMs
-        return s
+        JitterSettings(
+            tickMs: tickMs, policy: policy, quantile: quantile, capacityS: capacityS, holeWaitMs: holeWaitMs,
+            marginMs: marginMs, maxStallMs: maxStallMs, historyS: historyS, baselineS: baselineS,
+            accelerateMs: accelerateMs, decelerateMs: decelerateMs)
     }
 
     func validate() throws {

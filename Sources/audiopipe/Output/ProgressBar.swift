@@ -15,23 +15,12 @@ final class ProgressBar {
     }
 
     func update(_ p: JobProgress) {
-        guard enabled, let total = p.total, total > 0 else { return }
+        guard enabled else { return }
         let now = Date()
         let elapsed = now.timeIntervalSince(start)
-        guard elapsed >= 0.5, now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        guard elapsed >= 0.5, now.timeIntervalSince(lastDraw) >= 0.1, let line = p.bar(elapsed: elapsed) else { return }
         lastDraw = now
-        let fraction = min(1, Double(p.done) / Double(total))
-        let width = 30
-        let filled = Int(fraction * Double(width))
-        let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
-        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let speed: String
-        switch p.unit {
-        case .frames(let rate):
-            speed = String(format: "%.0f× realtime", Double(p.done) / Double(rate) / max(elapsed, 1e-9))
-        case .items(let label): speed = String(format: "%.0f %@/s", Double(p.done) / max(elapsed, 1e-9), label)
-        }
-        Terminal.stderr(String(format: "\r[%@] %3.0f%%  %@  ETA %.0f s ", bar, fraction * 100, speed, eta))
+        Terminal.stderr("\r" + line + " ")
         drawn = true
     }
 
