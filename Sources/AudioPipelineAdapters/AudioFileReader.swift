@@ -14,6 +14,9 @@ public final class AudioFileReader {
     private var handle: OpaquePointer?
     /// Frames delivered so far.
     public private(set) var framesRead = 0
+    /// Frames the header announces beyond those the file holds (a truncated download, a header
+    /// written before the data), when libsndfile noticed; nil when the file is whole or cannot tell.
+    public let missingFrames: Int?
 
     /// Opens `path` for reading.
     ///
@@ -66,6 +69,7 @@ public final class AudioFileReader {
             container: AudioFileDescription.containerName(info.format),
             encoding: AudioFileDescription.encodingName(info.format),
             format: format, frames: frames, sndfileFormat: info.format)
+        missingFrames = Self.missingFrames(handle, presentFrames: frames)
         // Integer files read as float are normalised by 1/2^(b−1) (÷32768 for PCM16): exact.
         sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
     }
@@ -128,6 +132,22 @@ public final class AudioFileReader {
         if (st.st_mode & S_IFMT) == S_IFREG && st.st_size == 0 {
             throw AudioPipelineError(.invalidData, "\(path): file is empty (0 bytes)")
         }
+    }
+
+    /// libsndfile logs a data chunk longer than the file as `data : 78484 (should be 39956)` (bytes);
+    /// the frames missing follow from the bytes present per frame.
+    static func missingFrames(_ handle: OpaquePointer, presentFrames: Int?) -> Int? {
+        guard let present = presentFrames, present > 0 else { return nil }
+        var log = [CChar](repeating: 0, count: 8192)
+        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        for line in text.split(separator: "\n") where line.hasPrefix("data") && line.contains("(should be ") {
+            let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
+            guard numbers.count >= 2, numbers[1] > 0, numbers[0] > numbers[1] else { continue }
+            let perFrame = Double(numbers[1]) / Double(present)
+            return Int((Double(numbers[0] - numbers[1]) / perFrame).rounded())
+        }
+        return nil
     }
 
     /// libsndfile messages end with a period and sometimes a newline; one clean clause reads better.

@@ -193,7 +193,7 @@ extension ResamplerAnalyzer {
     /// `analyze resampler`: measures each resampler for one conversion.
     public static func analyze(
         from: Int, to: Int, resamplers: [ResamplerChoice], measureSpeed: Bool,
-        each: (ResamplerQuality) -> Void = { _ in }
+        each: (ResamplerQuality) throws(AudioPipelineError) -> Void = { _ in }
     ) throws(AudioPipelineError) -> [ResamplerQuality] {
         let format: ResamplingFormat
         do {
@@ -208,7 +208,7 @@ extension ResamplerAnalyzer {
         for choice in resamplers {
             let q = try analyze(
                 { () throws(AudioPipelineError) in try choice.make(format) }, measureSpeed: measureSpeed)
-            each(q)
+            try each(q)
             results.append(q)
         }
         return results

@@ -21,6 +21,8 @@ public final class CaptureReader {
     public let lenient: Bool
     /// Messages skipped in lenient mode, with the reason.
     public private(set) var skipped: [String] = []
+    /// Entries of the capture that are not messages (a HAR's error frames), counted by kind.
+    public private(set) var ignored: [String: Int] = [:]
     private var lines: LineReader?
     private var firstTimeMs: Double?
 
@@ -51,13 +53,9 @@ public final class CaptureReader {
         case .binaryStream:
             try BinaryCapture.read(path: path, body)
         case .har:
-            let bytes: [UInt8]
-            if let lines {
-                bytes = try lines.readToEnd(limit: TextInput.maximumBytes)
-            } else {
-                bytes = try TextInput.bytes(path, what: "the HAR file")
-            }
-            for m in try HARArchive.messages(bytes, path: path) { try body(m) }
+            let archive = try HARArchive(path: path, lines: lines)
+            try archive.forEach(body)
+            if archive.errorFrames > 0 { ignored["(HAR error frame)", default: 0] += archive.errorFrames }
         case .jsonLines:
             try lines!.forEachLine { (line) throws(AudioPipelineError) in
                 switch line {

@@ -67,6 +67,7 @@ public final class SessionWalk {
         }
         if !started { try start() }
         report.skipped.insert(contentsOf: reader.skipped, at: 0)
+        report.unknownTypes.merge(reader.ignored, uniquingKeysWith: +)
         report.audioSeconds = report.rate > 0 ? Double(frames) / Double(report.rate) : 0
         report.utterances = order.map { .init(id: $0, seconds: utteranceSeconds[$0] ?? 0) }
         return report
@@ -138,6 +139,9 @@ public final class SessionWalk {
             return try fail("\(m.location): \(pcm.count) bytes of audio is an odd count (half a 16-bit sample)")
         }
         let r = messageRate ?? (options.direction == .server ? profile.serverRate : profile.clientRate)
+        guard (4000...SampleRate.maximumHz).contains(r) else {
+            return try fail("\(m.location): a rate of \(r) Hz is not an audio rate (4000…\(SampleRate.maximumHz) Hz)")
+        }
         if let rate, rate != r {
             return try fail("\(m.location): the audio rate changes from \(rate) Hz to \(r) Hz mid-stream")
         }

@@ -18,6 +18,8 @@ public struct ConvertOptions: Sendable {
     public var resampler: ResamplerChoice = .default
     /// Frames per block read from the input; memory use is proportional to this, not to the file.
     public var blockFrames = 4096
+    /// A truncated input is an error instead of a warning.
+    public var strict = false
 
     public init() {}
 
@@ -34,6 +36,9 @@ public struct ConvertOptions: Sendable {
         }
         if compatibility == .ios, case .tpdf = dither {
             try refuse("--dither cannot be used with --compat ios (the iOS code truncates without dither)")
+        }
+        if encoding != .pcm16, case .tpdf = dither {
+            try refuse("--dither applies when quantising to pcm16; the output is \(encoding)")
         }
     }
 
@@ -73,6 +78,7 @@ public enum FileConverter {
             }
         }
         try writer.commit()
+        let warnings = [try InputCheck.truncation(reader, strict: options.strict)].compactMap { $0 }
         let d = reader.description
         return ConvertReport(
             input: input, output: output,
@@ -85,7 +91,7 @@ public enum FileConverter {
             framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.clippedSamples,
             nanSamples: chain.nanSamples,
             resampler: chain.resamplerName, resamplerLatencyFrames: chain.resamplerLatency,
-            elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9)
+            elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, warnings: warnings)
     }
 }
 

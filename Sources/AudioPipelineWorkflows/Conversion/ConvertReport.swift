@@ -36,6 +36,8 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     @NullWhenAbsent public var resampler: String?
     public var resamplerLatencyFrames: Int
     public var elapsedSeconds: Double
+    /// What was wrong with the input but did not stop the job (a truncated file).
+    public var warnings: [String] = []
 
     /// Seconds of input audio.
     public var inputSeconds: Double { Double(framesIn) / Double(inputFormat.sampleRate) }

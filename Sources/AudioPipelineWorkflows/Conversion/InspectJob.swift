@@ -9,27 +9,44 @@ public struct FileInspection: Sendable {
     public let statistics: SignalStatistics
     /// Frames actually decoded (may differ from the header's count for a truncated file).
     public let framesDecoded: Int
+    /// NaN and ±Inf samples (a float file can hold them; they are not audio) and the first one's frame.
+    public let nonFiniteSamples: Int
+    public let firstNonFiniteFrame: Int?
+    public let warnings: [String]
 
-    /// Reads the file once, block by block (constant memory).
-    public static func inspect(path: String, raw: RawFormat? = nil, blockFrames: Int = 8192) throws(AudioPipelineError)
-        -> FileInspection
-    {
+    /// Reads the file once, block by block (constant memory). `strict`: a truncated file is an error.
+    public static func inspect(
+        path: String, raw: RawFormat? = nil, strict: Bool = false, blockFrames: Int = 8192
+    ) throws(AudioPipelineError) -> FileInspection {
         let reader = try AudioFileReader(path: path, raw: raw)
-        var stats = SignalStatistics(
-            channels: reader.format.channels, positiveFullScale: reader.description.positiveFullScale)
-        var buf = [Float](repeating: 0, count: blockFrames * reader.format.channels)
+        let channels = reader.format.channels
+        var stats = SignalStatistics(channels: channels, positiveFullScale: reader.description.positiveFullScale)
+        var buf = [Float](repeating: 0, count: blockFrames * channels)
+        var nonFinite = 0
+        var first: Int?
         while true {
+            let start = reader.framesRead
             let got = try buf.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
                 try reader.read(into: p)
             }
             if got == 0 { break }
-            buf.withUnsafeBufferPointer {
-                stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * reader.format.channels]))
+            for k in 0..<got * channels where !buf[k].isFinite {
+                nonFinite += 1
+                if first == nil { first = start + k / channels }
             }
+            buf.withUnsafeBufferPointer { stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * channels])) }
+        }
+        var warnings = [try InputCheck.truncation(reader, strict: strict)].compactMap { $0 }
+        if let first {
+            let at = NumberText.seconds(reader.format.sampleRate.seconds(frames: first))
+            warnings.append(
+                "\(reader.displayName): \(nonFinite) samples are NaN or infinite (the first at \(at) s); levels leave them out"
+            )
         }
         return FileInspection(
             path: reader.displayName, description: reader.description, statistics: stats,
-            framesDecoded: reader.framesRead)
+            framesDecoded: reader.framesRead,
+            nonFiniteSamples: nonFinite, firstNonFiniteFrame: first, warnings: warnings)
     }
 }
 
@@ -54,6 +71,11 @@ public struct InfoReport: WorkflowReport, Codable, Hashable {
     public var clippedSamples: Int
     public var dcOffset: Double
     public var perChannel: [Channel]
+    /// NaN and ±Inf samples, and where the first one is (seconds).
+    public var nonFiniteSamples: Int
+    @NullWhenAbsent public var firstNonFiniteSecond: Double?
+    /// What was wrong with the file but did not stop the job (truncation, non-finite samples).
+    public var warnings: [String]
 
     public init(_ i: FileInspection) {
         let s = i.statistics
@@ -73,11 +95,16 @@ public struct InfoReport: WorkflowReport, Codable, Hashable {
                 peakDBFS: Self.finite(SignalStatistics.dBFS(Double(s.peak(channel: $0)))),
                 rmsDBFS: Self.finite(SignalStatistics.dBFS(s.rms(channel: $0))), dcOffset: s.dcOffset(channel: $0))
         }
+        nonFiniteSamples = i.nonFiniteSamples
+        firstNonFiniteSecond = i.firstNonFiniteFrame.map { i.description.format.sampleRate.seconds(frames: $0) }
+        warnings = i.warnings
     }
 
     /// Inspects one file.
-    public static func inspect(path: String, raw: RawFormat? = nil) throws(AudioPipelineError) -> InfoReport {
-        InfoReport(try FileInspection.inspect(path: path, raw: raw))
+    public static func inspect(path: String, raw: RawFormat? = nil, strict: Bool = false) throws(AudioPipelineError)
+        -> InfoReport
+    {
+        InfoReport(try FileInspection.inspect(path: path, raw: raw, strict: strict))
     }
 
     private static func finite(_ x: Double) -> Double? { x.isFinite ? (x * 100).rounded() / 100 : nil }
@@ -97,7 +124,7 @@ extension InfoReport {
               duration    \(String(format: "%.3f s", durationSeconds))
               peak        \(db(peakDBFS))
               rms         \(db(rmsDBFS))
-              clipped     \(clippedSamples) samples
+              clipped     \(clippedSamples) samples\(nonFiniteSamples > 0 ? "\n  non-finite  \(nonFiniteSamples) samples (NaN/Inf)" : "")
               dc offset   \(String(format: "%+.6f", dcOffset))
             """
     }

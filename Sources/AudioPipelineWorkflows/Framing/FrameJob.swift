@@ -13,6 +13,8 @@ public struct FrameOptions: Sendable {
     public var commit = false
     /// Put the profile's start/stop control messages around the audio.
     public var control = false
+    /// A truncated input is an error instead of a warning.
+    public var strict = false
 
     public init(profile: WireProfile) { self.profile = profile }
 }
@@ -43,6 +45,7 @@ public enum Framer {
             (samples) throws(AudioPipelineError) in
             if case .pcm16(let pcm) = samples { try writer.write(pcm) }
         }
+        let warnings = [try InputCheck.truncation(reader, strict: options.strict)].compactMap { $0 }
         try writer.finish()
         return FrameReport(
             profile: p.name, rate: p.clientRate, audioMessages: writer.audioMessages,
@@ -50,7 +53,7 @@ public enum Framer {
             audioSeconds: Double(writer.frames) / Double(p.clientRate), pcmBytes: writer.pcmBytes,
             wireBytes: writer.wireBytes,
             overhead: writer.pcmBytes > 0 ? Double(writer.audioWireBytes) / Double(writer.pcmBytes) : 0,
-            clippedSamples: chain.clippedSamples)
+            clippedSamples: chain.clippedSamples, warnings: warnings)
     }
 }
 

@@ -15,6 +15,8 @@ public struct FrameReport: WorkflowReport, Codable, Hashable {
     /// Wire bytes of the audio messages per PCM byte (4/3 for base64, plus the JSON around it).
     public var overhead: Double
     public var clippedSamples: Int
+    /// What was wrong with the input but did not stop the job (a truncated file).
+    public var warnings: [String] = []
 }
 
 extension FrameReport {

@@ -85,7 +85,8 @@ public enum JitterPlayback {
             run: SessionRun(
                 session: input, profile: session.profile, interruptions: session.interruptions,
                 audioMessages: session.audioMessages, rate: rate, outputSeconds: Double(outputFrames) / Double(rate),
-                output: output))
+                output: output),
+            warnings: [replay.gapWarning].compactMap { $0 })
     }
 }
 

@@ -52,20 +52,28 @@ public struct JitterMetrics: Codable, Sendable, Hashable {
 public struct JitterReport<Run: Codable & Sendable & Hashable>: WorkflowReport, Codable, Hashable {
     public var metrics: JitterMetrics
     public var run: Run
+    /// Pauses shortened to the maximum gap, and the like.
+    public var warnings: [String]
 
-    public init(metrics: JitterMetrics, run: Run) {
+    public init(metrics: JitterMetrics, run: Run, warnings: [String] = []) {
         self.metrics = metrics
         self.run = run
+        self.warnings = warnings
     }
 
     public init(from decoder: any Decoder) throws {
         metrics = try JitterMetrics(from: decoder)
         run = try Run(from: decoder)
+        warnings =
+            try decoder.container(keyedBy: JSONKey.self).decodeIfPresent([String].self, forKey: JSONKey("warnings"))
+            ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
         try metrics.encode(to: encoder)
         try run.encode(to: encoder)
+        var c = encoder.container(keyedBy: JSONKey.self)
+        try c.encode(warnings, forKey: JSONKey("warnings"))
     }
 }
 

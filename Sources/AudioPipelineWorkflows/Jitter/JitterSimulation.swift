@@ -19,6 +19,7 @@ public struct JitterSimulation {
         public var statistics: JitterBuffer.Statistics
         public var receivedMs: Double
         public var tickMs: Double
+        public var warnings: [String] = []
     }
 
     /// Traces carry no audio or rate; the simulation runs at this rate (24 kHz, the voice APIs'
@@ -61,7 +62,7 @@ public struct JitterSimulation {
         let received = arrivals.reduce(0.0) { $0 + $1.durationMs }
         return Result(
             rows: rows, statistics: replay.statistics, receivedMs: received,
-            tickMs: Double(configuration.tick) / toSamples)
+            tickMs: Double(configuration.tick) / toSamples, warnings: [replay.gapWarning].compactMap { $0 })
     }
 
     /// A voiced-speech-like test signal at media sample positions media ..< media + count.
@@ -109,6 +110,7 @@ public struct JitterSimulation {
             metrics: JitterMetrics(result.statistics, rate: sampleRate, tickMs: settings.tickMs),
             run: TraceRun(
                 trace: trace, flushFile: flushPath ?? "", packetCount: packets.count, flushCount: flushes.count,
-                output: output))
+                output: output),
+            warnings: result.warnings)
     }
 }

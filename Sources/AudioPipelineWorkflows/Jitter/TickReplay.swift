@@ -24,6 +24,13 @@ public final class TickReplay {
     private let onTick: TickHandler
     /// Ticks played after the last event before giving up on a buffer that does not drain.
     private let giveUpTicks: Int64
+    /// A pause between events longer than this is shortened to it (a capture left open overnight,
+    /// a time of 1e9 ms), instead of playing hours of silence; counted in `cappedGaps`/`cappedMs`.
+    public var maximumGapMs = 600_000.0
+    public private(set) var cappedGaps = 0
+    public private(set) var cappedMs = 0.0
+    private var lastEventMs: Double?
+    private var shiftMs = 0.0
 
     public init(configuration: JitterBuffer.Configuration, onTick: @escaping TickHandler) {
         self.configuration = configuration
@@ -41,6 +48,8 @@ public final class TickReplay {
     public func arrive(
         _ samples: [Float], sequence: Int64, utterance: Int64, mediaMs: Double, arrivalMs: Double
     ) throws(AudioPipelineError) {
+        let arrivalMs = capped(arrivalMs)
+        let mediaMs = mediaMs - shiftMs
         let at = Int64((arrivalMs * toSamples).rounded(.up))
         if buffer == nil {
             let startTick = Int64((arrivalMs * toSamples / Double(tick)).rounded(.down))
@@ -53,8 +62,30 @@ public final class TickReplay {
     /// A barge-in at `timeMs` cancels every utterance through `throughUtterance`; nil: every
     /// utterance received by then (what a client does when the server says "interrupted").
     public func flush(throughUtterance: Int64?, timeMs: Double) throws(AudioPipelineError) {
+        let timeMs = capped(timeMs)
         try advance(to: Int64((timeMs * toSamples).rounded(.up)))
         flushes.append((Int64((timeMs * toSamples).rounded(.down)), throughUtterance))
+    }
+
+    /// `t` moved earlier by the gaps cut so far, and by this gap if it is over the maximum.
+    private func capped(_ t: Double) -> Double {
+        var t = t - shiftMs
+        if let last = lastEventMs, t - last > maximumGapMs {
+            let cut = t - last - maximumGapMs
+            shiftMs += cut
+            cappedMs += cut
+            cappedGaps += 1
+            t -= cut
+        }
+        lastEventMs = max(lastEventMs ?? t, t)
+        return t
+    }
+
+    /// A warning when gaps were shortened.
+    public var gapWarning: String? {
+        guard cappedGaps > 0 else { return nil }
+        return "\(cappedGaps) pause(s) between events longer than \(Int(maximumGapMs / 1000)) s were shortened to it "
+            + "(\(NumberText.seconds(cappedMs / 1000)) s cut)"
     }
 
     /// Plays on until the buffer is empty (or ten minutes after the last event).

@@ -3,7 +3,14 @@ import Foundation
 
 /// What every job returns: a value a Swift caller reads and the CLI prints, as text or with `--json`.
 /// The JSON keys are the ones `audiopipe --json` has always printed, so scripts keep working.
-public protocol WorkflowReport: Encodable, Sendable {}
+public protocol WorkflowReport: Encodable, Sendable {
+    /// What was wrong with the input but did not stop the job (printed as warnings on stderr).
+    var warnings: [String] { get }
+}
+
+extension WorkflowReport {
+    public var warnings: [String] { [] }
+}
 
 public enum ReportJSON {
     /// The one JSON encoding of reports: pretty, sorted keys, slashes unescaped. Reports keep

@@ -36,7 +36,8 @@ public enum VADConfigurationFile {
         } catch let e as JSON.ParseError {
             throw AudioPipelineError(.invalidData, "\(path): \(e)")
         } catch let e as AudioPipelineError {
-            throw AudioPipelineError(e.code, "\(path): \(e.message)")
+            // A value out of range inside a file is bad data (65), not a bad option (64).
+            throw AudioPipelineError(e.code == .invalidConfiguration ? .invalidData : e.code, "\(path): \(e.message)")
         } catch {
             throw AudioPipelineError(.invalidData, "\(path): \(error)")
         }

@@ -64,10 +64,16 @@ public struct VADCorpus: Sendable {
             for ms in frameMilliseconds {
                 features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms)
             }
+            let labels = try AudacityLabels.read(path: labelPath)
+            let duration = Double(samples.count) / Double(rate)
+            if let end = labels.last?.end, end > duration + 0.01 {
+                warnings.append(
+                    "\(labelPath): labels reach \(NumberText.seconds(end)) s, the audio is \(NumberText.seconds(duration)) s long"
+                )
+            }
             items.append(
                 Item(
-                    name: name, audioPath: audioPath, referencePath: refUsed,
-                    labels: try AudacityLabels.read(path: labelPath),
+                    name: name, audioPath: audioPath, referencePath: refUsed, labels: labels,
                     rate: rate, duration: Double(samples.count) / Double(rate), envelope: Self.envelope(samples),
                     features: features))
         }

@@ -63,7 +63,6 @@ public enum VADTuner {
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
             frameMilliseconds: Set(settings.map(\.configuration.frameMilliseconds)), resampler: o.resampler)
         for s in corpus.skipped { notes("skipped \(s)") }
-        for w in corpus.warnings { notes("warning: \(w)") }
         let withReference = corpus.items.filter { $0.referencePath != nil }.count
         notes("\(corpus.items.count) files (\(withReference) with a reference), \(settings.count) settings")
         let outcomes = try VADSweep.run(settings, on: corpus, progress: progress)

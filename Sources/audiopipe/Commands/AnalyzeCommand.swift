@@ -37,17 +37,12 @@ struct AnalyzeResampler: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var writeError: AudioPipelineError?
         let choices = try ResamplerChoice.selection(resampler)
         let results = try ResamplerAnalyzer.analyze(
             from: from, to: to, resamplers: choices, measureSpeed: !noSpeed
-        ) { q in
-            guard !output.json && !output.quiet else { return }
-            do throws(AudioPipelineError) { try Terminal.write(q.text + "\n", to: STDOUT_FILENO) } catch {
-                writeError = writeError ?? error
-            }
+        ) { (q) throws(AudioPipelineError) in
+            if !output.json && !output.quiet { try Terminal.write(q.text + "\n", to: STDOUT_FILENO) }
         }
-        if let writeError { throw writeError }
         if output.json { try Terminal.write(try ReportJSON.encode(results) + "\n", to: STDOUT_FILENO) }
     }
 }

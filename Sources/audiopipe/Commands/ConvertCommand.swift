@@ -54,6 +54,7 @@ struct Convert: ParsableCommand {
         options.dither = dither == .tpdf ? .tpdf(seed: ditherSeed) : .none
         options.compatibility = compat
         options.resampler = resampler
+        options.strict = raw.strict
         let bar = output.progressBar()
         defer { bar.finish() }
         let report = try FileConverter.convert(

@@ -46,6 +46,7 @@ struct Frame: ParsableCommand {
         options.resampler = resampler
         options.commit = commit
         options.control = control
+        options.strict = raw.strict
         let bar = output.progressBar()
         defer { bar.finish() }
         let r = try Framer.frame(

@@ -26,16 +26,19 @@ struct Info: ParsableCommand {
             // One bad file does not stop the others; the exit code reports the first failure.
             let report: InfoReport
             do throws(AudioPipelineError) {
-                report = try InfoReport.inspect(path: file, raw: rawFormat)
+                report = try InfoReport.inspect(path: file, raw: rawFormat, strict: raw.strict)
             } catch {
                 Terminal.error(error.message)
                 failed = failed ?? error
                 continue
             }
             reports.append(report)
-            if !output.json && !output.quiet { try Terminal.write(report.text + "\n", to: STDOUT_FILENO) }
+            if !output.json { try ReportPrinter(output).print(report, text: report.text) }
         }
-        if output.json { try Terminal.write(try ReportJSON.encode(reports) + "\n", to: STDOUT_FILENO) }
+        if output.json {
+            for w in reports.flatMap(\.warnings) { ReportPrinter(output).note("warning: \(w)") }
+            try Terminal.write(try ReportJSON.encode(reports) + "\n", to: STDOUT_FILENO)
+        }
         if let failed { throw FailureExit(status: ExitStatus(failed.code)) }
     }
 }

@@ -52,13 +52,13 @@ struct VADDetect: ParsableCommand {
         options.resampler = resampler
         let r = try VADDetector.detect(input: input, output: outputPath, options: options)
         let printer = ReportPrinter(output, dataOutputs: [outputPath])
-        for w in r.warnings { printer.note("warning: \(w)") }
         // The labels are this command's output; its one-line summary is a note (on stderr), printed
         // when the labels went to a file. --json prints the whole report by the usual rule.
         if output.json {
             try printer.print(r, text: "")
-        } else if outputPath != "-" {
-            printer.note(r.text(output: outputPath))
+        } else {
+            for w in r.warnings { printer.note("warning: \(w)") }
+            if outputPath != "-" { printer.note(r.text(output: outputPath)) }
         }
     }
 }

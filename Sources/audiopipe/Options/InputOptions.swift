@@ -15,6 +15,7 @@ struct RawInputOptions: ParsableArguments {
                 + "(little-endian).")
     )
     var encoding: SampleEncoding?
+    @Flag(help: "A truncated input (shorter than its header says) is an error, not a warning.") var strict = false
 
     /// The raw format, when any raw option is given; all three are then required.
     func rawFormat() throws -> RawFormat? {

@@ -14,7 +14,9 @@ struct ReportPrinter {
         fd = dataOutputs.contains("-") ? STDERR_FILENO : STDOUT_FILENO
     }
 
+    /// The report's warnings as notes, then the report.
     func print(_ report: some WorkflowReport, text: @autoclosure () -> String) throws(AudioPipelineError) {
+        for w in report.warnings { note("warning: \(w)") }
         if options.json {
             try Terminal.write(try ReportJSON.encode(report) + "\n", to: fd)
         } else if !options.quiet {

@@ -1,0 +1,23 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// Damaged input is never silent: after reading a file to its end, what it lacked.
+public enum InputCheck {
+    /// A warning when the header announced more audio than the file holds (a truncated download, a
+    /// header written before the data) — or, with `strict`, an error (exit 65). nil for a whole file.
+    public static func truncation(_ reader: AudioFileReader, strict: Bool) throws(AudioPipelineError) -> String? {
+        guard let missing = reader.missingFrames, missing > 0 else { return nil }
+        let seconds = reader.format.sampleRate.seconds(frames: missing)
+        let message =
+            "\(reader.displayName): truncated: the header announces \(missing) more frames "
+            + "(\(NumberText.seconds(seconds)) s) than the file holds; the audio that is there was used"
+        if strict { throw AudioPipelineError(.invalidData, message + " (--strict)") }
+        return message
+    }
+}
+
+extension NumberText {
+    /// Seconds with three decimals.
+    public static func seconds(_ v: Double) -> String { String(format: "%.3f", v) }
+}
