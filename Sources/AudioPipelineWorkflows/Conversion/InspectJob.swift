@@ -40,7 +40,8 @@ public struct FileInspection: Sendable {
         if let first {
             let at = NumberText.seconds(reader.format.sampleRate.seconds(frames: first))
             warnings.append(
-                "\(reader.displayName): \(nonFinite) samples are NaN or infinite (the first at \(at) s); levels leave them out"
+                "\(reader.displayName): \(nonFinite) samples are NaN or infinite (the first at \(at) s); levels "
+                    + "leave them out"
             )
         }
         return FileInspection(
@@ -124,7 +125,8 @@ extension InfoReport {
               duration    \(String(format: "%.3f s", durationSeconds))
               peak        \(db(peakDBFS))
               rms         \(db(rmsDBFS))
-              clipped     \(clippedSamples) samples\(nonFiniteSamples > 0 ? "\n  non-finite  \(nonFiniteSamples) samples (NaN/Inf)" : "")
+              clipped     \(clippedSamples) samples\(nonFiniteSamples > 0 ? "\n  non-finite  \(nonFiniteSamples) "
+                  + "samples (NaN/Inf)" : "")
               dc offset   \(String(format: "%+.6f", dcOffset))
             """
     }

@@ -68,7 +68,8 @@ public struct VADCorpus: Sendable {
             let duration = Double(samples.count) / Double(rate)
             if let end = labels.last?.end, end > duration + 0.01 {
                 warnings.append(
-                    "\(labelPath): labels reach \(NumberText.seconds(end)) s, the audio is \(NumberText.seconds(duration)) s long"
+                    "\(labelPath): labels reach \(NumberText.seconds(end)) s, the audio is "
+                        + "\(NumberText.seconds(duration)) s long"
                 )
             }
             items.append(
