@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+/// A signal during a job leaves nothing behind: no temporary file, no partial report, an existing
+/// output untouched, and the shell's exit status (128 + the signal).
+@Suite(.serialized) struct Signals {
+    /// Starts `audiopipe args` (stdout to `stdout` when given), waits until a temporary file shows
+    /// up in `dir`, sends `sig`, and returns the exit status.
+    func interrupt(_ args: [String], in dir: String, signal sig: Int32, stdout: FileHandle? = nil) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = args
+        p.standardOutput = stdout ?? FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(60)
+        var started = false
+        while Date() < deadline && p.isRunning {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            if names.contains(where: { $0.contains(".tmp-") }) { started = true; break }
+            usleep(2_000)
+        }
+        #expect(started, "the job wrote a temporary file before it was interrupted")
+        kill(p.processIdentifier, sig)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit, "exits by itself, not killed by the signal")
+        return p.terminationStatus
+    }
+
+    /// A long input: 10 minutes of noise at 48 kHz stereo float (sox).
+    static let long: String = {
+        let path = NSTemporaryDirectory() + "audiopipe-signal-long.wav"
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = try? runTool(
+                "/usr/bin/env",
+                [
+                    "sox", "-n", "-r", "48000", "-c", "2", "-e", "floating-point", "-b", "32", path,
+                    "synth", "600", "whitenoise", "gain", "-10",
+                ])
+        }
+        return path
+    }()
+
+    @Test(arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] as [(Int32, Int32)])
+    func convertLeavesNothingAndKeepsTheOldOutput(signal: (Int32, Int32)) throws {
+        let s = Scratch()
+        try "old".write(toFile: s.file("out.wav"), atomically: true, encoding: .utf8)
+        let status = try interrupt(
+            ["convert", Self.long, s.file("out.wav"), "-r", "16000", "--resampler", "src-best"],
+            in: s.path, signal: signal.0)
+        #expect(status == signal.1)
+        #expect(s.contents == ["out.wav"], "\(s.contents)")
+        #expect(try String(contentsOfFile: s.file("out.wav"), encoding: .utf8) == "old")
+    }
+
+    @Test func frameAndDeframeAndJitterPlayAndTuneToo() throws {
+        let s = Scratch()
+        #expect(
+            try interrupt(
+                ["frame", Self.long, "--profile", "gemini-live", "-o", s.file("m.jsonl")], in: s.path, signal: SIGTERM)
+                == 143)
+        #expect(s.contents.isEmpty, "\(s.contents)")
+        // A capture long enough to be interrupted: the session sample repeated (its times kept growing).
+        let session = try String(contentsOfFile: root + "/samples/agent-session.jsonl", encoding: .utf8)
+        let lines = session.split(separator: "\n")
+        var shifted = ""
+        for k in 0..<200 {
+            for l in lines {
+                guard let r = l.range(of: "\"time\":") else { shifted += l + "\n"; continue }
+                let rest = l[r.upperBound...]
+                let num = rest.prefix { "0123456789.".contains($0) }
+                shifted += l[..<r.upperBound] + String(Double(num)! + Double(k * 30)) + rest.dropFirst(num.count) + "\n"
+            }
+        }
+        let dir = Scratch()
+        try shifted.write(toFile: dir.file("long.jsonl"), atomically: true, encoding: .utf8)
+        #expect(
+            try interrupt(
+                ["deframe", dir.file("long.jsonl"), "-o", s.file("a.wav"), "--trace", s.file("t.csv")], in: s.path,
+                signal: SIGINT) == 130)
+        #expect(s.contents.isEmpty, "\(s.contents)")
+        #expect(
+            try interrupt(
+                ["jitter", "play", dir.file("long.jsonl"), "-o", s.file("h.wav")], in: s.path, signal: SIGHUP) == 129)
+        #expect(s.contents.isEmpty, "\(s.contents)")
+        // vad tune: the report directory is written beside its target and published whole.
+        try FileManager.default.createDirectory(atPath: dir.file("c"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: root + "/samples/bargein-mic-16k.wav", toPath: dir.file("c/a.wav"))
+        try "2.54\t4.65\tspeech\n".write(toFile: dir.file("c/a.txt"), atomically: true, encoding: .utf8)
+        let many = (0..<400).map { String(format: "%.2f", 6 + Double($0) * 0.01) }.joined(separator: ",")
+        let tune = [
+            "vad", "tune", "--audio", dir.file("c"), "--labels", dir.file("c"), "--report", s.file("rep"),
+            "--set", "enter_db=" + many, "--set", "hangover_ms=60,80,100,120,140,160,180,200",
+        ]
+        #expect(try interrupt(tune, in: s.path, signal: SIGINT) == 130)
+        #expect(s.contents.isEmpty, "\(s.contents)")
+    }
+
+    @Test func aClosedPipeEndsQuietly() throws {
+        let r = try runTool(
+            "/bin/bash",
+            [
+                "-c",
+                "'\(CLI.binary)' convert '\(Self.long)' - --type raw | head -c 1000 > /dev/null; echo ${PIPESTATUS[0]}",
+            ])
+        #expect(r.err.isEmpty, "no message: \(r.err)")
+        #expect(r.out == "141\n", "the shell's status for a closed pipe")
+    }
+}
