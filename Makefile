@@ -5,6 +5,7 @@
 #   make check-allocations  zero allocations per chunk on every hot-path stage (CI)
 #   make check-kernels      the C vector kernels, native and AArch64 under qemu (CI)
 #   make format-check       swift-format lint (.swift-format) and the layout rules (CI)
+#   make check-memory       peak RSS of deframe, jitter play and convert on 60-minute inputs (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -15,7 +16,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -61,6 +62,11 @@ check-allocations: bench-deps
 format-check:
 	swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Benchmarks Benchmarks/Sources Benchmarks/Package.swift
 	python3 scripts/check-layout.py
+
+# Hour-long inputs in bounded memory: generates a 60-minute capture (JSON Lines and HAR) and 60
+# minutes of audio in a scratch folder, and checks each job's peak RSS (≤ 150 MB).
+check-memory: release test-deps
+	python3 scripts/check-memory.py "$$(swift build -c release --show-bin-path)/audiopipe" $${TMPDIR:-/tmp}/audiopipe-check-memory
 
 samples:
 	samples/make-samples.sh
