@@ -21,7 +21,8 @@ public struct ChannelMixer: StreamingStage, Sendable {
         }
         if case .channel(let k) = mode, !(0..<channels).contains(k) {
             throw AudioPipelineError(
-                .invalidConfiguration, "channel \(k) does not exist: the input has \(channels) channel(s), numbered 0…\(channels - 1)")
+                .invalidConfiguration,
+                "channel \(k) does not exist: the input has \(channels) channel(s), numbered 0…\(channels - 1)")
         }
         self.channels = channels
         self.mode = mode
@@ -35,9 +36,9 @@ public struct ChannelMixer: StreamingStage, Sendable {
 
     /// Mixes `min(input.count / channels, output.count)` whole frames. A trailing partial frame in
     /// `input` is not consumed.
-    public mutating func process(_ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>)
-        -> ProcessResult
-    {
+    public mutating func process(
+        _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
+    ) -> ProcessResult {
         let frames = Swift.min(input.count / channels, output.count)
         guard frames > 0, let src = input.baseAddress, let dst = output.baseAddress else {
             return ProcessResult(consumed: 0, produced: 0)

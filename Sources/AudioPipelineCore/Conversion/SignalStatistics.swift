@@ -1,5 +1,3 @@
-import RealModule
-
 /// Running level statistics of an interleaved stream, as `soxi` + `sox -n stats` report them.
 ///
 /// Feed blocks with `accumulate(_:)`; read the results at any time. Levels are in dBFS relative to
@@ -68,7 +66,5 @@ public struct SignalStatistics: Sendable {
     public func dcOffset(channel c: Int) -> Double { frames == 0 ? 0 : sums[c] / Double(frames) }
 
     /// 20·log10(x); −∞ for silence.
-    public static func dBFS(_ linear: Double) -> Double {
-        linear > 0 ? 20 * Double.log10(linear) : -Double.infinity
-    }
+    public static func dBFS(_ linear: Double) -> Double { amplitudeDB(linear) }
 }

@@ -174,10 +174,6 @@ public struct VADConfiguration: Sendable, Hashable {
     }
 }
 
-public func formatNumber(_ v: Double) -> String {
-    v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
-}
-
 /// A running quantile over the last `window` values, on a histogram of 0.25 dB bins from −140 dB
 /// to +20 dB. The quantile bin moves by small steps as values come and go: O(1) amortised.
 struct RunningQuantile {
@@ -512,9 +508,6 @@ public struct VADBandAnalyzer: Sendable {
         return 4 * L < n ? sums + sequential(x + 4 * L, n - 4 * L, &st, c) : sums
     }
 }
-
-@inline(__always) func db(_ power: Double) -> Double { 10 * Double.log10(max(power, 1e-14)) }
-@inline(__always) func power(_ db: Double) -> Double { Double.exp10(db / 10) }
 
 /// The per-frame tracker and decision logic, fed band energies. Separate from the band analysis so
 /// `vad tune` computes the bands once per file and sweeps settings over them.
