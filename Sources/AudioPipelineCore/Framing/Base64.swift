@@ -12,10 +12,10 @@ import CVectorKernels
 /// encode 171 → 68 ns, decode 268 → 90 ns (docs/benchmarks.md).
 ///
 /// The portable encoding is table-driven, 3 input bytes → 4 characters via a 4096-entry table of
-/// character pairs (one lookup per 12 bits). Decoding is strict by default: only the alphabet, padding only
-/// at the end and only as needed, a length that is a multiple of 4; the first offending byte's
-/// offset is reported. `skippingWhitespace` ignores space, tab, CR and LF anywhere (as MIME-style
-/// line-wrapped input has).
+/// character pairs (one lookup per 12 bits). Decoding (Base64+Decode.swift) is strict by default:
+/// only the alphabet, padding only at the end and only as needed, a length that is a multiple of 4;
+/// the first offending byte's offset is reported. `skippingWhitespace` ignores space, tab, CR and
+/// LF anywhere (as MIME-style line-wrapped input has).
 public enum Base64 {
     /// What is wrong with a base64 text, and where.
     public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -74,7 +74,9 @@ public enum Base64 {
 
     /// Encodes `bytes` into `output`, which must hold `encodedLength(bytes:)` bytes; returns the
     /// number written.
-    public static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, kernel: VectorKernel = .best) -> Int {
+    public static func encode(
+        _ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, kernel: VectorKernel = .best
+    ) -> Int {
         let n = bytes.count
         let needed = encodedLength(bytes: n)
         precondition(output.count >= needed, "base64 output buffer too small")
@@ -89,7 +91,9 @@ public enum Base64 {
         }
     }
 
-    static func encodeKernel(_ src: UnsafePointer<UInt8>, _ n: Int, _ out: UnsafeMutableRawPointer, _ table: UnsafePointer<UInt16>) -> Int {
+    static func encodeKernel(
+        _ src: UnsafePointer<UInt8>, _ n: Int, _ out: UnsafeMutableRawPointer, _ table: UnsafePointer<UInt16>
+    ) -> Int {
         var i = 0, o = 0
         // 6 bytes → 8 characters per step, from one 8-byte big-endian load (the 2 extra bytes
         // are read, not used, so the loop stops 8 bytes before the end).
@@ -117,126 +121,11 @@ public enum Base64 {
             out.storeBytes(of: UInt8(truncatingIfNeeded: p), toByteOffset: o, as: UInt8.self)
             out.storeBytes(of: UInt8(truncatingIfNeeded: p >> 8), toByteOffset: o &+ 1, as: UInt8.self)
             let q = table[Int(a & 0xFFF)]
-            out.storeBytes(of: rest == 2 ? UInt8(truncatingIfNeeded: q) : UInt8(ascii: "="), toByteOffset: o &+ 2, as: UInt8.self)
+            let third = rest == 2 ? UInt8(truncatingIfNeeded: q) : UInt8(ascii: "=")
+            out.storeBytes(of: third, toByteOffset: o &+ 2, as: UInt8.self)
             out.storeBytes(of: UInt8(ascii: "="), toByteOffset: o &+ 3, as: UInt8.self)
             o &+= 4
         }
         return o
-    }
-
-    /// Decodes base64 text into `output` (at least `maxDecodedLength(characters:)` bytes);
-    /// returns the number of bytes written.
-    ///
-    /// - Throws: `DecodingError` with the offset of the first offending input byte.
-    public static func decode(
-        _ text: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer, skippingWhitespace: Bool = false, kernel: VectorKernel = .best
-    ) throws(DecodingError) -> Int {
-        precondition(output.count >= maxDecodedLength(characters: text.count), "base64 output buffer too small")
-        guard text.count > 0 else { return 0 }
-        let src = text.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        let out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        // The vector kernel decodes whole 16-character groups of alphabet characters and stops at
-        // the first group with anything else; each step stores 16 bytes for 12, so it is given
-        // only as many groups as leave 4 bytes of room.
-        var done = 0
-        if kernel == .best && isVectorized && text.count >= 16 {
-            let groups = Swift.min(text.count / 16, (output.count - 4) / 12)
-            if groups > 0 { done = cb64_decode(src, groups * 16, out) }
-        }
-        let written = done / 4 * 3
-        let result = sextets.withUnsafeBufferPointer { table in
-            decodeTables.withUnsafeBufferPointer { quads in
-                decodeKernel(
-                    src + done, text.count - done, out + written, output.count - written, table.baseAddress!, quads.baseAddress!,
-                    skippingWhitespace)
-            }
-        }
-        switch result {
-        case .success(let n): return written + n
-        case .failure(let e): throw DecodingError(reason: e.reason, offset: e.offset + done)
-        }
-    }
-
-    static func decodeKernel(
-        _ src: UnsafePointer<UInt8>, _ n: Int, _ out: UnsafeMutablePointer<UInt8>, _ capacity: Int, _ t: UnsafePointer<UInt8>,
-        _ d: UnsafePointer<UInt32>, _ skipWS: Bool
-    ) -> Result<Int, DecodingError> {
-        var i = 0, o = 0
-        // Fastest path: one 4-byte load and one 4-byte store per quad (the store's 4th byte is
-        // overwritten by the next quad, so it needs one byte of room beyond the 3 it decodes).
-        let raw = UnsafeRawPointer(src), wout = UnsafeMutableRawPointer(out)
-        while i &+ 4 <= n && o &+ 4 <= capacity {
-            let q = raw.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian
-            let v = d[Int(q & 0xFF)] | d[256 &+ Int((q >> 8) & 0xFF)] | d[512 &+ Int((q >> 16) & 0xFF)] | d[768 &+ Int(q >> 24)]
-            if v & 0x0100_0000 != 0 { break }
-            wout.storeBytes(of: v.littleEndian, toByteOffset: o, as: UInt32.self)
-            i &+= 4
-            o &+= 3
-        }
-        // Fast path: whole quads of alphabet characters, no padding, no whitespace.
-        while i &+ 4 <= n {
-            let a = t[Int(src[i])], b = t[Int(src[i &+ 1])], c = t[Int(src[i &+ 2])], d = t[Int(src[i &+ 3])]
-            if (a | b | c | d) & 0x80 != 0 { break }
-            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-            out[o] = UInt8(truncatingIfNeeded: v >> 16)
-            out[o &+ 1] = UInt8(truncatingIfNeeded: v >> 8)
-            out[o &+ 2] = UInt8(truncatingIfNeeded: v)
-            i &+= 4
-            o &+= 3
-        }
-        // Careful path: whitespace, padding, errors.
-        var quad: UInt32 = 0
-        var count = 0  // sextets in the current quad
-        var padding = 0
-        var paddingStart = -1
-        var significant = i  // characters (excluding whitespace) seen so far, for the length check
-        while i < n {
-            let ch = src[i]
-            if skipWS && (ch == 0x20 || ch == 0x09 || ch == 0x0A || ch == 0x0D) {
-                i &+= 1
-                continue
-            }
-            if ch == UInt8(ascii: "=") {
-                if count < 2 { return .failure(DecodingError(reason: .misplacedPadding, offset: i)) }
-                if paddingStart < 0 { paddingStart = i }
-                padding &+= 1
-                if padding + count > 4 { return .failure(DecodingError(reason: .misplacedPadding, offset: i)) }
-                significant &+= 1
-                i &+= 1
-                continue
-            }
-            let s = t[Int(ch)]
-            if s & 0x80 != 0 { return .failure(DecodingError(reason: .invalidCharacter, offset: i)) }
-            if padding > 0 { return .failure(DecodingError(reason: .misplacedPadding, offset: paddingStart)) }
-            quad = quad << 6 | UInt32(s)
-            count &+= 1
-            significant &+= 1
-            if count == 4 {
-                out[o] = UInt8(truncatingIfNeeded: quad >> 16)
-                out[o &+ 1] = UInt8(truncatingIfNeeded: quad >> 8)
-                out[o &+ 2] = UInt8(truncatingIfNeeded: quad)
-                o &+= 3
-                quad = 0
-                count = 0
-            }
-            i &+= 1
-        }
-        if significant % 4 != 0 { return .failure(DecodingError(reason: .truncated, offset: n)) }
-        if count > 0 {
-            // count is 2 or 3 here (padding made the quad whole); its unused low bits must be zero.
-            if count == 2 {
-                if quad & 0xF != 0 { return .failure(DecodingError(reason: .nonZeroTrailingBits, offset: paddingStart - 1)) }
-                out[o] = UInt8(truncatingIfNeeded: quad >> 4)
-                o &+= 1
-            } else {
-                if quad & 0x3 != 0 { return .failure(DecodingError(reason: .nonZeroTrailingBits, offset: paddingStart - 1)) }
-                out[o] = UInt8(truncatingIfNeeded: quad >> 10)
-                out[o &+ 1] = UInt8(truncatingIfNeeded: quad >> 2)
-                o &+= 2
-            }
-        } else if padding > 0 {
-            return .failure(DecodingError(reason: .misplacedPadding, offset: paddingStart))
-        }
-        return .success(o)
     }
 }

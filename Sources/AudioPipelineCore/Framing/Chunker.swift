@@ -35,51 +35,66 @@ public struct Chunker<Sample: AdditiveArithmetic> {
 
     /// - Throws: `invalidConfiguration` for a chunk of less than one frame or no channels.
     public init(chunkFrames: Int, channels: Int = 1, lastChunk: LastChunk = .emitShort) throws(AudioPipelineError) {
-        guard chunkFrames >= 1 else { throw AudioPipelineError(.invalidConfiguration, "chunk size \(chunkFrames) frames is not positive") }
-        guard channels >= 1 else { throw AudioPipelineError(.invalidConfiguration, "channel count \(channels) is not positive") }
+        guard chunkFrames >= 1 else {
+            throw AudioPipelineError(.invalidConfiguration, "chunk size \(chunkFrames) frames is not positive")
+        }
+        guard channels >= 1 else {
+            throw AudioPipelineError(.invalidConfiguration, "channel count \(channels) is not positive")
+        }
         self.chunkFrames = chunkFrames
         self.channels = channels
         self.lastChunk = lastChunk
         buffer = Array(repeating: .zero, count: chunkFrames * channels)
     }
 
-    /// Takes input samples and calls `body` for every chunk they complete.
-    public mutating func push(_ input: UnsafeBufferPointer<Sample>, _ body: (Chunk) throws -> Void) rethrows {
+    /// Takes input samples and calls `body` for every chunk they complete. An error `body` throws
+    /// is passed on with its type (then `reset()` before going on).
+    public mutating func push<E: Error>(
+        _ input: UnsafeBufferPointer<Sample>, _ body: (Chunk) throws(E) -> Void
+    ) throws(E) {
         let size = chunkFrames * channels
         var offset = 0
         // Top up a partly filled chunk first.
         if filled > 0 {
             let take = Swift.min(size - filled, input.count)
-            buffer.withUnsafeMutableBufferPointer { b in
-                for k in 0..<take { b[filled + k] = input[k] }
-            }
+            copy(input, from: 0, count: take, to: filled)
             filled += take
             offset = take
             if filled == size {
-                try buffer.withUnsafeBufferPointer { try body(Chunk(samples: $0, startFrame: nextStart, frames: chunkFrames, paddedFrames: 0)) }
+                try buffer.withUnsafeBufferPointer { (b) throws(E) in
+                    try body(Chunk(samples: b, startFrame: nextStart, frames: chunkFrames, paddedFrames: 0))
+                }
                 nextStart += chunkFrames
                 filled = 0
             }
         }
         // Whole chunks straight from the input.
         while input.count - offset >= size {
-            try body(Chunk(samples: UnsafeBufferPointer(rebasing: input[offset..<offset + size]), startFrame: nextStart, frames: chunkFrames, paddedFrames: 0))
+            let samples = UnsafeBufferPointer(rebasing: input[offset..<offset + size])
+            try body(Chunk(samples: samples, startFrame: nextStart, frames: chunkFrames, paddedFrames: 0))
             nextStart += chunkFrames
             offset += size
         }
         // Keep the rest.
         let rest = input.count - offset
         if rest > 0 {
-            buffer.withUnsafeMutableBufferPointer { b in
-                for k in 0..<rest { b[k] = input[offset + k] }
-            }
+            copy(input, from: offset, count: rest, to: 0)
             filled = rest
+        }
+    }
+
+    /// Copies `count` samples of `input` from `offset` into the chunk buffer at `at`.
+    @inline(__always)
+    private mutating func copy(_ input: UnsafeBufferPointer<Sample>, from offset: Int, count: Int, to at: Int) {
+        guard count > 0 else { return }
+        buffer.withUnsafeMutableBufferPointer { b in
+            (b.baseAddress! + at).update(from: input.baseAddress! + offset, count: count)
         }
     }
 
     /// Ends the stream: the last incomplete chunk (whole frames only) is emitted short, padded, or
     /// dropped, as configured. Then `reset()` before a new stream.
-    public mutating func finish(_ body: (Chunk) throws -> Void) rethrows {
+    public mutating func finish<E: Error>(_ body: (Chunk) throws(E) -> Void) throws(E) {
         let frames = filled / channels
         defer { filled = 0 }
         guard frames > 0 else { return }
@@ -87,15 +102,16 @@ public struct Chunker<Sample: AdditiveArithmetic> {
         case .drop:
             return
         case .emitShort:
-            try buffer.withUnsafeBufferPointer {
-                try body(Chunk(samples: UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), startFrame: nextStart, frames: frames, paddedFrames: 0))
+            try buffer.withUnsafeBufferPointer { (b) throws(E) in
+                let samples = UnsafeBufferPointer(rebasing: b[0..<frames * channels])
+                try body(Chunk(samples: samples, startFrame: nextStart, frames: frames, paddedFrames: 0))
             }
         case .pad:
             buffer.withUnsafeMutableBufferPointer { b in
                 for k in frames * channels..<b.count { b[k] = .zero }
             }
-            try buffer.withUnsafeBufferPointer {
-                try body(Chunk(samples: $0, startFrame: nextStart, frames: frames, paddedFrames: chunkFrames - frames))
+            try buffer.withUnsafeBufferPointer { (b) throws(E) in
+                try body(Chunk(samples: b, startFrame: nextStart, frames: frames, paddedFrames: chunkFrames - frames))
             }
         }
         nextStart += frames

@@ -75,7 +75,11 @@ struct JSONScanner {
             return nil
         default:  // number, true, false, null
             var j = i
-            while j < b.count, b[j] != 0x2C, b[j] != 0x7D, b[j] != 0x5D, b[j] != 0x20, b[j] != 0x0A, b[j] != 0x0D, b[j] != 0x09 { j &+= 1 }
+            while j < b.count, b[j] != 0x2C, b[j] != 0x7D, b[j] != 0x5D, b[j] != 0x20, b[j] != 0x0A, b[j] != 0x0D,
+                b[j] != 0x09
+            {
+                j &+= 1
+            }
             return j > i ? j : nil
         }
     }
@@ -138,6 +142,9 @@ struct JSONScanner {
     /// True when the value at `path` is a string equal to one of `values` (no escapes).
     func stringAt(_ path: [Step], isOneOf values: [[UInt8]]) -> Bool {
         guard let (r, isString, esc) = find(path), isString, !esc else { return false }
-        return values.contains { v in v.count == r.count && v.withUnsafeBufferPointer { vb in (0..<vb.count).allSatisfy { b[r.lowerBound &+ $0] == vb[$0] } } }
+        return values.contains { v in
+            v.count == r.count
+                && v.withUnsafeBufferPointer { vb in (0..<vb.count).allSatisfy { b[r.lowerBound &+ $0] == vb[$0] } }
+        }
     }
 }

@@ -1,34 +1,3 @@
-/// A JSON value, parsed strictly (RFC 8259) from UTF-8 bytes by `JSON.parse`.
-public enum JSONValue: Sendable, Hashable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public subscript(key: String) -> JSONValue? {
-        if case .object(let o) = self { return o[key] }
-        return nil
-    }
-    public subscript(index: Int) -> JSONValue? {
-        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
-        return nil
-    }
-    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
-    public var number: Double? { if case .number(let d) = self { return d } else { return nil } }
-    public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
-    public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
-    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
-
-    /// Follows a dotted path of object keys (`"serverContent.modelTurn"`).
-    public func value(at path: String) -> JSONValue? {
-        var v: JSONValue? = self
-        for key in path.split(separator: ".") { v = v?[String(key)] }
-        return v
-    }
-}
-
 /// A strict, non-recursive-descent-safe JSON parser: depth is limited (default 256), every error
 /// is reported with its byte offset, and no input can crash it.
 public enum JSON {
@@ -65,7 +34,9 @@ public enum JSON {
         }
 
         mutating func skipWhitespace() {
-            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 {
+                i += 1
+            }
         }
 
         func fail(_ m: String, _ at: Int? = nil) -> ParseError { ParseError(message: m, offset: at ?? i) }
@@ -99,10 +70,14 @@ public enum JSON {
             if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(result) }
             while true {
                 skipWhitespace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail(i < bytes.count ? "expected a string key" : "unexpected end of input") }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else {
+                    throw fail(i < bytes.count ? "expected a string key" : "unexpected end of input")
+                }
                 let key = try string()
                 skipWhitespace()
-                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail(i < bytes.count ? "expected ':'" : "unexpected end of input") }
+                guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else {
+                    throw fail(i < bytes.count ? "expected ':'" : "unexpected end of input")
+                }
                 i += 1
                 skipWhitespace()
                 result[key] = try value(depth: depth + 1)
@@ -130,21 +105,26 @@ public enum JSON {
             }
         }
 
+        /// Whether there is an ASCII digit at `j`.
+        func digit(at j: Int) -> Bool {
+            j < bytes.count && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[j])
+        }
+
         mutating func number() throws(ParseError) -> Double {
             let start = i
             if bytes[i] == UInt8(ascii: "-") { i += 1 }
-            guard i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) else { throw fail("invalid number", start) }
-            if bytes[i] == UInt8(ascii: "0") { i += 1 } else { while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 } }
+            guard digit(at: i) else { throw fail("invalid number", start) }
+            if bytes[i] == UInt8(ascii: "0") { i += 1 } else { while digit(at: i) { i += 1 } }
             if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
                 i += 1
-                guard i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) else { throw fail("invalid number", start) }
-                while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+                guard digit(at: i) else { throw fail("invalid number", start) }
+                while digit(at: i) { i += 1 }
             }
             if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
                 i += 1
                 if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-                guard i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) else { throw fail("invalid number", start) }
-                while i < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[i]) { i += 1 }
+                guard digit(at: i) else { throw fail("invalid number", start) }
+                while digit(at: i) { i += 1 }
             }
             let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
             guard let d = Double(text) else { throw fail("invalid number", start) }
@@ -163,7 +143,9 @@ public enum JSON {
                 let c = bytes[i]
                 if c == UInt8(ascii: "\"") {
                     let run = UnsafeBufferPointer(rebasing: bytes[runStart..<i])
-                    guard let s = String(validating: run, as: UTF8.self) else { throw fail("invalid UTF-8 in string", runStart) }
+                    guard let s = String(validating: run, as: UTF8.self) else {
+                        throw fail("invalid UTF-8 in string", runStart)
+                    }
                     i += 1
                     if plain { return s }
                     scalars.append(contentsOf: s.unicodeScalars)
@@ -172,7 +154,9 @@ public enum JSON {
                 if c < 0x20 { throw fail("control character in string") }
                 if c == UInt8(ascii: "\\") {
                     let run = UnsafeBufferPointer(rebasing: bytes[runStart..<i])
-                    guard let s = String(validating: run, as: UTF8.self) else { throw fail("invalid UTF-8 in string", runStart) }
+                    guard let s = String(validating: run, as: UTF8.self) else {
+                        throw fail("invalid UTF-8 in string", runStart)
+                    }
                     scalars.append(contentsOf: s.unicodeScalars)
                     plain = false
                     i += 1
@@ -190,7 +174,9 @@ public enum JSON {
                         var code = try hex4(at: i + 1)
                         i += 4
                         if (0xD800..<0xDC00).contains(code) {
-                            guard i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\\"), bytes[i + 2] == UInt8(ascii: "u") else { throw fail("unpaired surrogate", i + 1) }
+                            guard i + 2 < bytes.count, bytes[i + 1] == UInt8(ascii: "\\"),
+                                bytes[i + 2] == UInt8(ascii: "u")
+                            else { throw fail("unpaired surrogate", i + 1) }
                             let low = try hex4(at: i + 3)
                             guard (0xDC00..<0xE000).contains(low) else { throw fail("unpaired surrogate", i + 1) }
                             code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
