@@ -11,9 +11,11 @@ struct FastServerAudio: Sendable {
     static func forBuiltIn(_ which: WireProfile.BuiltIn) -> FastServerAudio? {
         switch which {
         case .openaiRealtime:
-            return FastServerAudio(conditions: [(keys("type"), [Array("response.output_audio.delta".utf8), Array("response.audio.delta".utf8)])], audioPath: keys("delta"))
+            let types = [Array("response.output_audio.delta".utf8), Array("response.audio.delta".utf8)]
+            return FastServerAudio(conditions: [(keys("type"), types)], audioPath: keys("delta"))
         case .atoms:
-            return FastServerAudio(conditions: [(keys("type"), [Array("output_audio.delta".utf8)])], audioPath: keys("audio"))
+            return FastServerAudio(
+                conditions: [(keys("type"), [Array("output_audio.delta".utf8)])], audioPath: keys("audio"))
         case .datagrid:
             return FastServerAudio(conditions: [(keys("type"), [Array("audio".utf8)])], audioPath: keys("payload.data"))
         case .geminiLive:
@@ -45,9 +47,14 @@ extension WireProfile {
     /// validate the parts of a message it skips, so a message that is broken *after* a complete
     /// audio field still yields that audio here while the strict parser rejects it; the offline
     /// tools (`deframe`) use the strict parser.
-    public func decodeServerAudio(_ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> FastDecodeResult {
-        guard let fast = fastServerAudio, let base = message.baseAddress, message.count > 0 else { return .useFullParse }
-        let s = JSONScanner(b: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: message.count))
+    public func decodeServerAudio(
+        _ message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) -> FastDecodeResult {
+        guard let fast = fastServerAudio, let base = message.baseAddress, message.count > 0 else {
+            return .useFullParse
+        }
+        let s = JSONScanner(
+            b: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: message.count))
         for (path, values) in fast.conditions where !s.stringAt(path, isOneOf: values) { return .useFullParse }
         guard let (r, isString, escaped) = s.find(fast.audioPath), isString, !escaped else { return .useFullParse }
         let text = UnsafeRawBufferPointer(rebasing: message[r])
