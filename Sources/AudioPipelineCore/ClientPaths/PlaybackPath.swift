@@ -33,6 +33,8 @@ public final class PlaybackPath {
     public let converter: FormatConverter
     /// Samples of one packet the fast path takes without allocating.
     public let maximumPacketSamples: Int
+    /// Device frames one `pull` (or `finish`) can write at most: the size of its output buffer.
+    public let maxOutputCount: Int
 
     @exclusivity(unchecked) var widener: Int16ToFloat32Converter
     @exclusivity(unchecked) var nextSequence: Int64 = 0
@@ -68,6 +70,7 @@ public final class PlaybackPath {
                 blockFrames: j.tick),
             resampler: resampler)
         self.profile = profile
+        maxOutputCount = Swift.max(converter.maxOutputCount(forInput: j.tick), converter.maxOutputCount(forInput: 0))
         self.maximumPacketSamples = Swift.max(1, maximumPacketSamples ?? serverRate.hz)
         widener = Int16ToFloat32Converter(compatibility: compatibility)
         bytes = .allocate(byteCount: 2 * self.maximumPacketSamples + 4, alignment: 16)
@@ -81,11 +84,6 @@ public final class PlaybackPath {
         tick.deallocate()
     }
 
-    /// Device frames one `pull` (or `finish`) can write at most: the size of its output buffer.
-    public var maxOutputCount: Int {
-        Swift.max(
-            converter.maxOutputCount(forInput: jitterBuffer.configuration.tick), converter.maxOutputCount(forInput: 0))
-    }
 
     /// Takes one server message. Audio goes to the jitter buffer as the next packet of `utterance`,
     /// arriving at `arrival` (default: the buffer's clock).

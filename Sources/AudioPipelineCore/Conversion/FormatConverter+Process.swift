@@ -102,7 +102,7 @@ extension FormatConverter {
         while consumed < inFrames && produced < outCap {
             let take = Swift.min(block, inFrames - consumed)
             let src = mix(load(consumed, take), take)
-            guard resampler != nil else {
+            guard resamples else {
                 let n = Swift.min(take, outCap - produced)
                 emit(src, n, at: produced, store)
                 consumed += n
@@ -129,7 +129,7 @@ extension FormatConverter {
         _ outCap: Int, direct: UnsafeMutablePointer<Float>?,
         store: (_ samples: UnsafePointer<Float>, _ frames: Int, _ at: Int) -> Void
     ) -> Int {
-        guard resampler != nil, outCap > 0 else { return 0 }
+        guard resamples, outCap > 0 else { return 0 }
         let room = direct != nil ? outCap : Swift.min(resamplerCapacity, outCap)
         let target = UnsafeMutableBufferPointer(start: direct ?? resampled, count: room * stageChannels)
         let n = resampler!.finish(into: target)

@@ -38,6 +38,9 @@ public final class FormatConverter {
     let block: Int
     /// Frames the resampler may write per step: enough for a whole block, and for `finish`.
     let resamplerCapacity: Int
+    /// Whether the rates differ (tested per block instead of the optional existential, whose test
+    /// costs a copy of it).
+    let resamples: Bool
     @exclusivity(unchecked) var widener: Int16ToFloat32Converter
     @exclusivity(unchecked) var mixer: ChannelMixer?
     @exclusivity(unchecked) var resampler: (any Resampler)?
@@ -92,6 +95,7 @@ public final class FormatConverter {
         } else {
             resamplerCapacity = 0
         }
+        resamples = resampler != nil
         widened = .allocate(capacity: block * inCh)
         mixed = .allocate(capacity: mixer != nil ? block : 1)
         resampled = .allocate(capacity: Swift.max(1, resamplerCapacity * stageChannels))
