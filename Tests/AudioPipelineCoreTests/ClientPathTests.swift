@@ -7,7 +7,8 @@ import Testing
 private func capture(frames: Int = 24_000, channels: Int = 2) -> [Float] {
     var rng = TestRNG(seed: 21)
     return (0..<(frames * channels)).map { k in
-        Float(0.4 * sin(Double(k / channels) * (0.05 + 0.02 * Double(k % channels)))) + Float.random(in: -0.01...0.01, using: &rng)
+        Float(0.4 * sin(Double(k / channels) * (0.05 + 0.02 * Double(k % channels))))
+            + Float.random(in: -0.01...0.01, using: &rng)
     }
 }
 
@@ -67,7 +68,10 @@ private func handWiredMessages(
                         }
                         offset += b
                     }
-                    mic.finish(into: buffer) { got.append(Array($0.bytes)); starts.append($0.startFrame) }
+                    mic.finish(into: buffer) {
+                        got.append(Array($0.bytes))
+                        starts.append($0.startFrame)
+                    }
                 }
                 #expect(got == expected, "\(which) \(last) blocks ≤ \(maxBlock): \(got.count) vs \(expected.count)")
                 #expect(starts == (0..<starts.count).map { $0 * mic.chunkFrames })
@@ -83,7 +87,8 @@ private func handWiredMessages(
         let expected = try handWiredMessages(profile, widened, channels: 2, chunkMs: 40, last: .pad, pick: 1)
         let device = try StreamFormat(sampleRate: try SampleRate(48_000), channels: 2)
         let mic = try CapturePath(
-            profile: profile, configuration: .init(device: device, channels: .pick(1), chunkMilliseconds: 40, lastChunk: .pad))
+            profile: profile,
+            configuration: .init(device: device, channels: .pick(1), chunkMilliseconds: 40, lastChunk: .pad))
         var got: [[UInt8]] = []
         var message = [UInt8](repeating: 0, count: mic.maximumMessageLength)
         message.withUnsafeMutableBytes { buffer in
@@ -96,7 +101,9 @@ private func handWiredMessages(
         mic.reset()
         #expect(throws: Full.self) {
             try message.withUnsafeMutableBytes { buffer in
-                try shorts.withUnsafeBufferPointer { (b) throws(Full) in try mic.process(b, into: buffer) { _ throws(Full) in throw Full() } }
+                try shorts.withUnsafeBufferPointer { (b) throws(Full) in
+                    try mic.process(b, into: buffer) { _ throws(Full) in throw Full() }
+                }
             }
         }
     }
@@ -141,7 +148,8 @@ private func serverMessages(_ sizes: [Int]) -> [String] {
         let jb = try JitterBuffer(configuration: .init(sampleRate: 24_000, tickMilliseconds: 20))
         var resampler = try PolyphaseResampler(
             format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)))
-        var got: [Float] = [], expected: [Float] = []
+        var got: [Float] = []
+        var expected: [Float] = []
         var out = [Float](repeating: 0, count: path.maxOutputCount)
         var tick = [Float](repeating: 0, count: 480)
         var media: Int64 = 0
@@ -174,14 +182,18 @@ private func serverMessages(_ sizes: [Int]) -> [String] {
 
     @Test func answersEventsAndInvalidMessages() throws {
         let path = try PlaybackPath(
-            profile: try WireProfile.builtIn(.openaiRealtime), device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 2))
+            profile: try WireProfile.builtIn(.openaiRealtime),
+            device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 2))
         func receive(_ text: String) -> PlaybackPath.Received {
             Array(text.utf8).withUnsafeBytes { path.receive($0, utterance: 1) }
         }
         #expect(receive(#"{"type":"input_audio_buffer.speech_started"}"#) == .event(.interrupted))
         #expect(receive(#"{"type":"response.done"}"#) == .event(.turnComplete))
         if case .invalid(let why) = receive("{") { #expect(why.contains("byte 1")) } else { Issue.record("parsed") }
-        if case .invalid = receive(#"{"type":"response.audio.delta","delta":"A\/=="}"#) {} else { Issue.record("decoded") }
+        if case .invalid = receive(#"{"type":"response.audio.delta","delta":"A\/=="}"#) {
+        } else {
+            Issue.record("decoded")
+        }
         // Stereo device: every tick is duplicated to both channels.
         let text = serverMessages([480])[0]
         #expect(receive(text) == .audio(samples: 480, result: .queued))
@@ -192,7 +204,8 @@ private func serverMessages(_ sizes: [Int]) -> [String] {
         }
         #expect(throws: AudioPipelineError.self) {
             _ = try PlaybackPath(
-                profile: try WireProfile.builtIn(.openaiRealtime), device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1),
+                profile: try WireProfile.builtIn(.openaiRealtime),
+                device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1),
                 jitter: .init(sampleRate: 16_000))
         }
     }

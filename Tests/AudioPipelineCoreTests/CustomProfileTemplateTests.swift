@@ -55,7 +55,10 @@ private func frame(_ p: WireProfile, _ pcm: [UInt8]) -> String {
         #expect(frame(fromTemplate, [0, 0, 1, 0]) == frame(fromValue, [0, 0, 1, 0]))
         #expect(fromTemplate.name == fromValue.name && fromTemplate.serverRate == fromValue.serverRate)
         let messages: [(String, WireDirection, WireEvent)] = [
-            (#"{"kind":"speech","body":{"pcm":"AAAB","turn":"t7"}}"#, .server, .audio(base64: "AAAB", utterance: "t7", rate: nil)),
+            (
+                #"{"kind":"speech","body":{"pcm":"AAAB","turn":"t7"}}"#, .server,
+                .audio(base64: "AAAB", utterance: "t7", rate: nil)
+            ),
             (#"{"kind":"mic","pcm":"AAAB"}"#, .client, .audio(base64: "AAAB", utterance: nil, rate: nil)),
             (#"{"kind":"mic","pcm":"AAAB"}"#, .server, .unknown("(untyped)")),
             (#"{"kind":"barge"}"#, .server, .interrupted),
@@ -79,7 +82,8 @@ private func frame(_ p: WireProfile, _ pcm: [UInt8]) -> String {
         #expect(throws: DecodingError.self) {
             _ = try decodeTemplate(#"{"clientRate": 16000.5, "clientMessage": "{\"a\":\"{{audio}}\"}"}"#)
         }
-        for (client, server) in [(0, nil), (-16000, nil), (768_001, nil), (16000, 0), (16000, Int.max)] as [(Int, Int?)] {
+        for (client, server) in [(0, nil), (-16000, nil), (768_001, nil), (16000, 0), (16000, Int.max)] as [(Int, Int?)]
+        {
             let t = CustomProfileTemplate(clientRate: client, serverRate: server, clientMessage: #"{"a":"{{audio}}"}"#)
             do {
                 _ = try WireProfile.custom(t)
@@ -93,7 +97,8 @@ private func frame(_ p: WireProfile, _ pcm: [UInt8]) -> String {
             let v = JSONValue.object(["clientRate": .number(bad), "clientMessage": .string(#"{"a":"{{audio}}"}"#)])
             #expect(throws: AudioPipelineError.self) { _ = try WireProfile.custom(v) }
             let s = JSONValue.object([
-                "clientRate": .number(16000), "serverRate": .number(bad), "clientMessage": .string(#"{"a":"{{audio}}"}"#),
+                "clientRate": .number(16000), "serverRate": .number(bad),
+                "clientMessage": .string(#"{"a":"{{audio}}"}"#),
             ])
             #expect(throws: AudioPipelineError.self) { _ = try WireProfile.custom(s) }
         }

@@ -66,40 +66,54 @@ struct FormatCase: CustomTestStringConvertible, Sendable {
 }
 
 private let cases: [FormatCase] = [
-    FormatCase(name: "48k stereo float → 16k mono PCM16", inRate: 48_000, inChannels: 2, int16In: false, outRate: 16_000,
-         channels: 1, int16Out: true),
-    FormatCase(name: "24k mono float → 48k float", inRate: 24_000, inChannels: 1, int16In: false, outRate: 48_000,
-         int16Out: false),
-    FormatCase(name: "24k mono PCM16 → 48k stereo PCM16 (duplicate)", inRate: 24_000, inChannels: 1, int16In: true,
-         outRate: 48_000, channels: 2, int16Out: true),
-    FormatCase(name: "48k stereo float, channel 1 → 16k PCM16", inRate: 48_000, inChannels: 2, int16In: false,
-         outRate: 16_000, channel: 1, int16Out: true),
-    FormatCase(name: "24k PCM16 → 16k PCM16, ios", inRate: 24_000, inChannels: 1, int16In: true, outRate: 16_000,
-         compatibility: .ios, int16Out: true),
-    FormatCase(name: "48k stereo float → 16k mono PCM16, ios", inRate: 48_000, inChannels: 2, int16In: false,
-         outRate: 16_000, channels: 1, compatibility: .ios, int16Out: true),
-    FormatCase(name: "48k stereo float → 24k mono PCM16, TPDF seed 7", inRate: 48_000, inChannels: 2, int16In: false,
-         outRate: 24_000, channels: 1, dither: .tpdf(seed: 7), int16Out: true),
-    FormatCase(name: "16k stereo PCM16 → mono PCM16, no resampling", inRate: 16_000, inChannels: 2, int16In: true,
-         outRate: 16_000, channels: 1, int16Out: true),
-    FormatCase(name: "44.1k stereo float → 16k stereo float", inRate: 44_100, inChannels: 2, int16In: false,
-         outRate: 16_000, int16Out: false),
-    FormatCase(name: "48k stereo PCM16 → 48k float, ios", inRate: 48_000, inChannels: 2, int16In: true, outRate: 48_000,
-         compatibility: .ios, int16Out: false),
+    FormatCase(
+        name: "48k stereo float → 16k mono PCM16", inRate: 48_000, inChannels: 2, int16In: false, outRate: 16_000,
+        channels: 1, int16Out: true),
+    FormatCase(
+        name: "24k mono float → 48k float", inRate: 24_000, inChannels: 1, int16In: false, outRate: 48_000,
+        int16Out: false),
+    FormatCase(
+        name: "24k mono PCM16 → 48k stereo PCM16 (duplicate)", inRate: 24_000, inChannels: 1, int16In: true,
+        outRate: 48_000, channels: 2, int16Out: true),
+    FormatCase(
+        name: "48k stereo float, channel 1 → 16k PCM16", inRate: 48_000, inChannels: 2, int16In: false,
+        outRate: 16_000, channel: 1, int16Out: true),
+    FormatCase(
+        name: "24k PCM16 → 16k PCM16, ios", inRate: 24_000, inChannels: 1, int16In: true, outRate: 16_000,
+        compatibility: .ios, int16Out: true),
+    FormatCase(
+        name: "48k stereo float → 16k mono PCM16, ios", inRate: 48_000, inChannels: 2, int16In: false,
+        outRate: 16_000, channels: 1, compatibility: .ios, int16Out: true),
+    FormatCase(
+        name: "48k stereo float → 24k mono PCM16, TPDF seed 7", inRate: 48_000, inChannels: 2, int16In: false,
+        outRate: 24_000, channels: 1, dither: .tpdf(seed: 7), int16Out: true),
+    FormatCase(
+        name: "16k stereo PCM16 → mono PCM16, no resampling", inRate: 16_000, inChannels: 2, int16In: true,
+        outRate: 16_000, channels: 1, int16Out: true),
+    FormatCase(
+        name: "44.1k stereo float → 16k stereo float", inRate: 44_100, inChannels: 2, int16In: false,
+        outRate: 16_000, int16Out: false),
+    FormatCase(
+        name: "48k stereo PCM16 → 48k float, ios", inRate: 48_000, inChannels: 2, int16In: true, outRate: 48_000,
+        compatibility: .ios, int16Out: false),
 ]
 
 /// The chain as FileConverter.convert wires it by hand (Sources/AudioPipelineAdapters/FileConverter.swift):
 /// 4096-frame blocks, widen → mix → resample → duplicate → quantise, then the resampler's finish.
 private func handWired(
-    _ c: FormatCase, _ input: FormatSamples, resampler make: FormatConverter.ResamplerFactory = FormatConverter.polyphase()
+    _ c: FormatCase, _ input: FormatSamples,
+    resampler make: FormatConverter.ResamplerFactory = FormatConverter.polyphase()
 ) throws -> (FormatSamples, clipped: Int, nan: Int) {
     let inCh = c.inChannels
     let outCh = c.channels ?? (c.channel != nil ? 1 : inCh)
-    var mixer = (outCh == 1 && inCh > 1) ? try ChannelMixer(channels: inCh, mode: c.channel.map { .channel($0) } ?? .mean) : nil
+    var mixer =
+        (outCh == 1 && inCh > 1) ? try ChannelMixer(channels: inCh, mode: c.channel.map { .channel($0) } ?? .mean) : nil
     let stageCh = mixer != nil ? 1 : inCh
     var resampler: (any Resampler)? =
         c.outRate == c.inRate
-        ? nil : try make(try ResamplingFormat(from: try SampleRate(c.inRate), to: try SampleRate(c.outRate), channels: stageCh))
+        ? nil
+        : try make(
+            try ResamplingFormat(from: try SampleRate(c.inRate), to: try SampleRate(c.outRate), channels: stageCh))
     var toFloat = Int16ToFloat32Converter(compatibility: c.compatibility)
     var toPCM = try Float32ToInt16Converter(.init(compatibility: c.compatibility, dither: c.dither))
     var floats: [Float] = []
@@ -129,7 +143,8 @@ private func handWired(
         case .int16(let x):
             block = [Float](repeating: 0, count: got * inCh)
             let src = Array(x[(f * inCh)..<((f + got) * inCh)])
-            _ = src.withUnsafeBufferPointer { s in block.withUnsafeMutableBufferPointer { toFloat.process(s, into: $0) } }
+            _ = src.withUnsafeBufferPointer { s in block.withUnsafeMutableBufferPointer { toFloat.process(s, into: $0) }
+            }
         }
         if mixer != nil { block = mixer!.processAll(block) }
         if resampler != nil { emit(resampler!.processAll(block, finishing: false)[...]) } else { emit(block[...]) }
@@ -144,10 +159,14 @@ private func handWired(
 private func streamed(
     _ converter: FormatConverter, _ input: FormatSamples, int16Out: Bool, blocks: [Int], rng: inout TestRNG
 ) -> FormatSamples {
-    let inCh = converter.inputStride, outCh = converter.outputStride
+    let inCh = converter.inputStride
+    let outCh = converter.outputStride
     var floats: [Float] = []
     var shorts: [Int16] = []
-    func step(_ room: Int, _ body: (UnsafeMutableBufferPointer<Float>) -> Int, _ body16: (UnsafeMutableBufferPointer<Int16>) -> Int) -> Int {
+    func step(
+        _ room: Int, _ body: (UnsafeMutableBufferPointer<Float>) -> Int,
+        _ body16: (UnsafeMutableBufferPointer<Int16>) -> Int
+    ) -> Int {
         if int16Out {
             var out = [Int16](repeating: 0, count: room * outCh)
             let n = out.withUnsafeMutableBufferPointer { body16($0) }
@@ -164,7 +183,8 @@ private func streamed(
         var done = 0
         while done < b {
             let room = Int.random(in: 1...max(1, converter.maxOutputCount(forInput: b - done)), using: &rng)
-            let lo = (offset + done) * inCh, hi = (offset + b) * inCh
+            let lo = (offset + done) * inCh
+            let hi = (offset + b) * inCh
             var consumed = 0
             _ = step(room) { out in
                 switch input {
@@ -200,7 +220,8 @@ private func streamed(
     return int16Out ? .int16(shorts) : .float(floats)
 }
 
-private func converter(_ c: FormatCase, resampler: FormatConverter.ResamplerFactory = FormatConverter.polyphase()) throws
+private func converter(_ c: FormatCase, resampler: FormatConverter.ResamplerFactory = FormatConverter.polyphase())
+    throws
     -> FormatConverter
 {
     let configuration = FormatConverter.Configuration(
@@ -222,8 +243,10 @@ private func converter(_ c: FormatCase, resampler: FormatConverter.ResamplerFact
         let frames = input.count / c.inChannels
         for maxBlock in [1, 37, 960, 5000] {
             let conv = try converter(c)
-            let blocks = maxBlock == 1 ? randomBlocks(total: min(frames, 3000), maxBlock: 3, rng: &rng)
-                + randomBlocks(total: frames - min(frames, 3000), maxBlock: 4096, rng: &rng)
+            let blocks =
+                maxBlock == 1
+                ? randomBlocks(total: min(frames, 3000), maxBlock: 3, rng: &rng)
+                    + randomBlocks(total: frames - min(frames, 3000), maxBlock: 4096, rng: &rng)
                 : randomBlocks(total: frames, maxBlock: maxBlock, rng: &rng)
             let got = streamed(conv, input, int16Out: c.int16Out, blocks: blocks, rng: &rng)
             #expect(got == expected, "\(c.name), blocks ≤ \(maxBlock): \(got.count) vs \(expected.count) samples")
@@ -262,20 +285,29 @@ private func converter(_ c: FormatCase, resampler: FormatConverter.ResamplerFact
             var pcm = [Int16](repeating: 0, count: out.count)
             let r: ProcessResult
             switch (input, c.int16Out) {
-            case (.float(let x), true): r = x.withUnsafeBufferPointer { i in pcm.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
-            case (.float(let x), false): r = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
-            case (.int16(let x), true): r = x.withUnsafeBufferPointer { i in pcm.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
-            case (.int16(let x), false): r = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
+            case (.float(let x), true):
+                r = x.withUnsafeBufferPointer { i in pcm.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
+            case (.float(let x), false):
+                r = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
+            case (.int16(let x), true):
+                r = x.withUnsafeBufferPointer { i in pcm.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
+            case (.int16(let x), false):
+                r = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { conv.process(i, into: $0) } }
             }
             #expect(r.consumed == frames, "\(c.name)")
             var tail = [Float](repeating: 0, count: conv.maxOutputCount(forInput: 0) * conv.outputStride)
             var tail16 = [Int16](repeating: 0, count: tail.count)
-            let n = c.int16Out
-                ? tail16.withUnsafeMutableBufferPointer { conv.finish(into: $0) } : tail.withUnsafeMutableBufferPointer { conv.finish(into: $0) }
-            let again = c.int16Out
-                ? tail16.withUnsafeMutableBufferPointer { conv.finish(into: $0) } : tail.withUnsafeMutableBufferPointer { conv.finish(into: $0) }
+            let n =
+                c.int16Out
+                ? tail16.withUnsafeMutableBufferPointer { conv.finish(into: $0) }
+                : tail.withUnsafeMutableBufferPointer { conv.finish(into: $0) }
+            let again =
+                c.int16Out
+                ? tail16.withUnsafeMutableBufferPointer { conv.finish(into: $0) }
+                : tail.withUnsafeMutableBufferPointer { conv.finish(into: $0) }
             #expect(again == 0)
-            let whole: FormatSamples = c.int16Out
+            let whole: FormatSamples =
+                c.int16Out
                 ? .int16(Array(pcm[0..<(r.produced * conv.outputStride)]) + tail16[0..<(n * conv.outputStride)])
                 : .float(Array(out[0..<(r.produced * conv.outputStride)]) + tail[0..<(n * conv.outputStride)])
             #expect(whole == before, "\(c.name)")

@@ -84,7 +84,9 @@ private func decode(
         for blocks in [[bytes.count], [Int](repeating: 1, count: bytes.count), [6, 9]] {
             let (got, error) = decode(bytes, blocks: blocks)
             #expect(got.count == 2)
-            #expect(error == WireMessageStream.DecodingError(reason: .truncatedHeader(available: 2), message: 3, offset: 13))
+            #expect(
+                error == WireMessageStream.DecodingError(reason: .truncatedHeader(available: 2), message: 3, offset: 13)
+            )
         }
     }
 
@@ -92,7 +94,8 @@ private func decode(
         let bytes: [UInt8] = [1, 0, 0, 0, 2, 7, 10, 0, 0, 0, 1, 65, 66, 67]
         let (got, error) = decode(bytes, blocks: [4, 4, 6])
         #expect(got.count == 1 && got[0].1 == [7])
-        let e = WireMessageStream.DecodingError(reason: .truncatedPayload(announced: 10, available: 3), message: 2, offset: 6)
+        let e = WireMessageStream.DecodingError(
+            reason: .truncatedPayload(announced: 10, available: 3), message: 2, offset: 6)
         #expect(error == e)
         #expect("\(e)" == "message 2 at byte 6: 10 bytes announced, 3 left")
     }
@@ -109,7 +112,10 @@ private func decode(
         var bytes = [UInt8](repeating: 0, count: 5)
         bytes.withUnsafeMutableBytes { _ = WireMessageStream.writeHeader(opcode: .text, payloadLength: 1000, into: $0) }
         let (_, error) = decode(bytes + [UInt8](repeating: 32, count: 1000), blocks: [1005], maximum: 999)
-        #expect(error == WireMessageStream.DecodingError(reason: .messageTooLong(length: 1000, maximum: 999), message: 1, offset: 0))
+        #expect(
+            error
+                == WireMessageStream.DecodingError(
+                    reason: .messageTooLong(length: 1000, maximum: 999), message: 1, offset: 0))
         // The default limit, 16 MiB, against a corrupt length of 4 GiB − 1.
         let (_, e2) = decode([255, 255, 255, 255, 2], blocks: [5])
         #expect(e2?.reason == .messageTooLong(length: Int(UInt32.max), maximum: 16 << 20))
