@@ -4,7 +4,7 @@
 // per-function target attribute), hence C. On x86-64 the SSSE3 code is compiled with a function
 // target attribute and chosen at run time, so the package needs no compiler flags and still runs
 // on a CPU without SSSE3 (the kernels then report 0 and the Swift codec does all the work).
-// AArch64 has its own NEON version below (verified under qemu by scripts/check-arm64-kernels.sh);
+// AArch64 has its own NEON version below (verified under qemu by scripts/check-kernels.sh);
 // other architectures get the same "0 done" answer.
 #include "cvectorkernels.h"
 

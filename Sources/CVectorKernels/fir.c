@@ -3,7 +3,7 @@
 // Swift kernels run on SSE2 with a separate multiply and add, 1.1–3.2× slower here (measured in
 // Benchmarks/Resampling and the Paths target). Swift cannot compile one function for another
 // instruction set than the rest of the module, hence C. The AArch64 code is verified under qemu
-// by scripts/check-arm64-kernels.sh (correctness only: this project has no ARM machine to time it).
+// by scripts/check-kernels.sh (correctness only: this project has no ARM machine to time it).
 //
 // Every output is one 8-lane accumulator over the taps in order (a fused multiply-add per 8 taps),
 // then the lanes summed in one fixed order — the same in every kernel — so an output has the same

@@ -1,8 +1,9 @@
 // The stages that complete the suite and both end-to-end client paths, per 20 ms chunk:
 //   VAD per frame (16 kHz, 20 ms frames) without and with a far-end reference;
-//   mic path: 48 kHz Float32 capture → 16 kHz (or 24 kHz) → PCM16 → base64 → JSON message;
-//   speaker path: server JSON message (24 kHz) → base64 decode → PCM16 → Float32 → jitter buffer
-//   → 48 kHz device rate.
+//   mic path (CapturePath): 48 kHz Float32 capture → 16 kHz (or 24 kHz) → PCM16 → 20 ms chunk → base64
+//   → JSON message;
+//   speaker path (PlaybackPath): server JSON message (24 kHz) → base64 decode → PCM16 → Float32 →
+//   jitter buffer → 48 kHz device rate.
 // Peers: the common iOS client code for the same path (a `map` per chunk with clamp ×32767,
 // Foundation base64, JSONSerialization; ÷32767 and a new array on the way back) with
 // libsamplerate's SINC_FASTEST resampling the same chunks (the cheapest sinc converter).
@@ -96,25 +97,21 @@ let benchmarks: @Sendable () -> Void = {
         for (preset, kernel) in [(PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable)] {
         let kernelName = kernel == .portable ? " portable" : ""
         Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) AudioPipeline native-\(preset)\(kernelName)", configuration: config) { benchmark in
-            let profile = try WireProfile.builtIn(profileName)
-            let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)), preset: preset, kernel: kernel)
-            var converter = try Float32ToInt16Converter()
-            var floats = [Float](repeating: 0, count: out + 64)
-            var pcm = [Int16](repeating: 0, count: out + 64)
-            var message = [UInt8](repeating: 0, count: profile.messageLength(pcmBytes: (out + 64) * 2))
+            // CapturePath: FormatConverter (resample, quantise) -> Chunker (20 ms) -> WireProfile.frame.
+            let mic = try CapturePath(
+                profile: try WireProfile.builtIn(profileName),
+                configuration: .init(device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1)),
+                resampler: FormatConverter.polyphase(preset, kernel: kernel))
+            var message = [UInt8](repeating: 0, count: mic.maximumMessageLength)
+            var sent = 0
             capture.withUnsafeBufferPointer { src in
-                floats.withUnsafeMutableBufferPointer { f in
-                    pcm.withUnsafeMutableBufferPointer { p in
-                        message.withUnsafeMutableBytes { m in
-                            measureRealtime(benchmark, chunkSeconds: 0.02) {
-                                let r = resampler.process(src, into: f)
-                                _ = converter.process(UnsafeBufferPointer(rebasing: f[0..<r.produced]), into: p)
-                                blackHole(profile.frame(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: p[0..<r.produced])), into: m))
-                            }
-                        }
+                message.withUnsafeMutableBytes { m in
+                    measureRealtime(benchmark, chunkSeconds: 0.02) {
+                        mic.process(src, into: m) { sent &+= $0.bytes.count }
                     }
                 }
             }
+            blackHole(sent)
         }
         }
         Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) peer iOS code + src-fastest", configuration: config) { benchmark in
@@ -140,36 +137,24 @@ let benchmarks: @Sendable () -> Void = {
     for (preset, kernel) in [(PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable)] {
     let kernelName = kernel == .portable ? " portable" : ""
     Benchmark("Speaker path 20ms 24k->48k openai-realtime AudioPipeline native-\(preset)\(kernelName)", configuration: config) { benchmark in
-        let profile = try WireProfile.builtIn(.openaiRealtime)
-        let jitter = try JitterBuffer(configuration: .init(sampleRate: 24_000, tickMilliseconds: 20, capacitySeconds: 120))
-        let resampler = try PolyphaseResampler(format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)), preset: preset, kernel: kernel)
-        let toFloat = Int16ToFloat32Converter()
+        // PlaybackPath: decodeServerAudio -> Float32 -> JitterBuffer push and pull -> FormatConverter to 48 kHz.
+        let speaker = try PlaybackPath(
+            profile: try WireProfile.builtIn(.openaiRealtime),
+            device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1),
+            jitter: .init(sampleRate: 24_000, tickMilliseconds: 20, capacitySeconds: 120),
+            resampler: FormatConverter.polyphase(preset, kernel: kernel))
         let text = Array(message.utf8)
-        var bytes = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
-        var floats = [Float](repeating: 0, count: 2048)
-        var tick = [Float](repeating: 0, count: 480)
-        var device = [Float](repeating: 0, count: 1024)
-        var seq: Int64 = 0
+        var device = [Float](repeating: 0, count: speaker.maxOutputCount)
+        var played = 0
         text.withUnsafeBytes { m in
-            bytes.withUnsafeMutableBytes { b in
-                floats.withUnsafeMutableBufferPointer { f in
-                    tick.withUnsafeMutableBufferPointer { t in
-                        device.withUnsafeMutableBufferPointer { d in
-                            measureRealtime(benchmark, chunkSeconds: 0.02) {
-                                guard case .audio(let n) = profile.decodeServerAudio(m, into: b) else { return }
-                                let samples = n / 2
-                                var conv = toFloat
-                                _ = conv.process(UnsafeBufferPointer(start: b.baseAddress!.assumingMemoryBound(to: Int16.self), count: samples), into: f)
-                                jitter.push(UnsafeBufferPointer(rebasing: f[0..<samples]), sequence: seq, utterance: 0, media: seq * Int64(samples), arrival: jitter.clock)
-                                seq += 1
-                                jitter.pull(into: t)
-                                blackHole(resampler.process(UnsafeBufferPointer(t), into: d))
-                            }
-                        }
-                    }
+            device.withUnsafeMutableBufferPointer { d in
+                measureRealtime(benchmark, chunkSeconds: 0.02) {
+                    guard case .audio = speaker.receive(m, utterance: 0, arrival: speaker.jitterBuffer.clock) else { return }
+                    played &+= speaker.pull(into: d)
                 }
             }
         }
+        blackHole(played)
     }
     }
     Benchmark("Speaker path 20ms 24k->48k openai-realtime peer iOS code + src-fastest", configuration: config) { benchmark in

@@ -1,0 +1,65 @@
+/// Converts Float32 samples to 16-bit PCM. Element-wise: `consumed`/`produced` count samples, so it
+/// works on interleaved data of any channel count. Latency 0.
+///
+/// Statistics since init or `reset()`: `clippedCount` counts input samples outside [-1, 1]
+/// (including ±Inf; exactly ±1.0 is full scale, not clipping); `nanCount` counts NaNs.
+public struct Float32ToInt16Converter: StreamingStage, Sendable {
+    public struct Configuration: Sendable, Hashable {
+        public var compatibility: PCMCompatibility
+        public var dither: Dither
+        public init(compatibility: PCMCompatibility = .standard, dither: Dither = .none) {
+            self.compatibility = compatibility
+            self.dither = dither
+        }
+    }
+
+    public let configuration: Configuration
+    public private(set) var clippedCount = 0
+    public private(set) var nanCount = 0
+    private var rng: SplitMix64
+
+    /// - Throws: `invalidConfiguration` for dither in `ios` mode (the iOS code has none, and the mode
+    ///   exists to reproduce it exactly).
+    public init(_ configuration: Configuration = .init()) throws(AudioPipelineError) {
+        if configuration.compatibility == .ios, configuration.dither != .none {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "dither cannot be combined with the ios compatibility mode (it truncates, without dither)")
+        }
+        self.configuration = configuration
+        if case .tpdf(let seed) = configuration.dither {
+            rng = SplitMix64(seed: seed)
+        } else {
+            rng = SplitMix64(seed: 0)
+        }
+    }
+
+    public var latency: Int { 0 }
+    public func maxOutputCount(forInput count: Int) -> Int { count }
+    public mutating func finish(into output: UnsafeMutableBufferPointer<Int16>) -> Int { 0 }
+
+    public mutating func reset() {
+        clippedCount = 0
+        nanCount = 0
+        if case .tpdf(let seed) = configuration.dither { rng = SplitMix64(seed: seed) }
+    }
+
+    /// Converts `min(input.count, output.count)` samples.
+    public mutating func process(
+        _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Int16>
+    ) -> ProcessResult {
+        let n = Swift.min(input.count, output.count)
+        guard n > 0, let src = input.baseAddress, let dst = output.baseAddress else {
+            return ProcessResult(consumed: 0, produced: 0)
+        }
+        let counts: (clipped: Int, nan: Int)
+        switch (configuration.compatibility, configuration.dither) {
+        case (.standard, .none): counts = PCMKernels.floatToInt16Standard(src, dst, n)
+        case (.standard, .tpdf): counts = PCMKernels.floatToInt16Dithered(src, dst, n, &rng)
+        case (.ios, _): counts = PCMKernels.floatToInt16IOS(src, dst, n)
+        }
+        clippedCount &+= counts.clipped
+        nanCount &+= counts.nan
+        return ProcessResult(consumed: n, produced: n)
+    }
+}

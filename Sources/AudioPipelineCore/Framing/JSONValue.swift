@@ -1,0 +1,30 @@
+/// A JSON value, parsed strictly (RFC 8259) from UTF-8 bytes by `JSON.parse`.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let o) = self { return o[key] }
+        return nil
+    }
+    public subscript(index: Int) -> JSONValue? {
+        if case .array(let a) = self, a.indices.contains(index) { return a[index] }
+        return nil
+    }
+    public var string: String? { if case .string(let s) = self { return s } else { return nil } }
+    public var number: Double? { if case .number(let d) = self { return d } else { return nil } }
+    public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+    public var array: [JSONValue]? { if case .array(let a) = self { return a } else { return nil } }
+    public var object: [String: JSONValue]? { if case .object(let o) = self { return o } else { return nil } }
+
+    /// Follows a dotted path of object keys (`"serverContent.modelTurn"`).
+    public func value(at path: String) -> JSONValue? {
+        var v: JSONValue? = self
+        for key in path.split(separator: ".") { v = v?[String(key)] }
+        return v
+    }
+}

@@ -1,0 +1,189 @@
+import CVectorKernels
+
+// Computing outputs, one function per ratio kind. Each kind keeps one summation order for every
+// output of an instance (see the kernel pairings in PolyphaseResampler.swift), so the output does
+// not depend on which loop or kernel computed a frame, nor on how the input was chunked.
+
+extension PolyphaseResampler {
+    /// Computes outputs while their last input frame is below `end` and there is room; returns
+    /// how many. Dispatches on the ratio: 2× up, pure decimation, integer up, any other.
+    @inline(__always)
+    func emit(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
+        let n: Int
+        if upByTwo {
+            n = emitUpByTwo(into: out, capacity: room, availableUpTo: end)
+        } else if up == 1 {
+            n = emitDecimating(into: out, capacity: room, availableUpTo: end)
+        } else if down == 1 && !isVectorized {
+            n = emitIntegerUp(into: out, capacity: room, availableUpTo: end)
+        } else {
+            // The C kernel walks any ratio's phases itself (integer upsampling included).
+            n = emitGeneral(into: out, capacity: room, availableUpTo: end, from: 0)
+        }
+        outputFrames += n
+        return n
+    }
+
+    /// 2× integer upsampling (24k→48k, 8k→16k …): outputs four at a time (two phases × two
+    /// consecutive input windows), every output with one accumulator.
+    @inline(__always)
+    func emitUpByTwo(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
+        var n = 0
+        let taps = tapsPerPhase
+        if isVectorized && nextPhase == 1 && n < room && nextBase < end {
+            // The second output of a window the previous call left half done, so that the
+            // batch below starts on a whole window.
+            let offset = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                out[n * channels + c] = single(coefficients + taps, history + c * capacity + offset, taps)
+            }
+            n &+= 1
+            nextPhase = 0
+            nextBase &+= 1
+        }
+        if isVectorized && nextPhase == 0 && n < room && nextBase < end {
+            // Every whole window (two outputs) that fits, in one call per channel.
+            let windows = Swift.min((room - n) / 2, end - nextBase)
+            let offset = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                cvk_upsample2(
+                    coefficients, coefficients + taps, history + c * capacity + offset, taps, windows,
+                    out + n * channels + c, channels)
+            }
+            n &+= 2 &* windows
+            nextBase &+= windows
+        }
+        while !isVectorized && n &+ 3 < room && nextPhase == 0 && nextBase &+ 1 < end {
+            let offset = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                let (y0, y1, y2, y3) = Self.dotQuad(
+                    coefficients, coefficients + taps, history + c * capacity + offset, taps)
+                out[n * channels + c] = y0
+                out[(n + 1) * channels + c] = y1
+                out[(n + 2) * channels + c] = y2
+                out[(n + 3) * channels + c] = y3
+            }
+            n &+= 4
+            nextBase &+= 2
+        }
+        while n < room && nextBase < end {
+            let offset = nextBase - (taps - 1) - historyStart
+            let coeffs = coefficients + nextPhase * taps
+            for c in 0..<channels { out[n * channels + c] = single(coeffs, history + c * capacity + offset, taps) }
+            n += 1
+            nextPhase += 1
+            if nextPhase >= up {
+                nextPhase -= up
+                nextBase += 1
+            }
+        }
+        return n
+    }
+
+    /// Pure decimation (48k→16k …): one phase, so four consecutive outputs (windows `down`
+    /// apart) share every coefficient load; every output with one accumulator.
+    @inline(__always)
+    func emitDecimating(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
+        var n = 0
+        let taps = tapsPerPhase
+        let next = down
+        if isVectorized && n < room && nextBase < end {
+            // Every output whose window is in, in one call per channel.
+            let count = Swift.min(room - n, (end - 1 - nextBase) / next + 1)
+            let offset = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                cvk_decimate(
+                    coefficients, history + c * capacity + offset, next, taps, count, out + n * channels + c, channels)
+            }
+            n &+= count
+            nextBase &+= count &* next
+        }
+        while !isVectorized && n &+ 3 < room && nextBase &+ 3 &* next < end {
+            let offset = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                let (y0, y1, y2, y3) = Self.dotQuadShared(coefficients, history + c * capacity + offset, next, taps)
+                out[n * channels + c] = y0
+                out[(n + 1) * channels + c] = y1
+                out[(n + 2) * channels + c] = y2
+                out[(n + 3) * channels + c] = y3
+            }
+            n &+= 4
+            nextBase &+= 4 &* next
+        }
+        while n < room && nextBase < end {
+            let offset = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                out[n * channels + c] = single(coefficients, history + c * capacity + offset, taps)
+            }
+            n &+= 1
+            nextBase &+= next
+        }
+        return n
+    }
+
+    /// Integer upsampling with the Swift kernels (16k→48k …): outputs come in runs that read the
+    /// same input window with successive phases; pairs of them share the input loads. The rest
+    /// goes one by one, summed as `dot` sums (which `dotShared` matches).
+    @inline(__always)
+    func emitIntegerUp(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
+        var n = 0
+        let taps = tapsPerPhase
+        while n &+ 1 < room && nextBase < end && nextPhase &+ 1 < up {
+            let offset = nextBase - (taps - 1) - historyStart
+            let c0 = coefficients + nextPhase * taps
+            for c in 0..<channels {
+                let (y0, y1) = Self.dotShared(c0, c0 + taps, history + c * capacity + offset, taps)
+                out[n * channels + c] = y0
+                out[(n + 1) * channels + c] = y1
+            }
+            n &+= 2
+            nextPhase &+= 2
+            if nextPhase >= up {
+                nextPhase -= up
+                nextBase += 1
+            }
+        }
+        return emitGeneral(into: out, capacity: room, availableUpTo: end, from: n)
+    }
+
+    /// Any ratio: the C kernel walks phases and windows itself, eight outputs at a time; the Swift
+    /// code goes output by output from `start`.
+    @inline(__always)
+    func emitGeneral(
+        into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, from start: Int
+    ) -> Int {
+        var n = start
+        let step = down / up, stepPhase = down % up
+        let taps = tapsPerPhase
+        if isVectorized {
+            if n < room && nextBase < end {
+                let w0 = nextBase - (taps - 1) - historyStart, wend = end - (taps - 1) - historyStart
+                var w = 0, p = 0, count = 0
+                for c in 0..<channels {
+                    count = cvk_polyphase(
+                        coefficients, taps, up, step, stepPhase, history + c * capacity, w0, nextPhase, wend, room - n,
+                        out + n * channels + c, channels, &w, &p)
+                }
+                n &+= count
+                nextBase = w + (taps - 1) + historyStart
+                nextPhase = p
+            }
+            return n
+        }
+        while n < room && nextBase < end {
+            let offset = nextBase - (taps - 1) - historyStart
+            let coeffs = coefficients + nextPhase * taps
+            for c in 0..<channels {
+                out[n * channels + c] = Self.dot(coeffs, history + c * capacity + offset, taps)
+            }
+            n += 1
+            nextBase += step
+            nextPhase += stepPhase
+            if nextPhase >= up {
+                nextPhase -= up
+                nextBase += 1
+            }
+        }
+        return n
+    }
+}

@@ -1,0 +1,131 @@
+/// Streaming energy voice-activity detector for barge-in, optionally echo-aware.
+///
+/// ## Method
+/// 1. **Bands.** Each sample goes through a DC/rumble high-pass and a cascade of one-pole
+///    splits into four bands (below 300 Hz, 300–1000, 1000–3000, above 3000 Hz); a frame's
+///    energy per band is its mean square in dB (full scale = 0 dB, as dBFS RMS).
+/// 2. **Noise floor per band**: a running quantile (`floorQuantile`, default the 20th percentile)
+///    of the band energy over the last `floorWindow` seconds. Stationary noise, hum and a talker's
+///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
+///    A talker may fill up to (1 − quantile) of the window without lifting the floor; the price is
+///    that a sudden lasting rise of the noise reads as speech for that long (4 s by default).
+/// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands. The
+///    echo expected in band b is `G_b + max R_b` over the reference frames `echoDelayMin…Max` ago
+///    (covers the echo path's delay and its reverberant tail), where the echo gain `G_b` is the
+///    median of `mic_b − max R_b` over recent frames in which the reference was playing — mostly
+///    echo-only frames, so the median ignores the user's double talk. Bands in which the
+///    loudspeaker reproduces little (typically below 300 Hz) get a low gain, so the user's voice
+///    there stands out even when the echo is louder overall.
+/// 4. **Score**: per band, the excess of the frame energy over noise floor ⊕ expected echo (power
+///    sum, echo raised by `echoMargin`), in dB; the frame score is the mean of the two largest band
+///    excesses (the bands where speech stands out, robust to one noisy band).
+/// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
+///    the frame is above `absoluteThreshold` dBFS and within `talkerGate` of the loudest recent
+///    speech); it ends when the score — averaged over `exitAverageFrames` frames, less the median
+///    score of recent non-speech frames (what the noise alone shows over its floor) — has stayed
+///    below `exitThreshold` for `hangover`. One decision per frame, stamped at the frame's end.
+///
+/// Streaming: input in any block sizes gives the same decisions (frames are assembled
+/// internally); no allocation after init.
+///
+/// ## Parts
+/// `VADConfiguration` holds the parameters; `VADBandAnalyzer` does step 1, `VADDecider` steps 2–5
+/// (separate so that `vad tune` computes the bands once per file and sweeps settings over them);
+/// `RunningQuantile` is the floors', gains' and talker's quantile.
+///
+/// ## The stage
+/// A `StreamingStage` (DESIGN.md): microphone samples in (mono, any block sizes), one
+/// `VADDecider.Frame` out per completed frame, into caller-owned storage. With a far-end
+/// reference, pass the same number of reference samples (the audio handed to playback, on the
+/// mic's timeline) to `process(_:reference:into:)`. `finish` decides the last, incomplete frame.
+/// `latency`: a speech onset shows in the decision of the `confirmFrames`-th frame from its start.
+public struct EnergyVAD: StreamingStage, Sendable {
+    public typealias Input = Float
+    public typealias Output = VADDecider.Frame
+
+    public let sampleRate: Int
+    public let frameLength: Int
+    private var mic: VADBandAnalyzer
+    private var ref: VADBandAnalyzer
+    public private(set) var decider: VADDecider
+    /// Whether this stream came with a reference (so `finish` closes the reference's frame too).
+    private var hasReference = false
+
+    public init(sampleRate: Int, configuration: VADConfiguration) throws(AudioPipelineError) {
+        try configuration.validate()
+        guard sampleRate >= 4000 && sampleRate <= 384_000 else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "VAD: sample rate \(sampleRate) Hz is out of range (4 kHz … 384 kHz)")
+        }
+        self.sampleRate = sampleRate
+        frameLength = Int((Double(sampleRate) * configuration.frameMilliseconds / 1000).rounded())
+        mic = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
+        ref = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
+        decider = try VADDecider(configuration: configuration)
+    }
+
+    public var latency: Int { decider.confirmFrames }
+
+    /// Decisions `count` more samples can complete; with 0, what `finish` writes (at most one).
+    public func maxOutputCount(forInput count: Int) -> Int {
+        count == 0 ? 1 : (mic.pending + count) / frameLength
+    }
+
+    public mutating func reset() {
+        mic.reset(); ref.reset(); decider.reset(); hasReference = false
+    }
+
+    public mutating func process(
+        _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<VADDecider.Frame>
+    ) -> ProcessResult {
+        run(input, reference: nil, into: output)
+    }
+
+    /// As `process(_:into:)`, with the far-end reference: `reference.count` must equal `input.count`.
+    public mutating func process(
+        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
+        into output: UnsafeMutableBufferPointer<VADDecider.Frame>
+    ) -> ProcessResult {
+        precondition(
+            reference.count == input.count,
+            "VAD: reference block (\(reference.count)) differs from the mic block (\(input.count))")
+        hasReference = true
+        return run(input, reference: reference, into: output)
+    }
+
+    public mutating func finish(into output: UnsafeMutableBufferPointer<VADDecider.Frame>) -> Int {
+        guard output.count > 0, mic.pending > 0 else { return 0 }
+        var refFrame: SIMD4<Double>?
+        if hasReference { ref.finish { refFrame = $0 } }
+        var produced = 0
+        mic.finish { bands in
+            output[0] = decider.process(
+                mic: bands, reference: hasReference ? refFrame ?? VADBandAnalyzer.silence : nil)
+            produced = 1
+        }
+        return produced
+    }
+
+    /// Feeds at most up to the end of the current frame per step, so each step completes at most one
+    /// frame in both streams (they are aligned), and stops when `output` is full.
+    private mutating func run(
+        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>?,
+        into output: UnsafeMutableBufferPointer<VADDecider.Frame>
+    ) -> ProcessResult {
+        var consumed = 0, produced = 0
+        while consumed < input.count && produced < output.count {
+            let step = min(input.count - consumed, frameLength - mic.pending)
+            var refFrame: SIMD4<Double>?
+            if let reference {
+                ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) { refFrame = $0 }
+            }
+            mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { bands in
+                output[produced] = decider.process(
+                    mic: bands, reference: reference == nil ? nil : refFrame ?? VADBandAnalyzer.silence)
+                produced += 1
+            }
+            consumed += step
+        }
+        return ProcessResult(consumed: consumed, produced: produced)
+    }
+}

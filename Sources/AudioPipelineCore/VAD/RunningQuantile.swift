@@ -1,0 +1,82 @@
+/// A running quantile over the last `window` values, on a histogram of 0.25 dB bins from −140 dB
+/// to +20 dB. The quantile bin moves by small steps as values come and go: O(1) amortised.
+struct RunningQuantile {
+    static let low = -140.0, step = 0.25, bins = 640
+    private var counts: [Int32]
+    private var ring: [Int16]
+    private var head = 0, count = 0
+    private var index = 0, below = 0
+    /// `power` of bin `index`'s centre.
+    private var indexPower = power(low + 0.5 * step)
+    let quantile: Double
+
+    init(window: Int, quantile: Double) {
+        counts = [Int32](repeating: 0, count: Self.bins)
+        ring = [Int16](repeating: 0, count: max(1, window))
+        self.quantile = quantile
+    }
+
+    var isEmpty: Bool { count == 0 }
+    var size: Int { count }
+
+    /// The bin of `v` dB (NaN counts as the lowest). Truncation of a non-negative value is its
+    /// floor, and ×4 is exactly ÷0.25: no division and no libm `floor` call (SSE2 has no `roundsd`).
+    @inline(__always) static func bin(_ v: Double) -> Int {
+        let x = (v - low) * (1 / step)
+        return x >= 0 ? (x < Double(bins) ? Int(x) : bins - 1) : 0
+    }
+
+    mutating func add(_ v: Double) {
+        if count == ring.count {
+            remove(Int(ring[head]))
+            head = head + 1 == ring.count ? 0 : head + 1
+            count -= 1
+        }
+        let b = Self.bin(v)
+        var tail = head + count
+        if tail >= ring.count { tail -= ring.count }
+        ring[tail] = Int16(b)
+        count += 1
+        counts[b] += 1
+        if b < index { below += 1 }
+        settle()
+    }
+
+    private mutating func remove(_ b: Int) {
+        counts[b] -= 1
+        if b < index { below -= 1 }
+    }
+
+    mutating func reset() {
+        for i in 0..<counts.count { counts[i] = 0 }
+        head = 0; count = 0; index = 0; below = 0
+        indexPower = power(Self.low + 0.5 * Self.step)
+    }
+
+    /// Moves `index` to the smallest bin whose cumulative count exceeds quantile·count.
+    private mutating func settle() {
+        let target = Double(count) * quantile
+        let was = index
+        defer { if index != was { indexPower = power(Self.low + (Double(index) + 0.5) * Self.step) } }
+        while index > 0 && Double(below) > target {
+            index -= 1
+            below -= Int(counts[index])
+        }
+        while index < Self.bins - 1 && Double(below + Int(counts[index])) <= target {
+            below += Int(counts[index])
+            index += 1
+        }
+    }
+
+    /// The quantile (centre of its bin), or `fallback` when empty.
+    func value(or fallback: Double) -> Double {
+        count == 0 ? fallback : Self.low + (Double(index) + 0.5) * Self.step
+    }
+
+    /// `value(or:)` and its power (`power(value)`); the power is recomputed only when the quantile
+    /// moves to another bin (a noise floor does so rarely), not per frame.
+    @inline(__always)
+    func valueAndPower(or fallback: Double) -> (db: Double, power: Double) {
+        count == 0 ? (fallback, power(fallback)) : (Self.low + (Double(index) + 0.5) * Self.step, indexPower)
+    }
+}

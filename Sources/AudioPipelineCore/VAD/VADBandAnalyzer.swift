@@ -1,0 +1,147 @@
+import RealModule
+
+/// The per-frame band analysis: splits a signal into four bands and returns per-frame band powers
+/// (mean square, linear: full scale = 1). Streaming over any block sizes: samples are gathered
+/// into whole frames (straight from the caller's buffer when a whole frame is there), and each
+/// frame goes through the same computation, so block sizes cannot change a result.
+///
+/// Full frames run as four segments side by side in SIMD lanes (VADBandAnalyzer+Segmented.swift);
+/// partial frames and the rest sample by sample (`sequential`).
+public struct VADBandAnalyzer: Sendable {
+    public static let bandCount = 4
+    public static let splitsHz: [Double] = [300, 1000, 3000]
+    /// Band powers of silence (−140 dB each): what a missing reference frame counts as.
+    public static let silence = SIMD4<Double>(repeating: 1e-14)
+    public let frameLength: Int
+    let coefficients: Coefficients
+    let handOff: HandOff
+    let segmentLength: Int
+    private var state = State()
+    private var buffer: [Float]
+    private var filled = 0
+
+    /// Samples of the current, incomplete frame.
+    public var pending: Int { filled }
+
+    /// Below this many samples per segment a frame goes sample by sample (the hand-off's fixed
+    /// cost would outweigh the gain); only partial last frames are this short.
+    static let minimumSegment = 8
+
+    public init(sampleRate: Int, frameLength: Int) {
+        self.frameLength = frameLength
+        func onePole(_ hz: Double) -> Double { 1 - Double.exp(-2 * Double.pi * hz / Double(sampleRate)) }
+        let r = Double.exp(-2 * Double.pi * 80 / Double(sampleRate))
+        let a = (onePole(Self.splitsHz[0]), onePole(Self.splitsHz[1]), onePole(Self.splitsHz[2]))
+        coefficients = Coefficients(r: Float(r), a: (Float(a.0), Float(a.1), Float(a.2)))
+        segmentLength = frameLength / 4
+        buffer = [Float](repeating: 0, count: max(1, frameLength))
+        handOff = HandOff(segmentLength: segmentLength, r: r, a: a)
+    }
+
+    public mutating func reset() {
+        state = State(); filled = 0
+    }
+
+    /// Feeds samples; calls `frame` with the four band powers (mean square) of every completed
+    /// frame.
+    @inline(__always)
+    public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ bands: SIMD4<Double>) -> Void) {
+        guard let base = x.baseAddress else { return }
+        var i = 0
+        let n = x.count
+        while i < n {
+            if filled == 0 && n - i >= frameLength {
+                frame(analyze(base + i, frameLength))
+                i += frameLength
+                continue
+            }
+            let m = min(frameLength - filled, n - i)
+            let at = filled
+            buffer.withUnsafeMutableBufferPointer {
+                $0.baseAddress!.advanced(by: at).update(from: base + i, count: m)
+            }
+            filled += m
+            i += m
+            if filled == frameLength {
+                filled = 0
+                frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, frameLength) })
+            }
+        }
+    }
+
+    /// End of input: the band powers of the last, incomplete frame (over the samples it has), if
+    /// there is one.
+    public mutating func finish(_ frame: (_ bands: SIMD4<Double>) -> Void) {
+        guard filled > 0 else { return }
+        let n = filled
+        filled = 0
+        frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, n) })
+    }
+
+    /// Band powers of `n` samples that continue the stream.
+    private mutating func analyze(_ x: UnsafePointer<Float>, _ n: Int) -> SIMD4<Double> {
+        let sums: SIMD4<Float>
+        if n == frameLength && segmentLength >= Self.minimumSegment {
+            sums = handOff.weights.withUnsafeBufferPointer {
+                Self.segmented(x, segmentLength, n, &state, coefficients, handOff, $0.baseAddress!)
+            }
+        } else {
+            sums = Self.sequential(x, n, &state, coefficients)
+        }
+        // A NaN or infinite sample (a corrupt float file) would poison the recursions for good:
+        // that frame is lost (NaN powers count as silence-less non-speech), the next starts clean.
+        if !(state.hpIn + state.hpOut + state.s0 + state.s1 + state.s2).isFinite { state = State() }
+        return SIMD4<Double>(sums) * (1 / Double(n))
+    }
+
+    struct Coefficients {
+        /// High-pass pole and the three one-pole low-pass coefficients.
+        var r: Float
+        var a: (Float, Float, Float)
+    }
+
+    /// Filter state between frames.
+    struct State {
+        var hpIn: Float = 0, hpOut: Float = 0
+        var s0: Float = 0, s1: Float = 0, s2: Float = 0
+    }
+
+    /// One step of the cascade for every lane: `u` is the input's first difference (the high-pass
+    /// is h = r·(h′ + x − x′)); updates the states and returns the four band values. Each
+    /// recursion is written state·b + input·a, so its dependency chain is one multiply and one add.
+    @inline(__always)
+    static func step(
+        _ u: SIMD4<Float>, _ h: inout SIMD4<Float>, _ s0: inout SIMD4<Float>, _ s1: inout SIMD4<Float>,
+        _ s2: inout SIMD4<Float>, _ r: Float, _ a: (Float, Float, Float), _ b: (Float, Float, Float)
+    ) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+        h = r * (h + u)
+        s0 = b.0 * s0 + a.0 * h
+        let r1 = h - s0
+        s1 = b.1 * s1 + a.1 * r1
+        let r2 = r1 - s1
+        s2 = b.2 * s2 + a.2 * r2
+        return (s0, s1, s2, r2 - s2)
+    }
+
+    /// Sample by sample (partial frames and the few samples past the segments); returns the sums
+    /// of squares. Lane 0 only: a packed SSE operation costs what a scalar one does.
+    @inline(never)
+    static func sequential(
+        _ x: UnsafePointer<Float>, _ n: Int, _ st: inout State, _ c: Coefficients
+    ) -> SIMD4<Float> {
+        var prev = SIMD4<Float>(st.hpIn, 0, 0, 0), h = SIMD4<Float>(st.hpOut, 0, 0, 0)
+        var s0 = SIMD4<Float>(st.s0, 0, 0, 0), s1 = SIMD4<Float>(st.s1, 0, 0, 0)
+        var s2 = SIMD4<Float>(st.s2, 0, 0, 0)
+        let b = (1 - c.a.0, 1 - c.a.1, 1 - c.a.2)
+        var e = SIMD4<Float>()
+        for k in 0..<n {
+            let v = SIMD4<Float>(x[k], 0, 0, 0)
+            let (y0, y1, y2, y3) = step(v - prev, &h, &s0, &s1, &s2, c.r, c.a, b)
+            prev = v
+            let y = SIMD4(y0[0], y1[0], y2[0], y3[0])
+            e += y * y
+        }
+        st = State(hpIn: prev[0], hpOut: h[0], s0: s0[0], s1: s1[0], s2: s2[0])
+        return e
+    }
+}

@@ -1,0 +1,82 @@
+/// The parameters of the voice-activity detector (`EnergyVAD`, whose documentation describes the
+/// method they steer), with the defaults that suit a 16 kHz phone microphone.
+///
+/// Each parameter also has a JSON name (`frame_ms`, `enter_db` …): the keys of the file `vad tune`
+/// writes (`Codable`, VADConfiguration+Codable.swift), of `--param NAME=VALUE` and of tuning grids,
+/// all through one table (VADConfiguration+Parameters.swift). `validate()` checks the ranges.
+public struct VADConfiguration: Sendable, Hashable {
+    /// Frame length, ms: 10, 20 or 30.
+    public var frameMilliseconds: Double = 10
+    /// Quantile of recent band energies taken as the noise floor.
+    public var floorQuantile: Double = 0.2
+    /// Window of the noise-floor quantile, s.
+    public var floorWindowSeconds: Double = 5
+    /// Start speech at this score (dB above noise ⊕ echo).
+    public var enterThreshold: Double = 10
+    /// Keep speech while the score is at least this, dB.
+    public var exitThreshold: Double = 2
+    /// Frames below this band-limited level (dBFS) are never speech.
+    public var absoluteThreshold: Double = -65
+    /// Speech must hold this long (ms) before it is declared; also the onset's confirmation delay.
+    public var minimumSpeechMilliseconds: Double = 10
+    /// Speech is held this long (ms) after the score drops below the exit threshold.
+    public var hangoverMilliseconds: Double = 100
+    /// With `--align`: onsets are moved back by the confirmation delay plus this, ms.
+    public var preRollMilliseconds: Double = 0
+    /// Speech starts and continues only within this many dB of the loudest recent speech (the 95th
+    /// percentile of frame levels over `talkerWindowSeconds`): a voice far below the talker —
+    /// babble, the agent's echo without a reference, a TV — is not speech. 0 disables.
+    public var talkerGate: Double = 20
+    public var talkerWindowSeconds: Double = 10
+    /// Speech continues while the mean score of the last this-many frames is at least the exit
+    /// threshold (1: the frame's own score); averaging keeps noise flicker from holding speech on.
+    public var exitAverageFrames: Double = 5
+    /// Reference: echo delay range searched (ms after the reference sample was played).
+    public var echoDelayMinMilliseconds: Double = 10
+    public var echoDelayMaxMilliseconds: Double = 150
+    /// Reference: expected echo raised by this much, dB.
+    public var echoMargin: Double = 6
+    /// Reference: window of the echo-gain median, s, and the gain used before it has data, dB.
+    public var echoGainWindowSeconds: Double = 4
+    public var initialEchoGain: Double = 0
+    /// Reference: a reference frame counts as playing above this level, dBFS.
+    public var referenceActiveThreshold: Double = -55
+
+    public init() {}
+
+    /// Frames of score ≥ enter threshold needed to declare speech (`minimumSpeechMilliseconds` in
+    /// whole frames, at least one).
+    public var confirmFrames: Int {
+        max(1, Int((minimumSpeechMilliseconds / frameMilliseconds).rounded(.up)))
+    }
+
+    /// Checks ranges; the message names the parameter.
+    public func validate() throws(AudioPipelineError) {
+        func check(_ ok: Bool, _ what: String) throws(AudioPipelineError) {
+            if !ok { throw AudioPipelineError(.invalidConfiguration, "VAD: \(what)") }
+        }
+        try check(
+            [10.0, 20, 30].contains(frameMilliseconds), "frame_ms must be 10, 20 or 30 (is \(frameMilliseconds))")
+        try check(floorQuantile > 0 && floorQuantile < 1, "floor_quantile must be in (0, 1)")
+        try check(floorWindowSeconds >= 0.2 && floorWindowSeconds <= 60, "floor_window_s must be in [0.2, 60]")
+        try check(
+            exitThreshold <= enterThreshold, "exit_db (\(exitThreshold)) must not exceed enter_db (\(enterThreshold))")
+        try check(enterThreshold > -20 && enterThreshold < 60, "enter_db must be in (-20, 60)")
+        try check(absoluteThreshold > -150 && absoluteThreshold <= 0, "absolute_dbfs must be in (-150, 0]")
+        try check(
+            minimumSpeechMilliseconds >= 0 && minimumSpeechMilliseconds <= 1000, "min_speech_ms must be in [0, 1000]")
+        try check(hangoverMilliseconds >= 0 && hangoverMilliseconds <= 5000, "hangover_ms must be in [0, 5000]")
+        try check(preRollMilliseconds >= 0 && preRollMilliseconds <= 2000, "preroll_ms must be in [0, 2000]")
+        try check(
+            echoDelayMinMilliseconds >= 0 && echoDelayMaxMilliseconds >= echoDelayMinMilliseconds
+                && echoDelayMaxMilliseconds <= 1000,
+            "echo delay range must satisfy 0 ≤ min ≤ max ≤ 1000 ms")
+        try check(talkerGate >= 0 && talkerGate <= 100, "talker_gate_db must be in [0, 100]")
+        try check(
+            exitAverageFrames >= 1 && exitAverageFrames <= 8 && exitAverageFrames == exitAverageFrames.rounded(),
+            "exit_average_frames must be a whole number in [1, 8]")
+        try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
+        try check(
+            echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")
+    }
+}

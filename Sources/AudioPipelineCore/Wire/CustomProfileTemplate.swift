@@ -1,0 +1,96 @@
+/// The template a custom wire profile is built from (`WireProfile.custom(_:)`), so a new API needs
+/// no code. It is `Decodable` from JSON of this shape (decode it with `JSONDecoder` where
+/// Foundation is at hand; the core itself stays Foundation-free):
+///
+/// ```json
+/// {
+///   "name": "my-api",
+///   "clientRate": 16000,
+///   "serverRate": 24000,
+///   "clientMessage": "{\"type\":\"audio\",\"data\":\"{{audio}}\"}",
+///   "clientAudio": {"match": {"type": "audio"}, "path": "data"},
+///   "serverAudio": {"match": {"type": "audio_out"}, "path": "payload.audio", "utterancePath": "payload.id"},
+///   "events": [
+///     {"event": "interrupted", "match": {"type": "interrupted"}},
+///     {"event": "turnComplete", "match": {"type": "done"}},
+///     {"event": "error", "match": {"type": "error"}, "messagePath": "message"}
+///   ]
+/// }
+/// ```
+///
+/// - `clientMessage` is the exact text of one client audio message, with `{{audio}}` where the
+///   base64 goes and optionally `{{rate}}` for the client rate.
+/// - `match` maps dotted paths to the string each must hold; `path` is the dotted path of the
+///   base64 audio (`utterancePath`: of the utterance id, server audio only).
+/// - Events: `interrupted`, `turnComplete`, `error`, `commit`, or any other name (reported as a
+///   control message). The first event whose `match` holds wins.
+/// - `name` defaults to `custom`, `serverRate` to `clientRate`, `events` to none; other keys are
+///   ignored. Decoding checks only shapes and types (a `DecodingError`'s coding path names the
+///   place, such as `events[2].match`); `WireProfile.custom(_:)` checks the values.
+public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
+    /// Where the audio of one direction's messages is: the messages whose `match` paths hold the
+    /// given strings carry base64 audio at `path`.
+    public struct AudioRule: Decodable, Sendable, Hashable {
+        public var match: [String: String]
+        public var path: String
+        /// Where the utterance (response, turn) id is, for server audio.
+        public var utterancePath: String?
+
+        public init(match: [String: String], path: String, utterancePath: String? = nil) {
+            self.match = match
+            self.path = path
+            self.utterancePath = utterancePath
+        }
+    }
+
+    /// A message that means `event`; for `error`, the text is at `messagePath`.
+    public struct EventRule: Decodable, Sendable, Hashable {
+        public var event: String
+        public var match: [String: String]
+        public var messagePath: String?
+
+        public init(event: String, match: [String: String], messagePath: String? = nil) {
+            self.event = event
+            self.match = match
+            self.messagePath = messagePath
+        }
+    }
+
+    public var name: String
+    /// Rate of the client's audio, Hz (checked by `WireProfile.custom(_:)`: 1…768 000).
+    public var clientRate: Int
+    /// Rate of the server's audio, Hz; nil: the client rate.
+    public var serverRate: Int?
+    public var clientMessage: String
+    public var clientAudio: AudioRule?
+    public var serverAudio: AudioRule?
+    public var events: [EventRule]
+
+    public init(
+        name: String = "custom", clientRate: Int, serverRate: Int? = nil, clientMessage: String,
+        clientAudio: AudioRule? = nil, serverAudio: AudioRule? = nil, events: [EventRule] = []
+    ) {
+        self.name = name
+        self.clientRate = clientRate
+        self.serverRate = serverRate
+        self.clientMessage = clientMessage
+        self.clientAudio = clientAudio
+        self.serverAudio = serverAudio
+        self.events = events
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case name, clientRate, serverRate, clientMessage, clientAudio, serverAudio, events
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        name = try c.decodeIfPresent(String.self, forKey: .name) ?? "custom"
+        clientRate = try c.decode(Int.self, forKey: .clientRate)
+        serverRate = try c.decodeIfPresent(Int.self, forKey: .serverRate)
+        clientMessage = try c.decode(String.self, forKey: .clientMessage)
+        clientAudio = try c.decodeIfPresent(AudioRule.self, forKey: .clientAudio)
+        serverAudio = try c.decodeIfPresent(AudioRule.self, forKey: .serverAudio)
+        events = try c.decodeIfPresent([EventRule].self, forKey: .events) ?? []
+    }
+}

@@ -1,0 +1,20 @@
+extension WireProfile {
+    /// Atoms: `input_audio_buffer.append` from the client, `output_audio.delta` from the server,
+    /// both with base64 `audio`. Hand-checked against the vendor's client guide in shared/reference.
+    static let atoms: @Sendable (JSONValue, WireDirection) -> WireEvent? = { m, dir in
+        guard let type = m["type"]?.string else { return nil }
+        switch (dir, type) {
+        case (.client, "input_audio_buffer.append"), (.server, "output_audio.delta"):
+            return m["audio"]?.string.map { .audio(base64: $0, utterance: nil, rate: nil) }
+                ?? .malformed("\(type) has no string \"audio\"")
+        case (.server, "interruption"): return .interrupted
+        case (.server, "agent_stop_talking"): return .turnComplete
+        case (.server, "error"):
+            let code = m["code"]?.string ?? m["code"]?.number.map { String(Int($0)) }
+            return .error([code, m["message"]?.string].compactMap { $0 }.joined(separator: ": "))
+        case (.server, "agent_start_talking"), (.server, "session.created"), (.server, "session.closed"):
+            return .control(type)
+        default: return nil
+        }
+    }
+}

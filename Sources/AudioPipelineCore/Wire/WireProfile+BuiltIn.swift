@@ -1,0 +1,58 @@
+extension WireProfile {
+    /// The APIs the toolkit knows, by their CLI names.
+    public enum BuiltIn: String, Sendable, CaseIterable {
+        case openaiRealtime = "openai-realtime"
+        case geminiLive = "gemini-live"
+        case datagrid
+        case atoms
+        case deepgram
+    }
+
+    /// A built-in profile. `rate` overrides the client rate where the API lets the client choose
+    /// (`atoms`, `deepgram`); for the others it must be nil or the API's rate.
+    public static func builtIn(_ which: BuiltIn, rate: Int? = nil) throws(AudioPipelineError) -> WireProfile {
+        func fixed(_ r: Int) throws(AudioPipelineError) -> Int {
+            if let rate, rate != r {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "\(which.rawValue) takes \(r) Hz audio from the client, not \(rate) Hz")
+            }
+            return r
+        }
+        var p = try builtInProfile(which, rate: rate, fixed: fixed)
+        p.fastServerAudio = FastServerAudio.forBuiltIn(which)
+        return p
+    }
+
+    private static func builtInProfile(
+        _ which: BuiltIn, rate: Int?, fixed: (Int) throws(AudioPipelineError) -> Int
+    ) throws(AudioPipelineError) -> WireProfile {
+        switch which {
+        case .openaiRealtime:
+            return WireProfile(
+                name: which.rawValue, clientRate: try fixed(24000), serverRate: 24000,
+                template: #"{"type":"input_audio_buffer.append","audio":"{{audio}}"}"#,
+                commit: #"{"type":"input_audio_buffer.commit"}"#, minimumCommitMilliseconds: 100,
+                interpreter: openAI)
+        case .geminiLive:
+            return WireProfile(
+                name: which.rawValue, clientRate: try fixed(16000), serverRate: 24000,
+                template: #"{"realtimeInput":{"audio":{"data":"{{audio}}","mimeType":"audio/pcm;rate=16000"}}}"#,
+                interpreter: gemini)
+        case .datagrid:
+            return WireProfile(
+                name: which.rawValue, clientRate: try fixed(16000), serverRate: 24000,
+                template: #"{"type":"audio","payload":{"data":"{{audio}}"}}"#,
+                start: #"{"type":"start","payload":{}}"#, stop: #"{"type":"stop"}"#, interpreter: datagrid)
+        case .atoms:
+            let r = rate ?? 24000
+            return WireProfile(
+                name: which.rawValue, clientRate: r, serverRate: r,
+                template: #"{"type":"input_audio_buffer.append","audio":"{{audio}}"}"#, interpreter: atoms)
+        case .deepgram:
+            let r = rate ?? 16000
+            return WireProfile(
+                name: which.rawValue, clientRate: r, serverRate: r, isBinary: true, template: "",
+                stop: #"{"type":"CloseStream"}"#, interpreter: deepgram)
+        }
+    }
+}

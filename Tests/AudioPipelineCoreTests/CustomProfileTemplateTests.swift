@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+
+@testable import AudioPipelineCore
+
+/// The template of the CLI tests' fixture (Tests/AudiopipeCLITests/Fixtures/custom-profile.json).
+private let acme = #"""
+    {
+      "name": "acme",
+      "clientRate": 16000,
+      "serverRate": 22050,
+      "clientMessage": "{\"kind\":\"mic\",\"rate\":{{rate}},\"pcm\":\"{{audio}}\"}",
+      "clientAudio": {"match": {"kind": "mic"}, "path": "pcm"},
+      "serverAudio": {"match": {"kind": "speech"}, "path": "body.pcm", "utterancePath": "body.turn"},
+      "events": [
+        {"event": "interrupted", "match": {"kind": "barge"}},
+        {"event": "turnComplete", "match": {"kind": "done"}},
+        {"event": "error", "match": {"kind": "fail"}, "messagePath": "why"}
+      ]
+    }
+    """#
+
+private func decodeTemplate(_ json: String) throws -> CustomProfileTemplate {
+    try JSONDecoder().decode(CustomProfileTemplate.self, from: Data(json.utf8))
+}
+
+private func frame(_ p: WireProfile, _ pcm: [UInt8]) -> String {
+    var out = [UInt8](repeating: 0, count: p.messageLength(pcmBytes: pcm.count))
+    let n = pcm.withUnsafeBytes { b in out.withUnsafeMutableBytes { p.frame(b, into: $0) } }
+    return String(decoding: out[0..<n], as: UTF8.self)
+}
+
+@Suite struct CustomProfileTemplateTests {
+    @Test func decodesTheDocumentedShape() throws {
+        let t = try decodeTemplate(acme)
+        #expect(t.name == "acme" && t.clientRate == 16000 && t.serverRate == 22050)
+        #expect(t.clientAudio == .init(match: ["kind": "mic"], path: "pcm"))
+        #expect(t.serverAudio == .init(match: ["kind": "speech"], path: "body.pcm", utterancePath: "body.turn"))
+        #expect(t.events.map(\.event) == ["interrupted", "turnComplete", "error"])
+        #expect(t.events[2].messagePath == "why")
+    }
+
+    @Test func missingOptionalKeysTakeTheirDefaults() throws {
+        let t = try decodeTemplate(#"{"clientRate": 8000, "clientMessage": "{\"a\":\"{{audio}}\"}"}"#)
+        #expect(t == CustomProfileTemplate(clientRate: 8000, clientMessage: #"{"a":"{{audio}}"}"#))
+        let p = try WireProfile.custom(t)
+        #expect(p.name == "custom" && p.clientRate == 8000 && p.serverRate == 8000)
+    }
+
+    /// The template path and the old `JSONValue` path build the same profile.
+    @Test func buildsTheSameProfileAsTheJSONValuePath() throws {
+        let fromTemplate = try WireProfile.custom(try decodeTemplate(acme))
+        let fromValue = try WireProfile.custom(try JSON.parse(acme))
+        #expect(frame(fromTemplate, [0, 0, 1, 0]) == #"{"kind":"mic","rate":16000,"pcm":"AAABAA=="}"#)
+        #expect(frame(fromTemplate, [0, 0, 1, 0]) == frame(fromValue, [0, 0, 1, 0]))
+        #expect(fromTemplate.name == fromValue.name && fromTemplate.serverRate == fromValue.serverRate)
+        let messages: [(String, WireDirection, WireEvent)] = [
+            (
+                #"{"kind":"speech","body":{"pcm":"AAAB","turn":"t7"}}"#, .server,
+                .audio(base64: "AAAB", utterance: "t7", rate: nil)
+            ),
+            (#"{"kind":"mic","pcm":"AAAB"}"#, .client, .audio(base64: "AAAB", utterance: nil, rate: nil)),
+            (#"{"kind":"mic","pcm":"AAAB"}"#, .server, .unknown("(untyped)")),
+            (#"{"kind":"barge"}"#, .server, .interrupted),
+            (#"{"kind":"done"}"#, .server, .turnComplete),
+            (#"{"kind":"fail","why":"quota"}"#, .server, .error("quota")),
+            (#"{"kind":"fail"}"#, .server, .error("error")),
+        ]
+        for (text, direction, expected) in messages {
+            let m = try JSON.parse(text)
+            #expect(fromTemplate.interpret(m, direction: direction) == expected, "\(text)")
+            #expect(fromValue.interpret(m, direction: direction) == expected, "\(text)")
+        }
+    }
+
+    /// A rate outside SampleRate's range is an error naming the field, never a trap: 1e300 and
+    /// NaN cannot become an Int.
+    @Test func ratesAreValidated() throws {
+        #expect(throws: DecodingError.self) {
+            _ = try decodeTemplate(#"{"clientRate": 1e300, "clientMessage": "{\"a\":\"{{audio}}\"}"}"#)
+        }
+        #expect(throws: DecodingError.self) {
+            _ = try decodeTemplate(#"{"clientRate": 16000.5, "clientMessage": "{\"a\":\"{{audio}}\"}"}"#)
+        }
+        for (client, server) in [(0, nil), (-16000, nil), (768_001, nil), (16000, 0), (16000, Int.max)] as [(Int, Int?)]
+        {
+            let t = CustomProfileTemplate(clientRate: client, serverRate: server, clientMessage: #"{"a":"{{audio}}"}"#)
+            do {
+                _ = try WireProfile.custom(t)
+                Issue.record("\(client)/\(String(describing: server)) accepted")
+            } catch {
+                #expect(error.code == .invalidData)
+                #expect(error.message.contains(server == nil ? "\"clientRate\"" : "\"serverRate\""), "\(error)")
+            }
+        }
+        for bad in [1e300, -1e300, .nan, .infinity, 16000.5] {
+            let v = JSONValue.object(["clientRate": .number(bad), "clientMessage": .string(#"{"a":"{{audio}}"}"#)])
+            #expect(throws: AudioPipelineError.self) { _ = try WireProfile.custom(v) }
+            let s = JSONValue.object([
+                "clientRate": .number(16000), "serverRate": .number(bad),
+                "clientMessage": .string(#"{"a":"{{audio}}"}"#),
+            ])
+            #expect(throws: AudioPipelineError.self) { _ = try WireProfile.custom(s) }
+        }
+    }
+
+    @Test func decodingErrorsNameThePlace() {
+        let json = #"""
+            {"clientRate": 16000, "clientMessage": "{\"a\":\"{{audio}}\"}",
+             "events": [{"event": "x", "match": {"k": "v"}}, {"event": "y", "match": {"k": 3}}]}
+            """#
+        do {
+            _ = try decodeTemplate(json)
+            Issue.record("decoded")
+        } catch let DecodingError.typeMismatch(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["events", "Index 1", "match", "k"])
+        } catch {
+            Issue.record("\(error)")
+        }
+        #expect(throws: DecodingError.self) { _ = try decodeTemplate(#"{"clientRate": 16000}"#) }
+        #expect(throws: DecodingError.self) {
+            _ = try decodeTemplate(#"{"clientRate": 16000, "clientMessage": "x", "serverAudio": {"match": {}}}"#)
+        }
+    }
+
+    @Test func theClientMessageIsChecked() {
+        for message in [#"{"a":"audio"}"#, #"{"a":{{audio}}"#, #"{"a":"{{audio}}""#] {
+            #expect(throws: AudioPipelineError.self) {
+                _ = try WireProfile.custom(CustomProfileTemplate(clientRate: 16000, clientMessage: message))
+            }
+        }
+    }
+}
