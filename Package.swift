@@ -90,7 +90,7 @@ let package = Package(
         ),
 
         // MARK: Tests
-        .testTarget(name: "AudioPipelineCoreTests", dependencies: ["AudioPipelineCore"]),
+        .testTarget(name: "AudioPipelineCoreTests", dependencies: ["AudioPipelineCore", "_AudioPipelineTestSupport"]),
         .testTarget(
             name: "AudioPipelineAdaptersTests",
             // CSndFile: the cross-checks call libsndfile's own conversion directly.

@@ -6,15 +6,9 @@ import Foundation
 
 /// Deterministic random numbers for tests (SplitMix64), so failures reproduce.
 public struct TestRNG: RandomNumberGenerator {
-    var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {  // TODO(core merge): the core's SplitMix64, once public
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var inner: SplitMix64
+    public init(seed: UInt64) { inner = SplitMix64(seed: seed) }
+    public mutating func next() -> UInt64 { inner.next() }
 }
 
 /// Splits `total` into random block sizes in `1...maxBlock`, with runs of 1 included.
@@ -28,6 +22,30 @@ public func randomBlocks(total: Int, maxBlock: Int, rng: inout TestRNG) -> [Int]
         left -= take
     }
     return sizes
+}
+
+/// Runs a stage over `input` cut into `blocks` (sizes in the stage's input units), with an output
+/// buffer of exactly `maxOutputCount` per call, and returns everything it produced (then finish).
+public func runInBlocks<S: StreamingStage>(_ stage: inout S, _ input: [S.Input], blocks: [Int]) -> [S.Output]
+where S.Output: Numeric {
+    var out: [S.Output] = []
+    var offset = 0
+    let inStride = stage.inputStride, outStride = stage.outputStride
+    input.withUnsafeBufferPointer { inp in
+        for b in blocks {
+            var slice = UnsafeBufferPointer(rebasing: inp[offset..<offset + b * inStride])
+            var scratch = [S.Output](repeating: 0, count: max(stage.maxOutputCount(forInput: b), 1) * outStride)
+            while !slice.isEmpty {
+                let r = scratch.withUnsafeMutableBufferPointer { stage.process(slice, into: $0) }
+                out.append(contentsOf: scratch[0..<r.produced * outStride])
+                slice = UnsafeBufferPointer(rebasing: slice[(r.consumed * inStride)...])
+                if r.consumed == 0 && r.produced == 0 { break }
+            }
+            offset += b * inStride
+        }
+    }
+    out.append(contentsOf: stage.processAll([], finishing: true))
+    return out
 }
 
 /// Compares two sequences and describes the first difference (never prints whole arrays).

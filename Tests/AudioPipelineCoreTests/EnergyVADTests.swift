@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 @testable import AudioPipelineCore
 
@@ -286,11 +287,17 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         var c = VADConfiguration()
         c.enterThreshold = 7.5
         c.hangoverMilliseconds = 250
-        let back = try VADConfiguration(json: try JSON.parse(c.json))
+        // (Codable since the configuration stopped hand-writing its JSON; validation stays `validate()`.)
+        func read(_ text: String) throws -> VADConfiguration {
+            let c = try JSONDecoder().decode(VADConfiguration.self, from: Data(text.utf8))
+            try c.validate()
+            return c
+        }
+        let back = try read(String(decoding: try JSONEncoder().encode(c), as: UTF8.self))
         #expect(back == c)
-        #expect(throws: AudioPipelineError.self) { try VADConfiguration(json: try JSON.parse(#"{"enter_dB": 3}"#)) }
-        #expect(throws: AudioPipelineError.self) { try VADConfiguration(json: try JSON.parse(#"{"exit_db": 30}"#)) }
-        #expect(throws: AudioPipelineError.self) { try VADConfiguration(json: try JSON.parse(#"{"frame_ms": 15}"#)) }
+        #expect(throws: DecodingError.self) { try read(#"{"enter_dB": 3}"#) }
+        #expect(throws: AudioPipelineError.self) { try read(#"{"exit_db": 30}"#) }
+        #expect(throws: AudioPipelineError.self) { try read(#"{"frame_ms": 15}"#) }
     }
 
     @Test func runningQuantileMatchesASortedWindow() {

@@ -1,4 +1,5 @@
 import Testing
+import _AudioPipelineTestSupport
 @testable import AudioPipelineCore
 
 @Suite struct SampleRateValidation {

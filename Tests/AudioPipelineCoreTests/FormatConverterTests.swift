@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 @testable import AudioPipelineCore
 

@@ -1,4 +1,5 @@
 import Testing
+import _AudioPipelineTestSupport
 @testable import AudioPipelineCore
 
 /// The iOS client code, verbatim in behaviour (reference 001): the oracle for `--compat ios`.

@@ -1,4 +1,5 @@
 import Testing
+import _AudioPipelineTestSupport
 @testable import AudioPipelineCore
 
 private func sine(_ n: Int, channels: Int = 1, step: Double = 0.031) -> [Float] {

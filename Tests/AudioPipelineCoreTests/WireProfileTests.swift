@@ -1,4 +1,5 @@
 import Testing
+import _AudioPipelineTestSupport
 @testable import AudioPipelineCore
 
 private func fullDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {

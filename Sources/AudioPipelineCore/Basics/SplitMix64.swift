@@ -1,10 +1,10 @@
 /// SplitMix64: a tiny, fast, well-distributed generator (Steele, Lea & Flood 2014). Deterministic
 /// and seedable, which dither needs for repeatable output; not for cryptography. (The standard
 /// library has no seeded generator; swift-argument-parser's `Examples/roll` carries the same one.)
-struct SplitMix64: Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    @inline(__always) mutating func next() -> UInt64 {
+    public init(seed: UInt64) { state = seed }
+    @inline(__always) public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -110,39 +110,41 @@ public final class CaptureReader {
     }
 }
 
-/// The stream `frame` writes for binary profiles: `[u32 LE length][u8 opcode][payload]` per message.
+/// The stream `frame` writes for binary profiles (`WireMessageStream`), decoded as it is read: one
+/// block and the message in progress in memory, whatever the stream's length.
 enum BinaryCapture {
     static func read(path: String, _ body: (CapturedMessage) throws(AudioPipelineError) -> Void)
         throws(AudioPipelineError)
     {
-        let b = try TextInput.bytes(path, what: "the message stream")
-        if b.isEmpty { throw AudioPipelineError(.invalidData, "\(path): file is empty") }
-        var i = 0, n = 0
-        while i < b.count {
-            n += 1
-            guard i + 5 <= b.count else {
-                throw AudioPipelineError(.invalidData, "\(path): message \(n) at byte \(i): truncated header")
-            }
-            let len = Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24
-            let op = b[i + 4]
-            guard i + 5 + len <= b.count else {
-                throw AudioPipelineError(
-                    .invalidData, "\(path): message \(n) at byte \(i): \(len) bytes announced, \(b.count - i - 5) left")
-            }
-            let payload = Array(b[(i + 5)..<(i + 5 + len)])
-            let location = "\(path): message \(n)"
-            switch op {
-            case 2:
-                try body(
-                    CapturedMessage(location: location, timeMs: nil, direction: .client, payload: .binary(payload)))
-            case 1:
-                try body(
-                    CapturedMessage(
-                        location: location, timeMs: nil, direction: .client,
-                        payload: .text(String(decoding: payload, as: UTF8.self))))
-            default: throw AudioPipelineError(.invalidData, "\(path): message \(n) at byte \(i): unknown opcode \(op)")
-            }
-            i += 5 + len
+        let fd = try TextInput.open(path, what: "the message stream")
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        var decoder = WireMessageStream.Decoder()
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        var messages: [CapturedMessage] = []
+        func fail(_ e: WireMessageStream.DecodingError) -> AudioPipelineError {
+            AudioPipelineError(.invalidData, "\(path): \(e)")
         }
+        while true {
+            let n = try TextInput.read(fd, into: &block, path: path)
+            if n == 0 { break }
+            do throws(WireMessageStream.DecodingError) {
+                try block.withUnsafeBufferPointer { (b) throws(WireMessageStream.DecodingError) in
+                    try decoder.decode(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(b)[0..<n])) { m in
+                        let location = "\(path): message \(m.number)"
+                        let payload: CapturedMessage.Payload =
+                            m.opcode == .binary
+                            ? .binary(Array(m.payload)) : .text(String(decoding: m.payload, as: UTF8.self))
+                        messages.append(
+                            CapturedMessage(location: location, timeMs: nil, direction: .client, payload: payload))
+                    }
+                }
+            } catch {
+                throw fail(error)
+            }
+            for m in messages { try body(m) }
+            messages.removeAll(keepingCapacity: true)
+        }
+        if decoder.bytesDecoded == 0 { throw AudioPipelineError(.invalidData, "\(path): file is empty") }
+        do throws(WireMessageStream.DecodingError) { try decoder.finish() } catch { throw fail(error) }
     }
 }

@@ -230,7 +230,8 @@ enum CaptureEntry {
 
 /// Readable text for a `DecodingError`: where in the document (`events[2].match`) and what is wrong.
 enum DecodingErrorText {
-    static func describe(_ error: DecodingError) -> String {
+    /// `keyIsSubject`: when the message already names the key (an unknown key), the path is left out.
+    static func describe(_ error: DecodingError, keyIsSubject: Bool = false) -> String {
         func place(_ path: [any CodingKey]) -> String {
             var parts: [String] = []
             for k in path {
@@ -250,7 +251,7 @@ enum DecodingErrorText {
         case .valueNotFound(let type, let c):
             return "\(place(c.codingPath)): expected \(typeName(type)), found null"
         case .dataCorrupted(let c):
-            let p = place(c.codingPath)
+            let p = keyIsSubject ? "" : place(c.codingPath)
             return (p.isEmpty ? "" : p + ": ") + c.debugDescription
         @unknown default:
             return "\(error)"

@@ -2,24 +2,25 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 
 /// Whole-file loading for the jobs that need a signal in memory (VAD detection and tuning): any file,
-/// any channel count, mixed to mono.
+/// any channel count, mixed to mono through the same `FormatConverter` every job uses.
 public enum AudioLoader {
-    /// The file as mono Float32 at its own rate.
-    public static func mono(path: String) throws(AudioPipelineError) -> (samples: [Float], rate: Int) {
+    /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`.
+    public static func mono(
+        path: String, rate: Int? = nil, resampler: ResamplerChoice = .default
+    ) throws(AudioPipelineError) -> (samples: [Float], rate: Int) {
         let reader = try AudioFileReader(path: path)
-        let channels = reader.format.channels
-        var interleaved: [Float] = []
-        var block = [Float](repeating: 0, count: 8192 * channels)
-        while true {
-            let got = try block.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
-                try reader.read(into: p)
-            }
-            if got == 0 { break }
-            interleaved.append(contentsOf: block[0..<(got * channels)])
+        var o = ConvertOptions()
+        o.channels = 1
+        o.encoding = .float32
+        o.resampler = resampler
+        o.sampleRate = try rate.map { (r) throws(AudioPipelineError) in try SampleRate(r) }
+        let conversion = try FileConversion(reader: reader, options: o)
+        var samples: [Float] = []
+        samples.reserveCapacity(reader.description.frames ?? 0)
+        _ = try conversion.run(progress: { _ in }) { (block) throws(AudioPipelineError) in
+            if case .float32(let b) = block { samples.append(contentsOf: b) }
         }
-        if channels == 1 { return (interleaved, reader.format.sampleRate.hz) }
-        var mixer = try ChannelMixer(channels: channels)
-        return (mixer.processAll(interleaved), reader.format.sampleRate.hz)
+        return (samples, conversion.outputFormat.sampleRate.hz)
     }
 
     /// A far-end reference on the microphone's timeline: mono at `rate` (converted with `resampler`
@@ -28,18 +29,12 @@ public enum AudioLoader {
     public static func reference(
         path: String, rate: Int, length: Int, resampler: ResamplerChoice = .default
     ) throws(AudioPipelineError) -> (samples: [Float], warning: String?) {
-        let (samples, refRate) = try mono(path: path)
-        var r = samples
-        if refRate != rate {
-            var converter = try resampler.make(
-                try ResamplingFormat(from: try SampleRate(refRate), to: try SampleRate(rate)))
-            r = converter.processAll(r)
-        }
+        var (r, _) = try mono(path: path, rate: rate, resampler: resampler)
         var warning: String?
         if r.count != length {
             warning =
                 "\(path): reference has \(r.count) samples, the microphone \(length); "
-                + "\(r.count < length ? "padded with silence" : "cut")"
+                + (r.count < length ? "padded with silence" : "cut")
             if r.count < length {
                 r += [Float](repeating: 0, count: length - r.count)
             } else {

@@ -67,18 +67,18 @@ public enum FileConverter {
         try SamePathGuard.refuse(input: input, output: output)
         let started = DispatchTime.now().uptimeNanoseconds
         let reader = try AudioFileReader(path: input, raw: raw)
-        let chain = try ConversionChain(input: reader.description, name: reader.displayName, options: options)
+        let chain = try FileConversion(reader: reader, options: options)
         let writer = try AudioOutput(
             path: output, type: options.type, encoding: options.encoding, format: chain.outputFormat)
-        let frames = try chain.run(reader: reader, blockFrames: options.blockFrames, progress: progress) {
-            (samples) throws(AudioPipelineError) in
+        let frames = try chain.run(progress: progress) { (samples) throws(AudioPipelineError) in
             switch samples {
             case .pcm16(let p): try writer.write(p)
             case .float32(let p): try writer.write(p)
             }
         }
-        try writer.commit()
+        // (Checked before the output is put in place: with --strict a truncated input leaves nothing.)
         let warnings = [try InputCheck.truncation(reader, strict: options.strict)].compactMap { $0 }
+        try writer.commit()
         let d = reader.description
         return ConvertReport(
             input: input, output: output,
@@ -88,168 +88,115 @@ public enum FileConverter {
             outputFormat: .init(
                 type: options.type.rawValue, encoding: options.encoding.rawValue,
                 sampleRate: chain.outputFormat.sampleRate.hz, channels: chain.outputFormat.channels),
-            framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.clippedSamples,
-            nanSamples: chain.nanSamples,
-            resampler: chain.resamplerName, resamplerLatencyFrames: chain.resamplerLatency,
+            framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.converter.clippedCount,
+            nanSamples: chain.converter.nanCount,
+            resampler: chain.converter.resamplerName, resamplerLatencyFrames: chain.converter.latency,
             elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, warnings: warnings)
     }
 }
 
-/// The conversion chain of one file: channel plan, resampler and quantiser, with buffers allocated
-/// once for a block size.
-final class ConversionChain {
-    enum Samples {
-        case pcm16(UnsafeBufferPointer<Int16>)
-        case float32(UnsafeBufferPointer<Float>)
-    }
+/// One file through a `FormatConverter`: read block by block (PCM16 files as integers, so the
+/// chosen PCM convention applies exactly), convert, hand each converted block on. Buffers are
+/// allocated once; memory does not depend on the file's length.
+final class FileConversion {
+    typealias Samples = FileBlocks.Block
 
-    let inputFormat: StreamFormat
-    let outputFormat: StreamFormat
+    let reader: AudioFileReader
+    let converter: FormatConverter
     let encoding: SampleEncoding
-    private let readsPCM16: Bool
-    private var mixer: ChannelMixer?
-    private var resampler: (any Resampler)?
-    private var toFloat: Int16ToFloat32Converter
-    private var toPCM: Float32ToInt16Converter
-    /// Channels between mixing and duplication.
-    private let stageChannels: Int
+    var outputFormat: StreamFormat { converter.outputFormat }
 
-    var clippedSamples: Int { toPCM.clippedCount }
-    var nanSamples: Int { toPCM.nanCount }
-    var resamplerName: String? { resampler?.name }
-    var resamplerLatency: Int { resampler?.latency ?? 0 }
-
-    init(input: AudioFileDescription, name: String, options: ConvertOptions) throws(AudioPipelineError) {
-        let inCh = input.format.channels
-        if let k = options.channel, !(0..<inCh).contains(k) {
-            throw AudioPipelineError(
-                .invalidConfiguration, "\(name): has \(inCh) channel(s); channel \(k + 1) does not exist")
+    /// The channel plan of `channels`/`channel` (0-based) for the reader's input, or why there is none.
+    static func plan(input: StreamFormat, name: String, channels: Int?, channel: Int?) throws(AudioPipelineError)
+        -> FormatConverter.ChannelPlan
+    {
+        let inCh = input.channels
+        if let k = channel {
+            guard (0..<inCh).contains(k) else {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "\(name): has \(inCh) channel(s); channel \(k + 1) does not exist")
+            }
+            return .pick(k)
         }
-        let outCh = options.channels ?? (options.channel != nil ? 1 : inCh)
-        guard outCh == 1 || outCh == inCh || inCh == 1 else {
-            throw AudioPipelineError(
-                .invalidConfiguration,
-                "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start "
-                    + "from mono"
-            )
-        }
-        inputFormat = input.format
-        let outRate = options.sampleRate ?? input.format.sampleRate
-        outputFormat = try StreamFormat(sampleRate: outRate, channels: outCh)
-        encoding = options.encoding
-        readsPCM16 = input.isPCM16
-        mixer =
-            (outCh == 1 && inCh > 1)
-            ? try ChannelMixer(channels: inCh, mode: options.channel.map { .channel($0) } ?? .mean) : nil
-        stageChannels = mixer != nil ? 1 : inCh
-        resampler =
-            outRate == input.format.sampleRate
-            ? nil
-            : try options.resampler.make(
-                ResamplingFormat(from: input.format.sampleRate, to: outRate, channels: stageChannels))
-        toFloat = Int16ToFloat32Converter(compatibility: options.compatibility)
-        toPCM = try Float32ToInt16Converter(.init(compatibility: options.compatibility, dither: options.dither))
+        let outCh = channels ?? inCh
+        if outCh == inCh { return .keep }
+        if outCh == 1 { return .downmix }
+        if inCh == 1 { return .duplicate(outCh) }
+        throw AudioPipelineError(
+            .invalidConfiguration,
+            "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start from mono")
     }
 
-    /// Reads `reader` to its end, block by block, handing every converted block to `sink`.
-    /// Returns the frames read and written.
-    func run(
-        reader: AudioFileReader, blockFrames block: Int, progress: ProgressHandler,
-        sink: (Samples) throws(AudioPipelineError) -> Void
-    ) throws(AudioPipelineError) -> (in: Int, out: Int) {
-        let inCh = inputFormat.channels, outCh = outputFormat.channels
-        var pcmIn = [Int16](repeating: 0, count: block * inCh)
-        var floatIn = [Float](repeating: 0, count: block * inCh)
-        var mixed = [Float](repeating: 0, count: mixer != nil ? block : 0)
-        let resCap =
-            resampler.map { Swift.max($0.maxOutputCount(forInput: block), $0.maxOutputCount(forInput: 0)) } ?? 0
-        var resampled = [Float](repeating: 0, count: resCap * stageChannels)
-        let outCap = Swift.max(block, resCap) * outCh
-        var widened = [Float](repeating: 0, count: outCh > stageChannels ? outCap : 0)
-        var pcmOut = [Int16](repeating: 0, count: encoding == .pcm16 ? outCap : 0)
-        var framesIn = 0, framesOut = 0
-        let total = reader.description.frames
-        let rate = inputFormat.sampleRate.hz
+    init(reader: AudioFileReader, options o: ConvertOptions) throws(AudioPipelineError) {
+        self.reader = reader
+        let input = reader.format
+        let plan = try Self.plan(input: input, name: reader.displayName, channels: o.channels, channel: o.channel)
+        converter = try FormatConverter(
+            .init(
+                input: input, outputRate: o.sampleRate, channels: plan, compatibility: o.compatibility,
+                dither: o.dither,
+                blockFrames: o.blockFrames),
+            resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f) })
+        encoding = o.encoding
+    }
 
-        // Writes interleaved output-format samples, quantising to PCM16 when asked.
-        func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
-            guard encoding == .pcm16 else { return try sink(.float32(samples)) }
-            let n = samples.count
-            _ = pcmOut.withUnsafeMutableBufferPointer { toPCM.process(samples, into: $0) }
-            try pcmOut.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
-                try sink(.pcm16(UnsafeBufferPointer(rebasing: p[0..<n])))
-            }
-        }
-        // Writes `frames` frames of `stageChannels`-channel audio, duplicating mono to N channels.
-        func emit(_ buf: UnsafeBufferPointer<Float>, frames: Int) throws(AudioPipelineError) {
-            guard frames > 0 else { return }
-            let samples = UnsafeBufferPointer(rebasing: buf[0..<frames * stageChannels])
-            framesOut += frames
-            guard outCh > stageChannels else { return try write(samples) }
-            widened.withUnsafeMutableBufferPointer { w in
-                for f in 0..<frames { for c in 0..<outCh { w[f * outCh + c] = samples[f] } }
-            }
-            try widened.withUnsafeBufferPointer { (w) throws(AudioPipelineError) in
-                try write(UnsafeBufferPointer(rebasing: w[0..<frames * outCh]))
-            }
-        }
-        func resampleAndEmit(_ src: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
-            guard resampler != nil else { return try emit(src, frames: src.count / stageChannels) }
-            var offset = 0
-            while offset < src.count {
-                // Mutated in place (never copied out), so a value-type resampler's buffers are not copied.
-                let res = resampled.withUnsafeMutableBufferPointer {
-                    resampler!.process(UnsafeBufferPointer(rebasing: src[offset...]), into: $0)
-                }
-                offset += res.consumed * stageChannels
-                try resampled.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
-                    try emit(p, frames: res.produced)
-                }
-                if res.consumed == 0 && res.produced == 0 { break }
-            }
-        }
-
-        while true {
-            let got = try read(reader, pcm: &pcmIn, float: &floatIn)
-            if got == 0 { break }
-            framesIn += got
-            if mixer != nil {
-                _ = floatIn.withUnsafeBufferPointer { i in
-                    mixed.withUnsafeMutableBufferPointer {
-                        mixer!.process(UnsafeBufferPointer(rebasing: i[0..<got * inCh]), into: $0)
-                    }
-                }
-                try mixed.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
-                    try resampleAndEmit(UnsafeBufferPointer(rebasing: p[0..<got]))
+    /// Reads the input to its end, handing every converted block to `sink`; returns the frames read
+    /// and written.
+    func run(progress: ProgressHandler, sink: (Samples) throws(AudioPipelineError) -> Void) throws(AudioPipelineError)
+        -> (in: Int, out: Int)
+    {
+        let capacity =
+            max(
+                converter.maxOutputCount(forInput: converter.configuration.blockFrames),
+                converter.maxOutputCount(forInput: 0), 1) * converter.outputStride
+        var pcm = [Int16](repeating: 0, count: encoding == .pcm16 ? capacity : 0)
+        var float = [Float](repeating: 0, count: encoding == .pcm16 ? 0 : capacity)
+        var framesOut = 0
+        let c = converter, toPCM = encoding == .pcm16, stride = converter.outputStride
+        /// Runs `step` (one `process` or `finish` into the output buffer) and passes its output on.
+        func pass(
+            _ step: (UnsafeMutableBufferPointer<Int16>) -> ProcessResult,
+            _ floatStep: (UnsafeMutableBufferPointer<Float>) -> ProcessResult
+        ) throws(AudioPipelineError) -> ProcessResult {
+            let r =
+                toPCM
+                ? pcm.withUnsafeMutableBufferPointer { step($0) }
+                : float.withUnsafeMutableBufferPointer { floatStep($0) }
+            let n = r.produced * stride
+            framesOut += r.produced
+            guard n > 0 else { return r }
+            if toPCM {
+                try pcm.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try sink(.pcm16(UnsafeBufferPointer(rebasing: p[0..<n])))
                 }
             } else {
-                try floatIn.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
-                    try resampleAndEmit(UnsafeBufferPointer(rebasing: p[0..<got * inCh]))
+                try float.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try sink(.float32(UnsafeBufferPointer(rebasing: p[0..<n])))
                 }
             }
-            progress(JobProgress(done: framesIn, total: total, unit: .frames(rate: rate)))
+            return r
         }
-        while resampler != nil {
-            let n = resampled.withUnsafeMutableBufferPointer { resampler!.finish(into: $0) }
-            if n == 0 { break }
-            try resampled.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try emit(p, frames: n) }
-        }
-        return (framesIn, framesOut)
-    }
-
-    /// One block as Float32: PCM16 files are read as integers and widened with the chosen convention.
-    private func read(_ reader: AudioFileReader, pcm: inout [Int16], float: inout [Float]) throws(AudioPipelineError)
-        -> Int
-    {
-        guard readsPCM16 else {
-            return try float.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p)
+        try FileBlocks.read(reader, blockFrames: c.configuration.blockFrames, progress: progress) {
+            (block) throws(AudioPipelineError) in
+            switch block {
+            case .pcm16(var b):
+                while !b.isEmpty {
+                    let r = try pass({ c.process(b, into: $0) }, { c.process(b, into: $0) })
+                    b = UnsafeBufferPointer(rebasing: b[(r.consumed * c.inputStride)...])
+                    if r.consumed == 0 && r.produced == 0 { break }
+                }
+            case .float32(var b):
+                while !b.isEmpty {
+                    let r = try pass({ c.process(b, into: $0) }, { c.process(b, into: $0) })
+                    b = UnsafeBufferPointer(rebasing: b[(r.consumed * c.inputStride)...])
+                    if r.consumed == 0 && r.produced == 0 { break }
+                }
             }
         }
-        let got = try pcm.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in try reader.read(into: p) }
-        let n = got * inputFormat.channels
-        _ = pcm.withUnsafeBufferPointer { i in
-            float.withUnsafeMutableBufferPointer { toFloat.process(UnsafeBufferPointer(rebasing: i[0..<n]), into: $0) }
-        }
-        return got
+        while try pass(
+            { ProcessResult(consumed: 0, produced: c.finish(into: $0)) },
+            { ProcessResult(consumed: 0, produced: c.finish(into: $0)) }
+        ).produced > 0 {}
+        return (reader.framesRead, framesOut)
     }
 }

@@ -19,12 +19,13 @@ public struct FrameOptions: Sendable {
     public init(profile: WireProfile) { self.profile = profile }
 }
 
-/// Turns an audio file into exactly the messages a client of `profile` sends: converted to the
-/// profile's rate, mono PCM16; cut into chunks; each chunk framed byte for byte.
+/// Turns an audio file into exactly the messages a client of `profile` sends, through the core's
+/// `CapturePath` (the same object an app's microphone path uses): converted to the profile's rate,
+/// mono PCM16; cut into chunks; each chunk framed byte for byte.
 ///
-/// Output: JSON Lines, one WebSocket text message per line. For binary profiles (Deepgram), a
-/// length-prefixed stream: per message a 4-byte little-endian length, a 1-byte WebSocket opcode
-/// (1 text, 2 binary), then the payload — `Deframer` reads it back.
+/// Output: JSON Lines, one WebSocket text message per line. For binary profiles (Deepgram), the
+/// length-prefixed stream of `WireMessageStream` (per message a 4-byte little-endian length, a
+/// 1-byte WebSocket opcode, the payload) — `Deframer` reads it back.
 public enum Framer {
     public static func frame(
         input: String, raw: RawFormat? = nil, output: String, options: FrameOptions,
@@ -33,115 +34,141 @@ public enum Framer {
         try SamePathGuard.refuse(input: input, output: output)
         let p = options.profile
         let reader = try AudioFileReader(path: input, raw: raw)
-        var convert = ConvertOptions()
-        convert.sampleRate = try SampleRate(p.clientRate)
-        convert.channels = 1
-        convert.encoding = .pcm16
-        convert.compatibility = options.compatibility
-        convert.resampler = options.resampler
-        let chain = try ConversionChain(input: reader.description, name: reader.displayName, options: convert)
-        let writer = try MessageWriter(output: output, options: options, rate: chain.outputFormat.sampleRate)
-        _ = try chain.run(reader: reader, blockFrames: convert.blockFrames, progress: progress) {
-            (samples) throws(AudioPipelineError) in
-            if case .pcm16(let pcm) = samples { try writer.write(pcm) }
+        let channels: FormatConverter.ChannelPlan = reader.format.channels == 1 ? .keep : .downmix
+        let path = try CapturePath(
+            profile: p,
+            configuration: .init(
+                device: reader.format, channels: channels, chunkMilliseconds: options.chunkMilliseconds,
+                lastChunk: options.lastChunk, compatibility: options.compatibility),
+            resampler: { (f) throws(AudioPipelineError) in try options.resampler.make(f) })
+        let writer = try MessageWriter(output: output, options: options, messageLength: path.maximumMessageLength)
+        try FileBlocks.read(reader, progress: progress) { (block) throws(AudioPipelineError) in
+            switch block {
+            case .pcm16(let b):
+                try path.process(b, into: writer.message) { (m) throws(AudioPipelineError) in try writer.audio(m) }
+            case .float32(let b):
+                try path.process(b, into: writer.message) { (m) throws(AudioPipelineError) in try writer.audio(m) }
+            }
         }
+        try path.finish(into: writer.message) { (m) throws(AudioPipelineError) in try writer.audio(m) }
         let warnings = [try InputCheck.truncation(reader, strict: options.strict)].compactMap { $0 }
-        try writer.finish()
+        try writer.finish(rate: p.clientRate)
         return FrameReport(
             profile: p.name, rate: p.clientRate, audioMessages: writer.audioMessages,
             controlMessages: writer.controlMessages,
             audioSeconds: Double(writer.frames) / Double(p.clientRate), pcmBytes: writer.pcmBytes,
             wireBytes: writer.wireBytes,
             overhead: writer.pcmBytes > 0 ? Double(writer.audioWireBytes) / Double(writer.pcmBytes) : 0,
-            clippedSamples: chain.clippedSamples, warnings: warnings)
+            clippedSamples: path.converter.clippedCount, warnings: warnings)
     }
 }
 
-/// Chunks PCM16 and writes one message per chunk, plus the control messages asked for.
+/// Writes the messages (JSON Lines, or the binary message stream) and the control messages asked for.
 final class MessageWriter {
     let options: FrameOptions
     let out: ByteOutput
-    var chunker: Chunker<Int16>
-    var message: [UInt8]
-    let rate: SampleRate
+    /// The buffer `CapturePath` frames each message into.
+    let message: UnsafeMutableRawBufferPointer
+    private var header = [UInt8](repeating: 0, count: WireMessageStream.headerLength)
     var audioMessages = 0, controlMessages = 0, wireBytes = 0, audioWireBytes = 0, pcmBytes = 0, frames = 0
 
-    init(output: String, options: FrameOptions, rate: SampleRate) throws(AudioPipelineError) {
+    init(output: String, options: FrameOptions, messageLength: Int) throws(AudioPipelineError) {
         self.options = options
-        self.rate = rate
-        let chunkFrames = rate.frames(milliseconds: options.chunkMilliseconds)
-        guard chunkFrames >= 1 else {
-            throw AudioPipelineError(
-                .invalidConfiguration,
-                "--chunk-ms \(options.chunkMilliseconds) is less than one sample at \(rate.hz) Hz")
-        }
-        chunker = try Chunker(chunkFrames: chunkFrames, channels: 1, lastChunk: options.lastChunk)
-        message = [UInt8](repeating: 0, count: options.profile.messageLength(pcmBytes: chunkFrames * 2))
+        message = .allocate(byteCount: messageLength, alignment: 16)
         out = try ByteOutput(path: output)
-        if options.control, let start = options.profile.startMessage { try emitText(start) }
+        if options.control, let start = options.profile.startMessage { try text(start) }
     }
 
-    func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) {
-        do {
-            try chunker.push(samples) { chunk in try emitAudio(chunk) }
-        } catch {
-            throw error as! AudioPipelineError  // TODO(core merge): Chunker with typed throws
-        }
+    deinit { message.deallocate() }
+
+    func audio(_ m: CapturePath.Message) throws(AudioPipelineError) {
+        try emit(m.bytes, opcode: m.opcode)
+        audioMessages += 1
+        audioWireBytes += m.bytes.count
+        pcmBytes += 2 * m.frames + 2 * m.paddedFrames
+        frames += m.frames
     }
 
-    /// The last chunk, the commit and stop messages; then the output is put in place.
-    func finish() throws(AudioPipelineError) {
-        do {
-            try chunker.finish { chunk in try emitAudio(chunk) }
-        } catch {
-            throw error as! AudioPipelineError  // TODO(core merge): Chunker with typed throws
-        }
+    /// The commit and stop messages; then the output is put in place.
+    func finish(rate: Int) throws(AudioPipelineError) {
         if options.commit {
             guard let commit = options.profile.commitMessage else {
                 throw AudioPipelineError(
                     .invalidConfiguration, "\(options.profile.name) has no commit message; drop --commit")
             }
-            let ms = Double(frames) * 1000 / Double(rate.hz)
+            let ms = Double(frames) * 1000 / Double(rate)
             if let min = options.profile.minimumCommitMilliseconds, ms < min {
                 throw AudioPipelineError(
                     .invalidData,
                     "\(options.profile.name) rejects a commit of \(String(format: "%.1f", ms)) ms of audio "
-                        + "(under \(Int(min)) ms); "
-                        + "the input is too short")
+                        + "(under \(Int(min)) ms); the input is too short")
             }
-            try emitText(commit)
+            try text(commit)
         }
-        if options.control, let stop = options.profile.stopMessage { try emitText(stop) }
+        if options.control, let stop = options.profile.stopMessage { try text(stop) }
         try out.commit()
     }
 
-    private func emitAudio(_ chunk: Chunker<Int16>.Chunk) throws(AudioPipelineError) {
-        let pcm = UnsafeRawBufferPointer(chunk.samples)
-        let n = message.withUnsafeMutableBytes { options.profile.frame(pcm, into: $0) }
-        try emit(message[0..<n], binary: options.profile.isBinary)
-        audioMessages += 1
-        audioWireBytes += n
-        pcmBytes += pcm.count
-        frames += chunk.frames
-    }
-
-    private func emitText(_ text: String) throws(AudioPipelineError) {
-        try emit(Array(text.utf8)[...], binary: false)
+    private func text(_ s: String) throws(AudioPipelineError) {
+        try Array(s.utf8).withUnsafeBufferPointer { (b) throws(AudioPipelineError) in
+            try emit(UnsafeRawBufferPointer(b), opcode: .text)
+        }
         controlMessages += 1
     }
 
-    private func emit(_ payload: ArraySlice<UInt8>, binary: Bool) throws(AudioPipelineError) {
+    private func emit(_ payload: UnsafeRawBufferPointer, opcode: WireOpcode) throws(AudioPipelineError) {
         wireBytes += payload.count
         if options.profile.isBinary {
-            var header = [UInt8](repeating: 0, count: 5)
-            let len = UInt32(payload.count).littleEndian
-            withUnsafeBytes(of: len) { for k in 0..<4 { header[k] = $0[k] } }
-            header[4] = binary ? 2 : 1
-            try out.write(header[...])
+            let h = header.withUnsafeMutableBytes {
+                WireMessageStream.writeHeader(opcode: opcode, payloadLength: payload.count, into: $0)
+            }
+            try out.write(header[0..<h])
             try out.write(payload)
         } else {
             try out.write(payload)
             try out.write("\n")
+        }
+    }
+}
+
+/// Reads a file to its end in blocks: PCM16 files as integers (so a PCM convention applies
+/// exactly), anything else as Float32. Buffers are allocated once.
+enum FileBlocks {
+    enum Block {
+        case pcm16(UnsafeBufferPointer<Int16>)
+        case float32(UnsafeBufferPointer<Float>)
+    }
+
+    static func read(
+        _ reader: AudioFileReader, blockFrames: Int = 4096, progress: ProgressHandler,
+        _ body: (Block) throws(AudioPipelineError) -> Void
+    ) throws(AudioPipelineError) {
+        let samples = blockFrames * reader.format.channels
+        let total = reader.description.frames, rate = reader.format.sampleRate.hz
+        var pcm = [Int16](repeating: 0, count: reader.description.isPCM16 ? samples : 0)
+        var float = [Float](repeating: 0, count: reader.description.isPCM16 ? 0 : samples)
+        while true {
+            let got: Int
+            if reader.description.isPCM16 {
+                got = try pcm.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
+                    try reader.read(into: p)
+                }
+                if got == 0 { break }
+                let n = got * reader.format.channels
+                try pcm.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try body(.pcm16(UnsafeBufferPointer(rebasing: p[0..<n])))
+                }
+            } else {
+                got = try float.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
+                    try reader.read(into: p)
+                }
+                if got == 0 { break }
+                let n = got * reader.format.channels
+                try float.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
+                    try body(.float32(UnsafeBufferPointer(rebasing: p[0..<n])))
+                }
+            }
+            progress(JobProgress(done: reader.framesRead, total: total, unit: .frames(rate: rate)))
         }
     }
 }

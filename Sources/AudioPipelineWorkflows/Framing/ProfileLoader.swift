@@ -17,16 +17,21 @@ public enum ProfileLoader {
         if name.hasPrefix("custom:") {
             let path = String(name.dropFirst(7))
             let text = try TextInput.text(path, what: "the profile template")
+            let template: CustomProfileTemplate
             do {
-                return try WireProfile.custom(try JSON.parse(text))
-            } catch let e as JSON.ParseError {
-                throw AudioPipelineError(.invalidData, "\(path): \(e)")
-            } catch let e as AudioPipelineError {
+                template = try JSONDecoder().decode(CustomProfileTemplate.self, from: Data(text.utf8))
+            } catch let error as DecodingError {
+                throw AudioPipelineError(
+                    .invalidData, "\(path): profile template: \(DecodingErrorText.describe(error))")
+            } catch {
+                throw AudioPipelineError(.invalidData, "\(path): profile template: not JSON: \(error)")
+            }
+            do {
+                return try WireProfile.custom(template)
+            } catch {
                 // A value out of range inside a file is bad data (65), not a bad option (64).
                 throw AudioPipelineError(
-                    e.code == .invalidConfiguration ? .invalidData : e.code, "\(path): \(e.message)")
-            } catch {
-                throw AudioPipelineError(.invalidData, "\(path): \(error)")
+                    error.code == .invalidConfiguration ? .invalidData : error.code, "\(path): \(error.message)")
             }
         }
         guard let b = WireProfile.BuiltIn(rawValue: name) else {

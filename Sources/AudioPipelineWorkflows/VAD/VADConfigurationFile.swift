@@ -31,18 +31,22 @@ public enum VADConfigurationFile {
 
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
         let text = try TextInput.text(path, what: "the VAD configuration")
+        let c: VADConfiguration
         do {
-            return try VADConfiguration(json: try JSON.parse(text))
-        } catch let e as JSON.ParseError {
-            throw AudioPipelineError(.invalidData, "\(path): \(e)")
-        } catch let e as AudioPipelineError {
-            // A value out of range inside a file is bad data (65), not a bad option (64).
-            throw AudioPipelineError(e.code == .invalidConfiguration ? .invalidData : e.code, "\(path): \(e.message)")
+            c = try JSONDecoder().decode(VADConfiguration.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw AudioPipelineError(.invalidData, "\(path): \(DecodingErrorText.describe(error, keyIsSubject: true))")
         } catch {
-            throw AudioPipelineError(.invalidData, "\(path): \(error)")
+            throw AudioPipelineError(.invalidData, "\(path): not JSON: \(error)")
         }
+        do {
+            try c.validate()
+        } catch {
+            // A value out of range inside a file is bad data (65), not a bad option (64).
+            throw AudioPipelineError(.invalidData, "\(path): \(error.message)")
+        }
+        return c
     }
-
 }
 
 /// A VAD configuration as a JSON object (one key per parameter, by its JSON name), optionally with
@@ -59,8 +63,8 @@ public struct VADConfigurationObject: Encodable, Sendable {
     }
 
     public func encode(to encoder: any Encoder) throws {
+        try configuration.encode(to: encoder)
         var c = encoder.container(keyedBy: JSONKey.self)
-        for name in VADConfiguration.parameterNames { try c.encode(configuration[name]!, forKey: JSONKey(name)) }
         if let scores { try c.encode(scores, forKey: JSONKey("scores")) }
         if let comment { try c.encode(comment, forKey: JSONKey("_comment")) }
     }

@@ -35,7 +35,7 @@ public struct VADDetectReport: WorkflowReport, Codable, Hashable {
     public var timeline: String
     public var segments: [SpeechSegment]
     /// Every parameter by its JSON name.
-    public var configuration: [String: Double]
+    public var configuration: VADConfiguration
     /// Warnings (a reference padded or cut).
     public var warnings: [String]
 
@@ -61,8 +61,7 @@ public enum VADDetector {
             input: input, reference: o.reference, sampleRate: rate, duration: result.duration,
             timeline: o.align ? "aligned" : "streaming",
             segments: result.segments(align: o.align),
-            configuration: Dictionary(
-                uniqueKeysWithValues: VADConfiguration.parameterNames.map { ($0, o.configuration[$0]!) }),
+            configuration: o.configuration,
             warnings: warnings)
         let text: String
         switch o.format {

@@ -1,16 +1,6 @@
 import AudioPipelineCore
 import Foundation
 
-/// A labelled or detected speech interval, seconds.
-public struct SpeechSegment: Sendable, Hashable, Codable {
-    public var start: Double
-    public var end: Double
-    public init(start: Double, end: Double) {
-        self.start = start
-        self.end = end
-    }
-}
-
 /// Runs the streaming detector over a whole file (reference optional) and turns its per-frame
 /// decisions into segments on the streaming timeline.
 public struct VADRun: Sendable {
@@ -65,23 +55,6 @@ public struct VADRun: Sendable {
     public static func segments(
         decisions: [Bool], frameSeconds f: Double, duration: Double, configuration c: VADConfiguration, align: Bool
     ) -> [SpeechSegment] {
-        var out: [SpeechSegment] = []
-        let confirm = Double(c.confirmFrames)
-        var i = 0
-        let n = decisions.count
-        while i < n {
-            guard decisions[i] else { i += 1; continue }
-            var j = i
-            while j + 1 < n && decisions[j + 1] { j += 1 }
-            var start = Double(i + 1) * f
-            var end = min(duration, Double(j + 2) * f)
-            if align {
-                start = max(0, Double(i + 1) * f - confirm * f - c.preRollMilliseconds / 1000)
-                end = min(duration, Double(j + 1) * f)
-            }
-            if end > start { out.append(SpeechSegment(start: start, end: end)) }
-            i = j + 1
-        }
-        return out
+        SpeechSegmenter(frameSeconds: f, configuration: c, align: align).segments(decisions, duration: duration)
     }
 }
