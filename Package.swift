@@ -98,12 +98,16 @@ let package = Package(
         ),
         .testTarget(
             name: "AudioPipelineWorkflowsTests",
-            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "AudioPipelineWorkflows", "_AudioPipelineTestSupport"]
+            dependencies: [
+                "AudioPipelineCore", "AudioPipelineAdapters", "AudioPipelineWorkflows", "_AudioPipelineTestSupport",
+            ]
         ),
         .testTarget(
             name: "AudiopipeCLITests",
             // Depends on the executable so `swift test` always builds a current `audiopipe`.
-            dependencies: ["audiopipe", "AudioPipelineAdapters", "AudioPipelineWorkflows", "_AudioPipelineTestSupport"],
+            dependencies: [
+                "audiopipe", "AudioPipelineAdapters", "AudioPipelineWorkflows", "_AudioPipelineTestSupport",
+            ],
             exclude: ["Fixtures"]  // read by path: hand-written message fixtures and a HAR export
         ),
     ]

@@ -15,7 +15,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .target(name: "BenchSupport", dependencies: [.product(name: "Benchmark", package: "benchmark")], path: "Sources/BenchSupport"),
+        .target(
+            name: "BenchSupport", dependencies: [.product(name: "Benchmark", package: "benchmark")],
+            path: "Sources/BenchSupport"),
         // Plain C loops, the peers the Swift kernels are measured against, built twice from one
         // source: for the same baseline ISA a plain `swift build -c release` targets (x86-64: SSE2),
         // and with -march=native (AVX2/AVX-512 here), the reference. -fno-math-errno lets
@@ -27,7 +29,8 @@ let package = Package(
             cSettings: [.unsafeFlags(["-O3", "-fno-math-errno", "-march=native"])]),
         // libsoxr, the fastest high-quality resampler we know: the peer for the native resampler.
         .systemLibrary(
-            name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]),
+            name: "CSoxr", path: "Sources/CSoxr", pkgConfig: "soxr",
+            providers: [.apt(["libsoxr-dev"]), .brew(["libsoxr"])]),
         .executableTarget(
             name: "Resampling",
             dependencies: [

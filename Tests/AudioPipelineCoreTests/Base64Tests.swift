@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import _AudioPipelineTestSupport
+
 @testable import AudioPipelineCore
 
 func b64(_ bytes: [UInt8]) -> String {
@@ -14,7 +15,9 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
     var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: t.count))
     let r = t.withUnsafeBytes { i in
         out.withUnsafeMutableBytes { o in
-            Result { () throws(Base64.DecodingError) -> Int in try Base64.decode(i, into: o, skippingWhitespace: skippingWhitespace) }
+            Result { () throws(Base64.DecodingError) -> Int in
+                try Base64.decode(i, into: o, skippingWhitespace: skippingWhitespace)
+            }
         }
     }
     return Array(out[0..<(try r.get())])
@@ -22,7 +25,8 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
 
 @Suite struct Base64Tests {
     static let rfc4648: [(String, String)] = [
-        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy"),
+        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy"),
     ]
 
     @Test(arguments: rfc4648)
@@ -44,9 +48,12 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
     }
 
     static let bad: [(String, Base64.DecodingError.Reason, Int)] = [
-        ("Zm9v!mFy", .invalidCharacter, 4), ("Zm9v YmFy", .invalidCharacter, 4), ("Zg=", .truncated, 3), ("Zm9vY", .truncated, 5),
-        ("Z===", .misplacedPadding, 1), ("Zm=v", .misplacedPadding, 2), ("=Zm9", .misplacedPadding, 0), ("Zm9v====", .misplacedPadding, 4),
-        ("Zg==Zg==", .misplacedPadding, 2), ("Zh==", .nonZeroTrailingBits, 1), ("Zm9=", .nonZeroTrailingBits, 2), ("Zm9vYg\u{0}=", .invalidCharacter, 6),
+        ("Zm9v!mFy", .invalidCharacter, 4), ("Zm9v YmFy", .invalidCharacter, 4), ("Zg=", .truncated, 3),
+        ("Zm9vY", .truncated, 5),
+        ("Z===", .misplacedPadding, 1), ("Zm=v", .misplacedPadding, 2), ("=Zm9", .misplacedPadding, 0),
+        ("Zm9v====", .misplacedPadding, 4),
+        ("Zg==Zg==", .misplacedPadding, 2), ("Zh==", .nonZeroTrailingBits, 1), ("Zm9=", .nonZeroTrailingBits, 2),
+        ("Zm9vYg\u{0}=", .invalidCharacter, 6),
         ("Zm9vÿ", .invalidCharacter, 4),
     ]
 
@@ -72,7 +79,10 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
         let alphabetish = Array("ABCxyz019+/= \n=!".utf8)
         for _ in 0..<20_000 {
             let n = Int.random(in: 0...24, using: &rng)
-            let bytes = (0..<n).map { _ in Bool.random(using: &rng) ? alphabetish.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng) }
+            let bytes = (0..<n).map { _ in
+                Bool.random(using: &rng)
+                    ? alphabetish.randomElement(using: &rng)! : UInt8.random(in: 0...255, using: &rng)
+            }
             let text = String(decoding: bytes, as: UTF8.self)
             _ = try? unb64(text, skippingWhitespace: Bool.random(using: &rng))
         }
@@ -105,7 +115,9 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
 
     @Test func theVectorKernelsRunWhereTheCPUHasThem() throws {
         // On this project's x86-64 machines the tests below must exercise the SSSE3 code.
-        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8), info.contains("GenuineIntel") || info.contains("AuthenticAMD") else { return }
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            info.contains("GenuineIntel") || info.contains("AuthenticAMD")
+        else { return }
         #expect(Base64.isVectorized == info.contains(" ssse3"))
     }
 
@@ -135,7 +147,9 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
                 var text = base
                 text[position] = UInt8(value)
                 let ws = value == 0x20 || value == 0x0A
-                #expect(decode(text, .best, skippingWhitespace: ws) == decode(text, .portable, skippingWhitespace: ws), "byte \(value) at \(position)")
+                #expect(
+                    decode(text, .best, skippingWhitespace: ws) == decode(text, .portable, skippingWhitespace: ws),
+                    "byte \(value) at \(position)")
                 checked += 1
             }
         }
@@ -154,7 +168,9 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
             let room = Base64.maxDecodedLength(characters: text.count)
             var memory = [UInt8](repeating: 0xAA, count: room + 32)
             let n = try text.withUnsafeBytes { i in
-                try memory.withUnsafeMutableBytes { m in try Base64.decode(i, into: UnsafeMutableRawBufferPointer(rebasing: m[0..<room])) }
+                try memory.withUnsafeMutableBytes { m in
+                    try Base64.decode(i, into: UnsafeMutableRawBufferPointer(rebasing: m[0..<room]))
+                }
             }
             #expect(n == length)
             #expect(memory[room...].allSatisfy { $0 == 0xAA }, "\(length) bytes")
@@ -163,12 +179,16 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
 }
 
 @Suite struct ChunkerTests {
-    func collect(_ c: inout Chunker<Int16>, _ input: [Int16], blocks: [Int]) -> [(samples: [Int16], start: Int, frames: Int, padded: Int)] {
+    func collect(_ c: inout Chunker<Int16>, _ input: [Int16], blocks: [Int]) -> [(
+        samples: [Int16], start: Int, frames: Int, padded: Int
+    )] {
         var out: [(samples: [Int16], start: Int, frames: Int, padded: Int)] = []
         var offset = 0
         input.withUnsafeBufferPointer { inp in
             for b in blocks {
-                c.push(UnsafeBufferPointer(rebasing: inp[offset..<offset + b])) { out.append((Array($0.samples), $0.startFrame, $0.frames, $0.paddedFrames)) }
+                c.push(UnsafeBufferPointer(rebasing: inp[offset..<offset + b])) {
+                    out.append((Array($0.samples), $0.startFrame, $0.frames, $0.paddedFrames))
+                }
                 offset += b
             }
         }
@@ -185,7 +205,9 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
         var chunked = try Chunker<Int16>(chunkFrames: 480, lastChunk: last)
         let got = collect(&chunked, input, blocks: randomBlocks(total: input.count, maxBlock: maxBlock, rng: &rng))
         #expect(got.count == reference.count)
-        for (a, b) in zip(got, reference) { #expect(a.samples == b.samples && a.start == b.start && a.frames == b.frames && a.padded == b.padded) }
+        for (a, b) in zip(got, reference) {
+            #expect(a.samples == b.samples && a.start == b.start && a.frames == b.frames && a.padded == b.padded)
+        }
         // 10123 = 21 × 480 + 43.
         #expect(reference.count == (last == .drop ? 21 : 22))
         #expect(reference.dropLast(last == .drop ? 0 : 1).allSatisfy { $0.samples.count == 480 })
@@ -194,7 +216,9 @@ func unb64(_ text: String, skippingWhitespace: Bool = false) throws(Base64.Decod
             #expect(reference.last!.samples.count == 480 && reference.last!.padded == 437)
             #expect(reference.last!.samples[43...].allSatisfy { $0 == 0 })
         }
-        #expect(reference.flatMap { $0.samples }.prefix(input.count).elementsEqual(input.prefix(last == .drop ? 21 * 480 : input.count)))
+        #expect(
+            reference.flatMap { $0.samples }.prefix(input.count).elementsEqual(
+                input.prefix(last == .drop ? 21 * 480 : input.count)))
     }
 
     @Test func stereoChunksCountFrames() throws {

@@ -1,5 +1,6 @@
 import Testing
 import _AudioPipelineTestSupport
+
 @testable import AudioPipelineCore
 
 @Suite struct ChannelMixerTests {

@@ -36,7 +36,8 @@ private let blank = VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, spee
 /// Runs the detector over `mic` (and `reference`) in blocks of the given sizes, with output room of
 /// `room(k)` decisions for the k-th call, until everything is consumed; then finishes.
 private func detect(
-    _ mic: [Float], reference: [Float]? = nil, _ c: VADConfiguration = .init(), blocks: [Int]? = nil, room: (Int) -> Int = { _ in 4096 }
+    _ mic: [Float], reference: [Float]? = nil, _ c: VADConfiguration = .init(), blocks: [Int]? = nil,
+    room: (Int) -> Int = { _ in 4096 }
 ) throws -> [VADDecider.Frame] {
     var vad = try EnergyVAD(sampleRate: rate, configuration: c)
     var frames: [VADDecider.Frame] = []
@@ -51,7 +52,10 @@ private func detect(
                 let block = UnsafeBufferPointer(rebasing: m[offset..<offset + left])
                 let r = out.withUnsafeMutableBufferPointer { o in
                     if let reference {
-                        return reference.withUnsafeBufferPointer { vad.process(block, reference: UnsafeBufferPointer(rebasing: $0[offset..<offset + left]), into: o) }
+                        return reference.withUnsafeBufferPointer {
+                            vad.process(
+                                block, reference: UnsafeBufferPointer(rebasing: $0[offset..<offset + left]), into: o)
+                        }
                     }
                     return vad.process(block, into: o)
                 }
@@ -169,7 +173,8 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         let blocks = randomBlocks(total: x.count, maxBlock: 700, rng: &rng)
         // Random output room too, from 1 decision up: the stage consumes less when it is full.
         var roomRNG = TestRNG(seed: 9)
-        let frames = try detect(x, reference: ref, blocks: blocks, room: { _ in Int.random(in: 1...3, using: &roomRNG) })
+        let frames = try detect(
+            x, reference: ref, blocks: blocks, room: { _ in Int.random(in: 1...3, using: &roomRNG) })
         #expect(frames.count == whole.count)
         #expect(firstDifference(frames, whole) == nil)
         // A 4 s stream at 10 ms frames: 400 decisions; a trailing partial frame gets one from finish.
@@ -180,7 +185,9 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
     @Test func stageContract() throws {
         var vad = try EnergyVAD(sampleRate: rate, configuration: .init())
         #expect(vad.latency == 1 && vad.frameLength == 160)
-        #expect(vad.maxOutputCount(forInput: 159) == 0 && vad.maxOutputCount(forInput: 160) == 1 && vad.maxOutputCount(forInput: 0) == 1)
+        #expect(
+            vad.maxOutputCount(forInput: 159) == 0 && vad.maxOutputCount(forInput: 160) == 1
+                && vad.maxOutputCount(forInput: 0) == 1)
         var out = [VADDecider.Frame](repeating: blank, count: 4)
         let x = [Float](repeating: 0.01, count: 500)
         let r = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { vad.process(i, into: $0) } }
@@ -190,7 +197,9 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(out.withUnsafeMutableBufferPointer { vad.finish(into: $0) } == 0)
         // Output full: consumes only up to the end of the frame it could decide.
         vad.reset()
-        let one = x.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { vad.process(i, into: UnsafeMutableBufferPointer(rebasing: $0[0..<1])) } }
+        let one = x.withUnsafeBufferPointer { i in
+            out.withUnsafeMutableBufferPointer { vad.process(i, into: UnsafeMutableBufferPointer(rebasing: $0[0..<1])) }
+        }
         #expect(one.consumed == 160 && one.produced == 1)
     }
 
@@ -236,7 +245,9 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
     /// measured: 7e-6 relative, float rounding; a wrong hand-off gives 0.02 and more): a loud
     /// low tone that stops mid-frame (so segments start with large filter states that the hand-off
     /// must carry), then quiet noise, ending in a partial frame.
-    @Test(arguments: [(4_000, 10.0), (8_000, 10.0), (16_000, 20.0), (44_100, 10.0), (48_000, 30.0), (16_000, 30.0), (384_000, 30.0)])
+    @Test(arguments: [
+        (4_000, 10.0), (8_000, 10.0), (16_000, 20.0), (44_100, 10.0), (48_000, 30.0), (16_000, 30.0), (384_000, 30.0),
+    ])
     func segmentedBandAnalysisEqualsTheSequentialCascade(sampleRate: Int, frameMilliseconds: Double) {
         let frameLength = Int(Double(sampleRate) * frameMilliseconds / 1000)
         var x = (0..<sampleRate / 3).map { Float(0.5 * sin(2 * Double.pi * 90 * Double($0) / Double(sampleRate))) }

@@ -78,7 +78,10 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
 @Suite struct JitterBufferTests {
     @Test func inOrderAtConstantDelayPlaysEverySampleOnce() throws {
         let h = try Harness(config(stretch: false))
-        for k in 0..<100 { h.add(seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160), arrival: Int64(k * 160 + 400)) }
+        for k in 0..<100 {
+            h.add(
+                seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160), arrival: Int64(k * 160 + 400))
+        }
         h.runToEnd()
         let s = h.jb.statistics
         #expect(s.samplesPlayed == 16_000 && s.samplesLate == 0 && s.samplesConcealed == 0 && s.underruns == 0)
@@ -98,7 +101,9 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         for k in 0..<50 {
             // Packets 10 and 11 (and 30, 31) swap places in arrival.
             let swap: Int64 = (k == 10 || k == 30) ? 30 : (k == 11 || k == 31) ? -30 : 0
-            h.add(seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160), arrival: Int64(k * 160 + 400) + swap)
+            h.add(
+                seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160),
+                arrival: Int64(k * 160 + 400) + swap)
         }
         h.runToEnd()
         #expect(firstDifference(playedMedia(h) { $0 * 160 }, Array(0..<8_000)) == nil)
@@ -126,7 +131,10 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
 
     @Test func duplicatePacketIsRefused() throws {
         let h = try Harness(config(stretch: false))
-        for k in 0..<20 { h.add(seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160), arrival: Int64(k * 160 + 400)) }
+        for k in 0..<20 {
+            h.add(
+                seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160), arrival: Int64(k * 160 + 400))
+        }
         h.add(seq: 99, media: 5 * 160, samples: ramp(5 * 160, 160), arrival: 5 * 160 + 410)
         h.runToEnd()
         #expect(h.results[99] == .duplicate && h.jb.statistics.packetsDuplicate == 1)
@@ -187,10 +195,14 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         for k in 0..<250 { h.add(seq: Int64(k), utt: 0, media: Int64(k * 160), samples: constant(160), arrival: 100) }
         h.flushes = [(time: 8000 + 35, through: 0)]
         // In flight when the cancel was sent: more of utterance 0, arriving after the flush (stale).
-        for k in 250..<260 { h.add(seq: Int64(k), utt: 0, media: Int64(k * 160), samples: constant(160), arrival: 8100 + Int64(k)) }
+        for k in 250..<260 {
+            h.add(seq: Int64(k), utt: 0, media: Int64(k * 160), samples: constant(160), arrival: 8100 + Int64(k))
+        }
         // Utterance 1 starts 1 s after the flush.
         for k in 0..<50 {
-            h.add(seq: Int64(1000 + k), utt: 1, media: 100_000 + Int64(k * 160), samples: constant(160), arrival: 16_000 + Int64(k * 160))
+            h.add(
+                seq: Int64(1000 + k), utt: 1, media: 100_000 + Int64(k * 160), samples: constant(160),
+                arrival: 16_000 + Int64(k * 160))
         }
         h.runToEnd()
         let s = h.jb.statistics
@@ -233,7 +245,9 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         let h = try Harness(config(stretch: true))
         // 60 s of audio in 20 ms packets delivered within 300 ms.
         for k in 0..<3000 {
-            h.add(seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160), arrival: 2000 + Int64(k * 2400 / 3000))
+            h.add(
+                seq: Int64(k), media: Int64(k * 160), samples: ramp(Int64(k * 160), 160),
+                arrival: 2000 + Int64(k * 2400 / 3000))
         }
         h.runToEnd()
         let s = h.jb.statistics
@@ -253,7 +267,9 @@ private func playedMedia(_ h: Harness, packetMedia: (Int64) -> Int64) -> [Int64]
         for i in signal.indices { signal[i] = 0.5 * Float(sin(2 * Double.pi * 200 * Double(i) / 8000)) }
         for k in 0..<n {
             let arrival = max(4000, Int64(k * 160 + 400))
-            h.add(seq: Int64(k), media: Int64(k * 160), samples: Array(signal[(k * 160)..<(k * 160 + 160)]), arrival: arrival)
+            h.add(
+                seq: Int64(k), media: Int64(k * 160), samples: Array(signal[(k * 160)..<(k * 160 + 160)]),
+                arrival: arrival)
         }
         h.runToEnd()
         let s = h.jb.statistics

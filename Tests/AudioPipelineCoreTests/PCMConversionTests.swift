@@ -1,12 +1,15 @@
 import Testing
 import _AudioPipelineTestSupport
+
 @testable import AudioPipelineCore
 
 /// The iOS client code, verbatim in behaviour (reference 001): the oracle for `--compat ios`.
 private func iosCapture(_ x: Float) -> Int16 { Int16(max(-1.0, min(1.0, x)) * Float(Int16.max)) }
 private func iosPlayback(_ x: Int16) -> Float { Float(x) / Float(Int16.max) }
 
-private func toInt16(_ xs: [Float], _ config: Float32ToInt16Converter.Configuration = .init()) throws -> (out: [Int16], clipped: Int, nan: Int) {
+private func toInt16(_ xs: [Float], _ config: Float32ToInt16Converter.Configuration = .init()) throws -> (
+    out: [Int16], clipped: Int, nan: Int
+) {
     var c = try Float32ToInt16Converter(config)
     let out = c.processAll(xs)
     return (out, c.clippedCount, c.nanCount)
@@ -42,7 +45,9 @@ private func expectEverywhere(_ value: Float, _ expected: Int16, mode: PCMCompat
     }
 
     @Test func countsClippedAndNaN() throws {
-        let xs: [Float] = [0, 1, -1, 1.0001, -1.0001, .infinity, -.infinity, .nan, 0.5, 3, .nan, -7, 0.99, 1.5, 0, 0, 2]
+        let xs: [Float] = [
+            0, 1, -1, 1.0001, -1.0001, .infinity, -.infinity, .nan, 0.5, 3, .nan, -7, 0.99, 1.5, 0, 0, 2,
+        ]
         let (_, clipped, nan) = try toInt16(xs)
         let expectedClipped = xs.filter { !$0.isNaN && abs($0) > 1 }.count
         #expect(clipped == expectedClipped)
@@ -183,7 +188,10 @@ private func expectEverywhere(_ value: Float, _ expected: Int16, mode: PCMCompat
         var whole = Int16ToFloat32Converter(compatibility: mode)
         let reference = whole.processAll(xs)
         var chunked = Int16ToFloat32Converter(compatibility: mode)
-        #expect(firstDifference(runInBlocks(&chunked, xs, blocks: randomBlocks(total: xs.count, maxBlock: maxBlock, rng: &rng)), reference) == nil)
+        #expect(
+            firstDifference(
+                runInBlocks(&chunked, xs, blocks: randomBlocks(total: xs.count, maxBlock: maxBlock, rng: &rng)),
+                reference) == nil)
     }
 
     @Test func processTakesOnlyWhatFitsAndResetRestartsDither() throws {

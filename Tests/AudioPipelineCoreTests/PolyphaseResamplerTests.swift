@@ -1,5 +1,6 @@
 import Testing
 import _AudioPipelineTestSupport
+
 @testable import AudioPipelineCore
 
 private func sine(_ n: Int, channels: Int = 1, step: Double = 0.031) -> [Float] {
@@ -11,7 +12,9 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
 }
 
 @Suite struct PolyphaseResamplerTests {
-    static let ratios: [(Int, Int)] = [(48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000), (8000, 48000), (48000, 8000)]
+    static let ratios: [(Int, Int)] = [
+        (48000, 16000), (16000, 24000), (24000, 48000), (44100, 16000), (8000, 48000), (48000, 8000),
+    ]
 
     @Test(arguments: ratios, PolyphaseResampler.Preset.allCases)
     func totalLengthFollowsTheRule(ratio: (Int, Int), preset: PolyphaseResampler.Preset) throws {
@@ -45,7 +48,9 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
                 while done < size {
                     let room = Int.random(in: 1...chunked.maxOutputCount(forInput: size), using: &rng)
                     let r = xs[(offset + done) * channels..<(offset + size) * channels].withUnsafeBufferPointer { i in
-                        buf.withUnsafeMutableBufferPointer { chunked.process(i, into: UnsafeMutableBufferPointer(rebasing: $0[0..<room * channels])) }
+                        buf.withUnsafeMutableBufferPointer {
+                            chunked.process(i, into: UnsafeMutableBufferPointer(rebasing: $0[0..<room * channels]))
+                        }
                     }
                     out += buf[0..<r.produced * channels]
                     done += r.consumed
@@ -53,7 +58,9 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
                 offset += size
             }
             while true {
-                let n = buf.withUnsafeMutableBufferPointer { chunked.finish(into: UnsafeMutableBufferPointer(rebasing: $0[0..<7 * channels])) }
+                let n = buf.withUnsafeMutableBufferPointer {
+                    chunked.finish(into: UnsafeMutableBufferPointer(rebasing: $0[0..<7 * channels]))
+                }
                 if n == 0 { break }
                 out += buf[0..<n * channels]
             }
@@ -63,7 +70,9 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
 
     @Test func theVectorKernelsRunWhereTheCPUHasThem() throws {
         // On this project's x86-64 machines (AVX2 + FMA) the tests here must exercise the C kernels.
-        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8), info.contains("AuthenticAMD") || info.contains("GenuineIntel") else { return }
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            info.contains("AuthenticAMD") || info.contains("GenuineIntel")
+        else { return }
         let has = info.contains(" avx2") && info.contains(" fma")
         #expect(PolyphaseResampler.vectorKernelsAvailable == has)
         #expect(try PolyphaseResampler(format: format(48000, 16000)).isVectorized == has)
@@ -128,7 +137,8 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
 
     @Test func fastHasLessLatencyThanHigh() throws {
         let f = try format(48000, 16000)
-        let high = try PolyphaseResampler(format: f, preset: .high), fast = try PolyphaseResampler(format: f, preset: .fast)
+        let high = try PolyphaseResampler(format: f, preset: .high),
+            fast = try PolyphaseResampler(format: f, preset: .fast)
         #expect(fast.latency < high.latency)
         #expect(fast.tapsPerPhase < high.tapsPerPhase)
         #expect(Double(high.latency) / 16000 <= 0.003)

@@ -1,9 +1,12 @@
 import Testing
 import _AudioPipelineTestSupport
+
 @testable import AudioPipelineCore
 
 private func fullDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {
-    guard let v = try? JSON.parse(text), case .audio(let b64, _, _) = p.interpret(v, direction: .server) else { return nil }
+    guard let v = try? JSON.parse(text), case .audio(let b64, _, _) = p.interpret(v, direction: .server) else {
+        return nil
+    }
     return try? unb64(b64)
 }
 
@@ -18,10 +21,19 @@ private func fastDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {
 @Suite struct FastServerDecode {
     /// Server messages as the vendors' guides show them (hand-written), each with 4 samples 0 1 2 3.
     static let messages: [(WireProfile.BuiltIn, String)] = [
-        (.openaiRealtime, #"{"type":"response.output_audio.delta","event_id":"e1","response_id":"r1","item_id":"i1","output_index":0,"content_index":0,"delta":"AAABAAIAAwA="}"#),
+        (
+            .openaiRealtime,
+            #"{"type":"response.output_audio.delta","event_id":"e1","response_id":"r1","item_id":"i1","output_index":0,"content_index":0,"delta":"AAABAAIAAwA="}"#
+        ),
         (.openaiRealtime, #"{"delta":"AAABAAIAAwA=","type":"response.audio.delta","response_id":"r1"}"#),
-        (.openaiRealtime, #" { "type" : "response.output_audio.delta" , "meta":{"a":[1,2,{"b":"}"}]}, "delta" : "AAABAAIAAwA=" } "#),
-        (.geminiLive, #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":"AAABAAIAAwA="}}]}}}"#),
+        (
+            .openaiRealtime,
+            #" { "type" : "response.output_audio.delta" , "meta":{"a":[1,2,{"b":"}"}]}, "delta" : "AAABAAIAAwA=" } "#
+        ),
+        (
+            .geminiLive,
+            #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":"AAABAAIAAwA="}}]}}}"#
+        ),
         (.datagrid, #"{"type":"audio","payload":{"data":"AAABAAIAAwA="}}"#),
         (.atoms, #"{"type":"output_audio.delta","audio":"AAABAAIAAwA="}"#),
     ]
@@ -39,7 +51,8 @@ private func fastDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {
         let p = try WireProfile.builtIn(.openaiRealtime)
         for text in [
             #"{"type":"response.done"}"#, #"{"type":"input_audio_buffer.speech_started"}"#,
-            #"{"type":"response.output_audio.delta","delta":"AAAB\/AIAAwA="}"#,  // escaped slash: full parser handles it
+            // escaped slash: full parser handles it
+            #"{"type":"response.output_audio.delta","delta":"AAAB\/AIAAwA="}"#,
             #"{"type":"response.output_audio\u002edelta","delta":"AAABAAIAAwA="}"#, "", "{", "[]", "null",
         ] {
             #expect(fastDecode(p, text) == nil, "\(text)")
@@ -67,7 +80,9 @@ private func fastDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {
             if (try? JSON.parse(t)) != nil {
                 // Valid JSON: exactly the full parser's audio (or a fallback to it).
                 if let fast { #expect(fast == fullDecode(p, t), "\(which): \(t)") }
-                if fullDecode(p, t) != nil && !t.contains("\\") { #expect(fast != nil, "valid audio message not taken: \(t)") }
+                if fullDecode(p, t) != nil && !t.contains("\\") {
+                    #expect(fast != nil, "valid audio message not taken: \(t)")
+                }
             } else if let fast {
                 // Broken elsewhere: only audio the message really holds (its base64 survived intact).
                 #expect(fast == [0, 0, 1, 0, 2, 0, 3, 0], "\(which): \(t)")
@@ -93,7 +108,10 @@ private func fastDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {
         #expect(v["b"]?.object?.isEmpty == true)
     }
 
-    static let bad: [(String, Int)] = [("{", 1), (#"{"a":}"#, 5), ("[1,]", 3), ("01", 1), (#"{"a" 1}"#, 5), ("tru", 0), (#""\x""#, 2), ("[1] 2", 4), (#""\ud800""#, 7)]
+    static let bad: [(String, Int)] = [
+        ("{", 1), (#"{"a":}"#, 5), ("[1,]", 3), ("01", 1), (#"{"a" 1}"#, 5), ("tru", 0), (#""\x""#, 2), ("[1] 2", 4),
+        (#""\ud800""#, 7),
+    ]
 
     @Test(arguments: bad)
     func reportsTheOffset(text: String, offset: Int) {

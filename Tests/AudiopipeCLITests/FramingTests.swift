@@ -100,7 +100,8 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         #expect(try CLI.run(["convert", src, short]).status == 0)
         let tiny = s.file("tiny.raw")
         try #require(
-            FileManager.default.createFile(atPath: tiny, contents: Data(count: 2 * 1200)), "writing a test fixture")  // 50 ms at 24 kHz
+            // 50 ms at 24 kHz
+            FileManager.default.createFile(atPath: tiny, contents: Data(count: 2 * 1200)), "writing a test fixture")
         let refused = try CLI.run([
             "frame", tiny, "--in-rate", "24000", "--in-channels", "1", "--in-encoding", "pcm16", "--profile",
             "openai-realtime", "--commit", "-o", s.file("t.jsonl"),
@@ -202,7 +203,8 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
     let good = #"{"type":"response.output_audio.delta","response_id":"r","delta":"AAABAA=="}"#
 
     static let cases: [(String, String)] = [
-        (#"{"type":"response.output_audio.delta","response_id":"r","delta":"AAAB"#, "line 2: invalid JSON"),  // truncated
+        // truncated
+        (#"{"type":"response.output_audio.delta","response_id":"r","delta":"AAAB"#, "line 2: invalid JSON"),
         (
             #"{"type":"response.output_audio.delta","delta":"AA!A"}"#,
             "line 2: invalid base64 audio: invalid character at byte 2"

@@ -18,7 +18,9 @@ struct AppendMessage: Encodable {
 let benchmarks: @Sendable () -> Void = {
     configureDefaults(maxSeconds: 1)
 
-    for (label, size, scaling) in [("640B", 640, BenchmarkScalingFactor.kilo), ("3200B", 3200, .kilo), ("1MiB", 1 << 20, .one)] {
+    for (label, size, scaling) in [
+        ("640B", 640, BenchmarkScalingFactor.kilo), ("3200B", 3200, .kilo), ("1MiB", 1 << 20, .one),
+    ] {
         let bytes = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
         let data = Data(bytes)
         let text = Array(data.base64EncodedString().utf8)
@@ -27,26 +29,28 @@ let benchmarks: @Sendable () -> Void = {
         // `vector`: what `Base64.encode` does by default (SSSE3 kernels where the CPU has them);
         // `portable`: the Swift-only code, for CPUs without them.
         for (kernelName, kernel) in [("vector", VectorKernel.best), ("portable", .portable)] {
-        Benchmark("Base64 encode \(label) AudioPipeline \(kernelName)", configuration: config) { benchmark in
-            var out = [UInt8](repeating: 0, count: Base64.encodedLength(bytes: size))
-            bytes.withUnsafeBytes { src in
-                out.withUnsafeMutableBytes { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations { blackHole(Base64.encode(src, into: dst, kernel: kernel)) }
-                    benchmark.stopMeasurement()
+            Benchmark("Base64 encode \(label) AudioPipeline \(kernelName)", configuration: config) { benchmark in
+                var out = [UInt8](repeating: 0, count: Base64.encodedLength(bytes: size))
+                bytes.withUnsafeBytes { src in
+                    out.withUnsafeMutableBytes { dst in
+                        benchmark.startMeasurement()
+                        for _ in benchmark.scaledIterations { blackHole(Base64.encode(src, into: dst, kernel: kernel)) }
+                        benchmark.stopMeasurement()
+                    }
                 }
             }
-        }
-        Benchmark("Base64 decode \(label) AudioPipeline \(kernelName)", configuration: config) { benchmark in
-            var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
-            text.withUnsafeBytes { src in
-                out.withUnsafeMutableBytes { dst in
-                    benchmark.startMeasurement()
-                    for _ in benchmark.scaledIterations { blackHole(try? Base64.decode(src, into: dst, kernel: kernel)) }
-                    benchmark.stopMeasurement()
+            Benchmark("Base64 decode \(label) AudioPipeline \(kernelName)", configuration: config) { benchmark in
+                var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
+                text.withUnsafeBytes { src in
+                    out.withUnsafeMutableBytes { dst in
+                        benchmark.startMeasurement()
+                        for _ in benchmark.scaledIterations {
+                            blackHole(try? Base64.decode(src, into: dst, kernel: kernel))
+                        }
+                        benchmark.stopMeasurement()
+                    }
                 }
             }
-        }
         }
         Benchmark("Base64 encode \(label) peer Foundation", configuration: config) { benchmark in
             for _ in benchmark.scaledIterations { blackHole(data.base64EncodedString()) }
@@ -89,9 +93,11 @@ let benchmarks: @Sendable () -> Void = {
 
     // A server audio message (20 ms at 24 kHz) → PCM: parse, interpret, base64-decode.
     let serverPCM = (0..<480).map { Int16(truncatingIfNeeded: $0 &* 53) }
-    let message = #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
+    let message =
+        #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
         + serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString() + #""}"#
-    Benchmark("Decode server message 20ms AudioPipeline scanner (\(message.utf8.count) B)", configuration: config) { benchmark in
+    Benchmark("Decode server message 20ms AudioPipeline scanner (\(message.utf8.count) B)", configuration: config) {
+        benchmark in
         let profile = try WireProfile.builtIn(.openaiRealtime)
         let text = Array(message.utf8)
         var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
@@ -106,12 +112,17 @@ let benchmarks: @Sendable () -> Void = {
     // The other profiles' server audio messages (20 ms at 24 kHz), through the same fast path.
     let b64 = serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString()
     let perProfile: [(WireProfile.BuiltIn, String)] = [
-        (.geminiLive, #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":""# + b64 + #""}}]}}}"#),
+        (
+            .geminiLive,
+            #"{"serverContent":{"modelTurn":{"parts":[{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":""# + b64
+                + #""}}]}}}"#
+        ),
         (.datagrid, #"{"type":"audio","payload":{"data":""# + b64 + #""}}"#),
         (.atoms, #"{"type":"output_audio.delta","audio":""# + b64 + #""}"#),
     ]
     for (which, text) in perProfile {
-        Benchmark("Decode server message 20ms \(which.rawValue) AudioPipeline scanner", configuration: config) { benchmark in
+        Benchmark("Decode server message 20ms \(which.rawValue) AudioPipeline scanner", configuration: config) {
+            benchmark in
             let profile = try WireProfile.builtIn(which)
             let bytes = Array(text.utf8)
             var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: bytes.count))
@@ -127,14 +138,17 @@ let benchmarks: @Sendable () -> Void = {
                 }
             }
         }
-        Benchmark("Decode server message 20ms \(which.rawValue) peer JSONSerialization", configuration: config) { benchmark in
+        Benchmark("Decode server message 20ms \(which.rawValue) peer JSONSerialization", configuration: config) {
+            benchmark in
             let d = Data(text.utf8)
             for _ in benchmark.scaledIterations {
                 let o = try JSONSerialization.jsonObject(with: d) as? [String: Any]
                 let data: String?
                 switch which {
                 case .geminiLive:
-                    let parts = ((o?["serverContent"] as? [String: Any])?["modelTurn"] as? [String: Any])?["parts"] as? [[String: Any]]
+                    let parts =
+                        ((o?["serverContent"] as? [String: Any])?["modelTurn"] as? [String: Any])?["parts"]
+                        as? [[String: Any]]
                     data = (parts?.first?["inlineData"] as? [String: Any])?["data"] as? String
                 case .datagrid: data = (o?["payload"] as? [String: Any])?["data"] as? String
                 default: data = o?["audio"] as? String
@@ -147,9 +161,13 @@ let benchmarks: @Sendable () -> Void = {
         let profile = try WireProfile.builtIn(.openaiRealtime)
         var out = [UInt8](repeating: 0, count: 2048)
         for _ in benchmark.scaledIterations {
-            guard let v = try? JSON.parse(message), case .audio(let b64, _, _) = profile.interpret(v, direction: .server) else { continue }
+            guard let v = try? JSON.parse(message),
+                case .audio(let b64, _, _) = profile.interpret(v, direction: .server)
+            else { continue }
             var t = b64
-            let n = t.withUTF8 { s in out.withUnsafeMutableBytes { try? Base64.decode(UnsafeRawBufferPointer(s), into: $0) } }
+            let n = t.withUTF8 { s in
+                out.withUnsafeMutableBytes { try? Base64.decode(UnsafeRawBufferPointer(s), into: $0) }
+            }
             blackHole(n)
         }
     }

@@ -39,7 +39,9 @@ let benchmarks: @Sendable () -> Void = {
         for (mode, cfg, input) in f2i {
             Benchmark("F32toI16 \(label) AudioPipeline \(mode)", configuration: config) { benchmark in
                 var conv = try Float32ToInt16Converter(cfg)
-                measure(benchmark, input, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in blackHole(conv.process(s, into: d)) }
+                measure(benchmark, input, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Int16>) in
+                    blackHole(conv.process(s, into: d))
+                }
             }
         }
         for (peer, loop) in [("C loop", cpeers_f32_to_s16), ("C loop native", cpeers_native_f32_to_s16)] {
@@ -60,7 +62,9 @@ let benchmarks: @Sendable () -> Void = {
         for mode in PCMCompatibility.allCases {
             Benchmark("I16toF32 \(label) AudioPipeline \(mode)", configuration: config) { benchmark in
                 var conv = Int16ToFloat32Converter(compatibility: mode)
-                measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in blackHole(conv.process(s, into: d)) }
+                measure(benchmark, shorts, outputCount: n) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                    blackHole(conv.process(s, into: d))
+                }
             }
         }
         for (peer, loop) in [("C loop", cpeers_s16_to_f32), ("C loop native", cpeers_native_s16_to_f32)] {
@@ -78,7 +82,9 @@ let benchmarks: @Sendable () -> Void = {
         // MARK: Stereo → mono (n samples = n/2 frames)
         Benchmark("Downmix \(label) AudioPipeline stereo mean", configuration: config) { benchmark in
             var mixer = try ChannelMixer(channels: 2)
-            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in blackHole(mixer.process(s, into: d)) }
+            measure(benchmark, floats, outputCount: n / 2) { (s, d: UnsafeMutableBufferPointer<Float>) in
+                blackHole(mixer.process(s, into: d))
+            }
         }
         for (peer, loop) in [("C loop", cpeers_stereo_to_mono), ("C loop native", cpeers_native_stereo_to_mono)] {
             Benchmark("Downmix \(label) peer \(peer)", configuration: config) { benchmark in

@@ -35,7 +35,8 @@ let benchmarks: @Sendable () -> Void = {
             c.frameMilliseconds = 20
             var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
             var decisions = 0
-            var out = [VADDecider.Frame](repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
+            var out = [VADDecider.Frame](
+                repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
             speech.withUnsafeBufferPointer { mic in
                 far.withUnsafeBufferPointer { ref in
                     out.withUnsafeMutableBufferPointer { o in
@@ -43,8 +44,11 @@ let benchmarks: @Sendable () -> Void = {
                         measureRealtime(benchmark, chunkSeconds: Double(block) / 16_000) {
                             if offset + block > mic.count { offset = 0 }
                             let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + block)])
-                            let r = withReference
-                                ? vad.process(m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + block)]), into: o)
+                            let r =
+                                withReference
+                                ? vad.process(
+                                    m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + block)]), into: o
+                                )
                                 : vad.process(m, into: o)
                             decisions += r.produced > 0 && o[0].speech ? 1 : 0
                             offset += block
@@ -94,28 +98,38 @@ let benchmarks: @Sendable () -> Void = {
     let capture = (0..<960).map { Float(0.3 * sin(Double($0) * 0.061)) }  // 20 ms at 48 kHz
     for (rate, profileName) in [(16_000, WireProfile.BuiltIn.geminiLive), (24_000, .openaiRealtime)] {
         let out = rate * 20 / 1000
-        for (preset, kernel) in [(PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable)] {
-        let kernelName = kernel == .portable ? " portable" : ""
-        Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) AudioPipeline native-\(preset)\(kernelName)", configuration: config) { benchmark in
-            // CapturePath: FormatConverter (resample, quantise) -> Chunker (20 ms) -> WireProfile.frame.
-            let mic = try CapturePath(
-                profile: try WireProfile.builtIn(profileName),
-                configuration: .init(device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1)),
-                resampler: FormatConverter.polyphase(preset, kernel: kernel))
-            var message = [UInt8](repeating: 0, count: mic.maximumMessageLength)
-            var sent = 0
-            capture.withUnsafeBufferPointer { src in
-                message.withUnsafeMutableBytes { m in
-                    measureRealtime(benchmark, chunkSeconds: 0.02) {
-                        mic.process(src, into: m) { sent &+= $0.bytes.count }
+        for (preset, kernel) in [
+            (PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable),
+        ] {
+            let kernelName = kernel == .portable ? " portable" : ""
+            Benchmark(
+                "Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) AudioPipeline native-\(preset)\(kernelName)",
+                configuration: config
+            ) { benchmark in
+                // CapturePath: FormatConverter (resample, quantise) -> Chunker (20 ms) -> WireProfile.frame.
+                let mic = try CapturePath(
+                    profile: try WireProfile.builtIn(profileName),
+                    configuration: .init(device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1)),
+                    resampler: FormatConverter.polyphase(preset, kernel: kernel))
+                var message = [UInt8](repeating: 0, count: mic.maximumMessageLength)
+                var sent = 0
+                capture.withUnsafeBufferPointer { src in
+                    message.withUnsafeMutableBytes { m in
+                        measureRealtime(benchmark, chunkSeconds: 0.02) {
+                            mic.process(src, into: m) { sent &+= $0.bytes.count }
+                        }
                     }
                 }
+                blackHole(sent)
             }
-            blackHole(sent)
         }
-        }
-        Benchmark("Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) peer iOS code + src-fastest", configuration: config) { benchmark in
-            let resampler = try LibSampleRateResampler(format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)), converter: .sincFastest)
+        Benchmark(
+            "Mic path 20ms 48k->\(rate / 1000)k \(profileName.rawValue) peer iOS code + src-fastest",
+            configuration: config
+        ) { benchmark in
+            let resampler = try LibSampleRateResampler(
+                format: try ResamplingFormat(from: try SampleRate(48_000), to: try SampleRate(rate)),
+                converter: .sincFastest)
             var floats = [Float](repeating: 0, count: out + 64)
             capture.withUnsafeBufferPointer { src in
                 floats.withUnsafeMutableBufferPointer { f in
@@ -123,7 +137,10 @@ let benchmarks: @Sendable () -> Void = {
                         let r = resampler.process(src, into: f)
                         let shorts: [Int16] = f[0..<r.produced].map { Int16(max(-32768, min(32767, $0 * 32767))) }
                         let b64 = shorts.withUnsafeBytes { Data($0) }.base64EncodedString()
-                        blackHole(try? JSONSerialization.data(withJSONObject: ["type": "input_audio_buffer.append", "audio": b64]))
+                        blackHole(
+                            try? JSONSerialization.data(withJSONObject: [
+                                "type": "input_audio_buffer.append", "audio": b64,
+                            ]))
                     }
                 }
             }
@@ -132,39 +149,52 @@ let benchmarks: @Sendable () -> Void = {
 
     // --- Speaker path ----------------------------------------------------------------------------
     let serverPCM = (0..<480).map { Int16(truncatingIfNeeded: Int(8000 * sin(Double($0) * 0.05))) }
-    let message = #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
+    let message =
+        #"{"type":"response.output_audio.delta","event_id":"event_42","response_id":"resp_1","item_id":"item_1","output_index":0,"content_index":0,"delta":""#
         + serverPCM.withUnsafeBytes { Data($0) }.base64EncodedString() + #""}"#
     for (preset, kernel) in [(PolyphaseResampler.Preset.high, VectorKernel.best), (.fast, .best), (.high, .portable)] {
-    let kernelName = kernel == .portable ? " portable" : ""
-    Benchmark("Speaker path 20ms 24k->48k openai-realtime AudioPipeline native-\(preset)\(kernelName)", configuration: config) { benchmark in
-        // PlaybackPath: decodeServerAudio -> Float32 -> JitterBuffer push and pull -> FormatConverter to 48 kHz.
-        let speaker = try PlaybackPath(
-            profile: try WireProfile.builtIn(.openaiRealtime),
-            device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1),
-            jitter: .init(sampleRate: 24_000, tickMilliseconds: 20, capacitySeconds: 120),
-            resampler: FormatConverter.polyphase(preset, kernel: kernel))
-        let text = Array(message.utf8)
-        var device = [Float](repeating: 0, count: speaker.maxOutputCount)
-        var played = 0
-        text.withUnsafeBytes { m in
-            device.withUnsafeMutableBufferPointer { d in
-                measureRealtime(benchmark, chunkSeconds: 0.02) {
-                    guard case .audio = speaker.receive(m, utterance: 0, arrival: speaker.jitterBuffer.clock) else { return }
-                    played &+= speaker.pull(into: d)
+        let kernelName = kernel == .portable ? " portable" : ""
+        Benchmark(
+            "Speaker path 20ms 24k->48k openai-realtime AudioPipeline native-\(preset)\(kernelName)",
+            configuration: config
+        ) { benchmark in
+            // PlaybackPath: decodeServerAudio -> Float32 -> JitterBuffer push and pull -> FormatConverter to 48 kHz.
+            let speaker = try PlaybackPath(
+                profile: try WireProfile.builtIn(.openaiRealtime),
+                device: try StreamFormat(sampleRate: try SampleRate(48_000), channels: 1),
+                jitter: .init(sampleRate: 24_000, tickMilliseconds: 20, capacitySeconds: 120),
+                resampler: FormatConverter.polyphase(preset, kernel: kernel))
+            let text = Array(message.utf8)
+            var device = [Float](repeating: 0, count: speaker.maxOutputCount)
+            var played = 0
+            text.withUnsafeBytes { m in
+                device.withUnsafeMutableBufferPointer { d in
+                    measureRealtime(benchmark, chunkSeconds: 0.02) {
+                        guard case .audio = speaker.receive(m, utterance: 0, arrival: speaker.jitterBuffer.clock) else {
+                            return
+                        }
+                        played &+= speaker.pull(into: d)
+                    }
                 }
             }
+            blackHole(played)
         }
-        blackHole(played)
     }
-    }
-    Benchmark("Speaker path 20ms 24k->48k openai-realtime peer iOS code + src-fastest", configuration: config) { benchmark in
-        let resampler = try LibSampleRateResampler(format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)), converter: .sincFastest)
+    Benchmark("Speaker path 20ms 24k->48k openai-realtime peer iOS code + src-fastest", configuration: config) {
+        benchmark in
+        let resampler = try LibSampleRateResampler(
+            format: try ResamplingFormat(from: try SampleRate(24_000), to: try SampleRate(48_000)),
+            converter: .sincFastest)
         let d = Data(message.utf8)
         var device = [Float](repeating: 0, count: 1024)
         device.withUnsafeMutableBufferPointer { out in
             measureRealtime(benchmark, chunkSeconds: 0.02) {
-                guard let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any], let s = o["delta"] as? String, let pcm = Data(base64Encoded: s) else { return }
-                let floats: [Float] = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Float($0) / 32767 }
+                guard let o = try? JSONSerialization.jsonObject(with: d) as? [String: Any],
+                    let s = o["delta"] as? String, let pcm = Data(base64Encoded: s)
+                else { return }
+                let floats: [Float] = pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map {
+                    Float($0) / 32767
+                }
                 floats.withUnsafeBufferPointer { blackHole(resampler.process($0, into: out)) }
             }
         }

@@ -21,7 +21,9 @@ final class Soxr {
         handle = soxr_create(Double(from), Double(to), UInt32(channels), &err, nil, &q, nil)!
     }
     deinit { soxr_delete(handle) }
-    @inline(__always) func process(_ input: UnsafeBufferPointer<Float>, _ output: UnsafeMutableBufferPointer<Float>) -> Int {
+    @inline(__always) func process(_ input: UnsafeBufferPointer<Float>, _ output: UnsafeMutableBufferPointer<Float>)
+        -> Int
+    {
         var idone = 0, odone = 0
         soxr_process(handle, input.baseAddress, input.count, &idone, output.baseAddress, output.count, &odone)
         return odone
@@ -66,14 +68,18 @@ let benchmarks: @Sendable () -> Void = {
                 // Per-chunk latency only for the backends a client would run per chunk.
                 if family == "chunk" && ![.nativeHigh, .nativeFast, .srcBest].contains(choice) { continue }
                 Benchmark("Resample \(family) \(label) \(choice.rawValue)") { benchmark in
-                    measure(benchmark, try choice.make(ResamplingFormat(from: SampleRate(from), to: SampleRate(to))), input, chunksPerIteration)
+                    measure(
+                        benchmark, try choice.make(ResamplingFormat(from: SampleRate(from), to: SampleRate(to))), input,
+                        chunksPerIteration)
                 }
             }
             // The native resampler with its Swift kernels only (what CPUs without AVX2/FMA run).
             for preset in [PolyphaseResampler.Preset.high, .fast] {
                 Benchmark("Resample \(family) \(label) native-\(preset.rawValue)-portable") { benchmark in
                     let format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))
-                    measure(benchmark, try PolyphaseResampler(format: format, preset: preset, kernel: .portable), input, chunksPerIteration)
+                    measure(
+                        benchmark, try PolyphaseResampler(format: format, preset: preset, kernel: .portable), input,
+                        chunksPerIteration)
                 }
             }
             // soxr only per second of audio: it buffers input, so most 20 ms calls return nothing.

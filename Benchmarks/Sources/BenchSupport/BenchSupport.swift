@@ -19,7 +19,8 @@ public func configureDefaults(maxSeconds: Int = 2) {
 
 /// Runs `body` once per scaled iteration over buffers allocated before the measurement starts.
 public func measure<I, O: Numeric>(
-    _ benchmark: Benchmark, _ input: [I], outputCount: Int, _ body: (UnsafeBufferPointer<I>, UnsafeMutableBufferPointer<O>) -> Void
+    _ benchmark: Benchmark, _ input: [I], outputCount: Int,
+    _ body: (UnsafeBufferPointer<I>, UnsafeMutableBufferPointer<O>) -> Void
 ) {
     var out = [O](repeating: 0, count: outputCount)
     input.withUnsafeBufferPointer { src in
@@ -36,7 +37,8 @@ public let realtimeMetric = BenchmarkMetric.custom("x realtime", polarity: .pref
 
 /// The defaults plus the `× realtime` metric, for benchmarks of one audio chunk per iteration.
 public func realtimeConfiguration(scaling: BenchmarkScalingFactor = .kilo) -> Benchmark.Configuration {
-    Benchmark.Configuration(metrics: [.wallClock, .throughput, .mallocCountTotal, realtimeMetric], scalingFactor: scaling)
+    Benchmark.Configuration(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, realtimeMetric], scalingFactor: scaling)
 }
 
 /// Runs `body` once per scaled iteration inside the measurement and records × realtime for chunks
@@ -50,5 +52,6 @@ public func measureRealtime(_ benchmark: Benchmark, chunkSeconds: Double, _ body
     benchmark.stopMeasurement()
     let elapsed = clock.now - start
     let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-    benchmark.measurement(realtimeMetric, Int(chunkSeconds * Double(benchmark.scaledIterations.count) / max(seconds, 1e-12)))
+    benchmark.measurement(
+        realtimeMetric, Int(chunkSeconds * Double(benchmark.scaledIterations.count) / max(seconds, 1e-12)))
 }

@@ -84,7 +84,6 @@ public final class PlaybackPath {
         tick.deallocate()
     }
 
-
     /// Takes one server message. Audio goes to the jitter buffer as the next packet of `utterance`,
     /// arriving at `arrival` (default: the buffer's clock).
     public func receive(_ message: UnsafeRawBufferPointer, utterance: Int64, arrival: Int64? = nil) -> Received {

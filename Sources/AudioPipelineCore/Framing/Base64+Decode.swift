@@ -61,7 +61,8 @@ extension Base64 {
         let raw = UnsafeRawPointer(src), wout = UnsafeMutableRawPointer(out)
         while i &+ 4 <= n && o &+ 4 <= capacity {
             let q = raw.loadUnaligned(fromByteOffset: i, as: UInt32.self).littleEndian
-            let v = d[Int(q & 0xFF)] | d[256 &+ Int((q >> 8) & 0xFF)] | d[512 &+ Int((q >> 16) & 0xFF)]
+            let v =
+                d[Int(q & 0xFF)] | d[256 &+ Int((q >> 8) & 0xFF)] | d[512 &+ Int((q >> 16) & 0xFF)]
                 | d[768 &+ Int(q >> 24)]
             if v & 0x0100_0000 != 0 { break }
             wout.storeBytes(of: v.littleEndian, toByteOffset: o, as: UInt32.self)

@@ -86,9 +86,10 @@ public enum Base64 {
         var done = 0
         if kernel == .best && isVectorized && n >= 16 { done = cb64_encode(src, n, dst) }
         let written = done / 3 * 4
-        return written + pairs.withUnsafeBufferPointer { table in
-            encodeKernel(src + done, n - done, UnsafeMutableRawPointer(dst + written), table.baseAddress!)
-        }
+        return written
+            + pairs.withUnsafeBufferPointer { table in
+                encodeKernel(src + done, n - done, UnsafeMutableRawPointer(dst + written), table.baseAddress!)
+            }
     }
 
     static func encodeKernel(
@@ -101,7 +102,8 @@ public enum Base64 {
         while i &+ 8 <= n {
             let w = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
             let a = Int(truncatingIfNeeded: w >> 40), b = Int(truncatingIfNeeded: w >> 16) & 0xFF_FFFF
-            let chars = UInt64(table[a >> 12]) | UInt64(table[a & 0xFFF]) << 16
+            let chars =
+                UInt64(table[a >> 12]) | UInt64(table[a & 0xFFF]) << 16
                 | UInt64(table[b >> 12]) << 32 | UInt64(table[b & 0xFFF]) << 48
             out.storeBytes(of: chars.littleEndian, toByteOffset: o, as: UInt64.self)
             i &+= 6

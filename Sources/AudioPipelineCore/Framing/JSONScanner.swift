@@ -97,9 +97,11 @@ struct JSONScanner {
                 var found = false
                 while i < b.count, b[i] == 0x22 {
                     guard let (kEnd, kEsc) = stringEnd(i) else { return nil }
-                    let matches = !kEsc && kEnd &- i &- 2 == key.count && key.withUnsafeBufferPointer { k in
-                        (0..<k.count).allSatisfy { b[i &+ 1 &+ $0] == k[$0] }
-                    }
+                    let matches =
+                        !kEsc && kEnd &- i &- 2 == key.count
+                        && key.withUnsafeBufferPointer { k in
+                            (0..<k.count).allSatisfy { b[i &+ 1 &+ $0] == k[$0] }
+                        }
                     i = ws(kEnd)
                     guard i < b.count, b[i] == 0x3A else { return nil }
                     i = ws(i &+ 1)

@@ -37,7 +37,8 @@ extension PolyphaseResampler {
         var acc = SIMD8<Float>.zero
         var i = 0
         while i < n {
-            acc += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            acc +=
+                ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
                 * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
             i &+= 8
         }
@@ -105,7 +106,8 @@ extension PolyphaseResampler {
     @inline(__always)
     static func reduce2(_ p: SIMD8<Float>, _ q: SIMD8<Float>) -> (Float, Float) {
         let ph = p.lowHalf + p.highHalf, qh = q.lowHalf + q.highHalf
-        let t = SIMD4(lowHalf: ph.lowHalf, highHalf: qh.lowHalf)
+        let t =
+            SIMD4(lowHalf: ph.lowHalf, highHalf: qh.lowHalf)
             + SIMD4(lowHalf: ph.highHalf, highHalf: qh.highHalf)
         return (t[0] + t[1], t[2] + t[3])
     }
@@ -117,14 +119,17 @@ extension PolyphaseResampler {
         var acc0 = SIMD8<Float>.zero, acc1 = SIMD8<Float>.zero
         var i = 0
         while i &+ 16 <= n {
-            acc0 += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            acc0 +=
+                ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
                 * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            acc1 += ra.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
+            acc1 +=
+                ra.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
                 * rb.loadUnaligned(fromByteOffset: (i &+ 8) &* 4, as: SIMD8<Float>.self)
             i &+= 16
         }
         if i < n {
-            acc0 += ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            acc0 +=
+                ra.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
                 * rb.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
         }
         return reduce(acc0 + acc1)
