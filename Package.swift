@@ -35,7 +35,8 @@ let package = Package(
         .target(name: "CVectorKernels"),
         .target(
             name: "AudioPipelineCore",
-            dependencies: ["CVectorKernels", .product(name: "RealModule", package: "swift-numerics")]
+            dependencies: ["CVectorKernels", .product(name: "RealModule", package: "swift-numerics")],
+            exclude: ["README.md"]
         ),
 
         // MARK: System C libraries, each behind a module map and a one-line shim header.
