@@ -298,3 +298,29 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         #expect(trace.status == 64 && trace.stderr.contains("arrival times"))
     }
 }
+
+/// README's custom-template example: an API that is not built in (ElevenLabs Conversational AI:
+/// `{"user_audio_chunk": base64}` up, `audio_event.audio_base_64` down, `interruption` events).
+@Suite struct CustomTemplateExample {
+    let profile = "custom:" + fixtures + "/elevenlabs-profile.json"
+
+    @Test func framesTheClientMessagesAndDeframesTheAgent() throws {
+        let s = Scratch()
+        #expect(try CLI.run(["frame", mic, "--profile", profile, "-o", s.file("m.jsonl")]).status == 0)
+        let first = try String(contentsOfFile: s.file("m.jsonl"), encoding: .utf8).split(separator: "\n")[0]
+        #expect(first.hasPrefix(#"{"user_audio_chunk":""#) && first.hasSuffix(#""}"#))
+        let (back, o) = try deframeJSON([
+            s.file("m.jsonl"), "-o", s.file("b.wav"), "--profile", profile, "--direction", "client",
+        ])
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(o["rate"] as? Int == 16000)
+        let (r, server) = try deframeJSON([
+            fixtures + "/elevenlabs-server.jsonl", "-o", s.file("a.wav"), "--profile", profile,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try samples(s.file("a.wav")) == fixtureSamples)
+        #expect(server["interruptions"] as? Int == 1)
+        #expect((server["controls"] as? [String: Int])?["agent_response"] == 1)
+        #expect((server["unknownTypes"] as? [String: Int])?["conversation_initiation_metadata"] == 1)
+    }
+}

@@ -96,19 +96,19 @@ public final class PlaybackPath {
         } catch {
             return .invalid("\(error)")
         }
-        let event = profile.interpret(value, direction: .server)
-        guard case .audio(let text, _, _) = event else { return .event(event) }
-        var pcm = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.utf8.count))
-        let decoded = Array(text.utf8).withUnsafeBytes { b in
-            pcm.withUnsafeMutableBytes { o in
-                Result { () throws(Base64.DecodingError) in try Base64.decode(b, into: o) }
+        // Every audio part of the message (a Gemini message may carry several), with the base64
+        // variants the profile's schema allows.
+        let events = profile.interpretAll(value, direction: .server)
+        var pushed: Received?
+        for case .audio(let text, _, _) in events {
+            do {
+                let pcm = try profile.decodeAudio(text)
+                pushed = pcm.withUnsafeBytes { push($0, utterance, arrival) }
+            } catch {
+                return .invalid("invalid base64 audio: \(error)")
             }
         }
-        switch decoded {
-        case .success(let n):
-            return pcm.withUnsafeBytes { push(UnsafeRawBufferPointer(rebasing: $0[0..<n]), utterance, arrival) }
-        case .failure(let e): return .invalid("invalid base64 audio: \(e)")
-        }
+        return pushed ?? .event(events[0])
     }
 
     /// Plays one tick: pulls it from the jitter buffer and converts it to the device format into

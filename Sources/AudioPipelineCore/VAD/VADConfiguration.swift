@@ -70,7 +70,7 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             echoDelayMinMilliseconds >= 0 && echoDelayMaxMilliseconds >= echoDelayMinMilliseconds
                 && echoDelayMaxMilliseconds <= 1000,
-            "echo delay range must satisfy 0 ≤ min ≤ max ≤ 1000 ms")
+            "echo_delay_min_ms and echo_delay_max_ms must satisfy 0 ≤ min ≤ max ≤ 1000")
         try check(talkerGate >= 0 && talkerGate <= 100, "talker_gate_db must be in [0, 100]")
         try check(
             exitAverageFrames >= 1 && exitAverageFrames <= 8 && exitAverageFrames == exitAverageFrames.rounded(),
@@ -78,5 +78,10 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
         try check(
             echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")
+        try check(echoMargin >= -40 && echoMargin <= 60, "echo_margin_db must be in [-40, 60]")
+        try check(initialEchoGain >= -100 && initialEchoGain <= 40, "initial_echo_gain_db must be in [-100, 40]")
+        try check(
+            referenceActiveThreshold > -150 && referenceActiveThreshold <= 0,
+            "reference_active_dbfs must be in (-150, 0]")
     }
 }

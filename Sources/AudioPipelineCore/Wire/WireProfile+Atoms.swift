@@ -10,7 +10,10 @@ extension WireProfile {
         case (.server, "interruption"): return .interrupted
         case (.server, "agent_stop_talking"): return .turnComplete
         case (.server, "error"):
-            let code = m["code"]?.string ?? m["code"]?.number.map { String(Int($0)) }
+            // A number from the wire is printed, never converted: a code of 1e300 must not trap.
+            let code =
+                m["code"]?.string
+                ?? m["code"]?.number.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int64($0)) : "\($0)" }
             return .error([code, m["message"]?.string].compactMap { $0 }.joined(separator: ": "))
         case (.server, "agent_start_talking"), (.server, "session.created"), (.server, "session.closed"):
             return .control(type)

@@ -20,6 +20,22 @@ extension WireProfile {
         }
         var p = try builtInProfile(which, rate: rate, fixed: fixed)
         p.fastServerAudio = FastServerAudio.forBuiltIn(which)
+        switch which {
+        case .geminiLive:
+            p.eventsInterpreter = geminiEvents
+            p.acceptsBase64Variants = true
+        case .atoms, .deepgram:
+            // Linear PCM at the rates these APIs document for raw audio.
+            let accepted = [8000, 16000, 22050, 24000, 32000, 44100, 48000]
+            p.acceptedClientRates = accepted
+            if let rate, !accepted.contains(rate) {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "\(which.rawValue) takes client audio at \(accepted.map(String.init).joined(separator: ", ")) Hz, "
+                        + "not \(rate) Hz")
+            }
+        default: break
+        }
         return p
     }
 

@@ -3,6 +3,9 @@ struct FastServerAudio: Sendable {
     /// Conditions: the string at each path must be one of the values.
     let conditions: [([JSONScanner.Step], [[UInt8]])]
     let audioPath: [JSONScanner.Step]
+    /// Paths that must be absent: a message with them means more than one audio part (a second
+    /// Gemini part) or something besides audio (an interruption), which the full parse sorts out.
+    var absent: [[JSONScanner.Step]] = []
 
     static func keys(_ path: String) -> [JSONScanner.Step] {
         path.split(separator: ".").map { part in Int(part).map { .index($0) } ?? .key(Array(part.utf8)) }
@@ -19,7 +22,12 @@ struct FastServerAudio: Sendable {
         case .datagrid:
             return FastServerAudio(conditions: [(keys("type"), [Array("audio".utf8)])], audioPath: keys("payload.data"))
         case .geminiLive:
-            return FastServerAudio(conditions: [], audioPath: keys("serverContent.modelTurn.parts.0.inlineData.data"))
+            return FastServerAudio(
+                conditions: [], audioPath: keys("serverContent.modelTurn.parts.0.inlineData.data"),
+                absent: [
+                    keys("serverContent.modelTurn.parts.1"), keys("serverContent.interrupted"),
+                    keys("serverContent.turnComplete"),
+                ])
         case .deepgram:
             return nil
         }
@@ -56,6 +64,7 @@ extension WireProfile {
         let s = JSONScanner(
             b: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: message.count))
         for (path, values) in fast.conditions where !s.stringAt(path, isOneOf: values) { return .useFullParse }
+        for path in fast.absent where s.find(path) != nil { return .useFullParse }
         guard let (r, isString, escaped) = s.find(fast.audioPath), isString, !escaped else { return .useFullParse }
         let text = UnsafeRawBufferPointer(rebasing: message[r])
         guard output.count >= Base64.maxDecodedLength(characters: text.count),

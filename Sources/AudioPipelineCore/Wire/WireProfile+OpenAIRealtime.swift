@@ -14,7 +14,9 @@ extension WireProfile {
             let utterance = m["response_id"]?.string ?? m["item_id"]?.string
             return m["delta"]?.string.map { .audio(base64: $0, utterance: utterance, rate: nil) }
                 ?? .malformed("\(type) has no string \"delta\"")
-        case (.server, "input_audio_buffer.speech_started"): return .interrupted
+        // Barge-in: the server heard the user (WebSocket), or cleared its output buffer (WebRTC/SIP).
+        case (.server, "input_audio_buffer.speech_started"), (.server, "output_audio_buffer.cleared"):
+            return .interrupted
         case (.server, "response.done"): return .turnComplete
         case (.server, "error"): return .error(m.value(at: "error.message")?.string ?? m["message"]?.string ?? "error")
         case (.client, _):

@@ -24,6 +24,14 @@ public struct WireProfile: Sendable {
     /// Shortest audio a commit may hold (OpenAI Realtime rejects commits under 100 ms).
     public let minimumCommitMilliseconds: Double?
     let interpreter: @Sendable (JSONValue, WireDirection) -> WireEvent?
+    /// For APIs whose one message can mean several things (Gemini: several audio parts, then the
+    /// end of the turn): every event, in order. Without it, `interpretAll` is `interpret`.
+    var eventsInterpreter: (@Sendable (JSONValue, WireDirection) -> [WireEvent])?
+    /// The vendor's schema declares the audio as protobuf `bytes`, which parsers accept as standard
+    /// or URL-safe base64, with or without padding (Gemini): `decodeAudio` accepts all four.
+    public internal(set) var acceptsBase64Variants = false
+    /// Client rates the API takes, where the client chooses (atoms, deepgram); nil: the fixed rate.
+    public internal(set) var acceptedClientRates: [Int]?
     /// Where a server audio message keeps its audio, for the scanning fast path (built-ins).
     var fastServerAudio: FastServerAudio?
 
@@ -58,7 +66,45 @@ public struct WireProfile: Sendable {
     /// What a parsed message means in `direction`; a message of another vocabulary (or the other
     /// direction's) is `.unknown` with its type.
     public func interpret(_ message: JSONValue, direction: WireDirection) -> WireEvent {
-        interpreter(message, direction) ?? .unknown(message["type"]?.string ?? "(untyped)")
+        if let eventsInterpreter { return eventsInterpreter(message, direction).first ?? unknown(message) }
+        return interpreter(message, direction) ?? unknown(message)
+    }
+
+    /// Every event a message carries, in order: several audio parts of one Gemini message, or an
+    /// audio part and the end of the turn. One event for most APIs.
+    public func interpretAll(_ message: JSONValue, direction: WireDirection) -> [WireEvent] {
+        if let eventsInterpreter {
+            let events = eventsInterpreter(message, direction)
+            return events.isEmpty ? [unknown(message)] : events
+        }
+        return [interpret(message, direction: direction)]
+    }
+
+    private func unknown(_ message: JSONValue) -> WireEvent { .unknown(message["type"]?.string ?? "(untyped)") }
+
+    /// A message's base64 audio as bytes: standard base64, or — where the vendor's schema allows it
+    /// (`acceptsBase64Variants`) — URL-safe and unpadded too. Allocates: for the offline tools and
+    /// the speaker path's fallback, not its fast path.
+    public func decodeAudio(_ base64: String) throws(Base64.DecodingError) -> [UInt8] {
+        var text = Array(base64.utf8)
+        if acceptsBase64Variants {
+            // URL-safe → standard alphabet; padding re-derived from the characters that carry data.
+            for i in text.indices {
+                if text[i] == UInt8(ascii: "-") { text[i] = UInt8(ascii: "+") }
+                if text[i] == UInt8(ascii: "_") { text[i] = UInt8(ascii: "/") }
+            }
+            while text.last == UInt8(ascii: "=") { text.removeLast() }
+            let data = text.count { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }
+            if data % 4 != 0 { text += [UInt8](repeating: UInt8(ascii: "="), count: 4 - data % 4) }
+        }
+        var out = [UInt8](repeating: 0, count: Base64.maxDecodedLength(characters: text.count))
+        let result = text.withUnsafeBytes { i in
+            out.withUnsafeMutableBytes { o in
+                Result { () throws(Base64.DecodingError) in try Base64.decode(i, into: o) }
+            }
+        }
+        out.removeLast(out.count - (try result.get()))
+        return out
     }
 
     init(

@@ -100,33 +100,47 @@ public final class SessionWalk {
         report.messages += 1
         if let d = m.direction, d != options.direction { report.otherDirection += 1; return }
         let profile = self.profile!
-        switch m.payload {
-        case .binary(let b):
-            guard profile.isBinary else { report.unknownTypes["(binary message)", default: 0] += 1; return }
-            try audio(b, utterance: nil, messageRate: nil, m, body)
-        case .text:
-            let v: JSONValue
-            switch m.json {
-            case .success(let parsed)?: v = parsed
-            case .failure(let e)?: return try fail("\(m.location): invalid JSON: \(e)")
-            case nil: return try fail("\(m.location): invalid JSON")
+        let v: JSONValue
+        switch (m.payload, m.json) {
+        case (.binary(let b), _):
+            if profile.isBinary { return try audio(b, utterance: nil, messageRate: nil, m, body) }
+            // JSON in a binary frame (Gemini's server sends it so): read it as text.
+            guard let parsed = try? b.withUnsafeBytes({ (r) throws(JSON.ParseError) in try JSON.parse(r) }) else {
+                report.unknownTypes["(binary message)", default: 0] += 1
+                return
             }
-            switch profile.interpret(v, direction: options.direction) {
-            case .audio(let b64, let u, let r):
-                let pcm: [UInt8]
-                do { pcm = try Base64Text.decode(b64, location: m.location) } catch { return try fail(error.message) }
-                try audio(pcm, utterance: u, messageRate: r, m, body)
-            case .interrupted:
-                report.interruptions += 1
-                lastWasEnd = true
-                try body(.interrupted(timeMs: m.timeMs))
-            case .turnComplete: report.turnEnds += 1; lastWasEnd = true
-            case .commit: report.commits += 1
-            case .error(let e): report.errors.append("\(m.location): \(e)")
-            case .control(let c): report.controls[c, default: 0] += 1
-            case .unknown(let t): report.unknownTypes[t, default: 0] += 1
-            case .malformed(let why): try fail("\(m.location): \(why)")
+            v = parsed
+        case (.text, .success(let parsed)?): v = parsed
+        case (.text, .failure(let e)?): return try fail("\(m.location): invalid JSON: \(e)")
+        case (.text, nil): return try fail("\(m.location): invalid JSON")
+        }
+        // One message may carry several events (Gemini: several audio parts, then the turn's end).
+        for event in profile.interpretAll(v, direction: options.direction) {
+            try take(event, m, profile, body)
+        }
+    }
+
+    private func take(
+        _ event: WireEvent, _ m: CapturedMessage, _ profile: WireProfile,
+        _ body: (SessionEvent) throws(AudioPipelineError) -> Void
+    ) throws(AudioPipelineError) {
+        switch event {
+        case .audio(let b64, let u, let r):
+            let pcm: [UInt8]
+            do { pcm = try profile.decodeAudio(b64) } catch {
+                return try fail("\(m.location): invalid base64 audio: \(error)")
             }
+            try audio(pcm, utterance: u, messageRate: r, m, body)
+        case .interrupted:
+            report.interruptions += 1
+            lastWasEnd = true
+            try body(.interrupted(timeMs: m.timeMs))
+        case .turnComplete: report.turnEnds += 1; lastWasEnd = true
+        case .commit: report.commits += 1
+        case .error(let e): report.errors.append("\(m.location): \(e)")
+        case .control(let c): report.controls[c, default: 0] += 1
+        case .unknown(let t): report.unknownTypes[t, default: 0] += 1
+        case .malformed(let why): try fail("\(m.location): \(why)")
         }
     }
 

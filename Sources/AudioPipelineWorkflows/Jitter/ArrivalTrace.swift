@@ -79,7 +79,8 @@ public enum ArrivalTrace {
             if let arrival, arrival < send {
                 throw AudioPipelineError(
                     .invalidData,
-                    "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms)")
+                    "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms): arrival_ms < send_ms"
+                )
             }
             let media = table.columns["media_ms"] != nil ? try number(table, "media_ms", row) : send
             let utt = table.columns["utt"] != nil ? try integer(table, "utt", row) : 0
@@ -108,7 +109,8 @@ public enum ArrivalTrace {
             }
             guard utterances.contains(through) else {
                 throw AudioPipelineError(
-                    .invalidData, "\(path):\(row.line): flush names utterance \(through), which is not in \(tracePath)")
+                    .invalidData,
+                    "\(path):\(row.line): flush names utterance \(through), which is not in \(tracePath) (through_utt)")
             }
             flushes.append(TraceFlush(timeMs: time, throughUtterance: through, line: row.line))
         }
