@@ -79,7 +79,8 @@ public enum ArrivalTrace {
             if let arrival, arrival < send {
                 throw AudioPipelineError(
                     .invalidData,
-                    "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms): arrival_ms < send_ms"
+                    "\(path):\(row.line): packet \(seq) arrives (\(arrival) ms) before it was sent (\(send) ms): "
+                        + "arrival_ms < send_ms"
                 )
             }
             let media = table.columns["media_ms"] != nil ? try number(table, "media_ms", row) : send
