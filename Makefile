@@ -6,6 +6,8 @@
 #   make check-kernels      the C vector kernels, native and AArch64 under qemu (CI)
 #   make format-check       swift-format lint (.swift-format) and the layout rules (CI)
 #   make check-memory       peak RSS of deframe, jitter play and convert on 60-minute inputs (CI)
+#   make fuzz               libFuzzer on every parser for FUZZ_SECONDS each (fuzz-smoke: 20 s, CI)
+#   make test-sanitizers    the tests under AddressSanitizer, the concurrent parts under ThreadSanitizer (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -16,7 +18,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -60,7 +62,7 @@ check-allocations: bench-deps
 # Formatting (.swift-format, with the swift-format that ships with the toolchain) and the layering
 # and size rules of the README's Layout section (scripts/check-layout.py). Read-only.
 format-check:
-	swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Benchmarks Benchmarks/Sources Benchmarks/Package.swift
+	swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Benchmarks Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift
 	python3 scripts/check-layout.py
 
 # Hour-long inputs in bounded memory: generates a 60-minute capture (JSON Lines and HAR) and 60
@@ -68,8 +70,23 @@ format-check:
 check-memory: release test-deps
 	python3 scripts/check-memory.py "$$(swift build -c release --show-bin-path)/audiopipe" $${TMPDIR:-/tmp}/audiopipe-check-memory
 
+# libFuzzer targets (Fuzz/): the JSON parser, the scanner against it, base64 (both kernels), the
+# captured-session readers, traces, labels and profile templates. A crash fails and is kept.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	@bash scripts/fuzz.sh 20
+
+# The whole suite under AddressSanitizer (leak reports off: argument-parser keeps globals until
+# exit), then the concurrent parts (the VAD sweep on every core) under ThreadSanitizer.
+test-sanitizers: test-deps
+	ASAN_OPTIONS=detect_leaks=0 swift test --sanitize=address --scratch-path .build-asan
+	swift test --sanitize=thread --scratch-path .build-tsan --filter "VADJobs|VADTuneCommand"
+
 samples:
 	samples/make-samples.sh
 
 clean:
-	rm -rf .build $(DEMO_OUT) Benchmarks/.build
+	rm -rf .build .build-asan .build-tsan $(DEMO_OUT) Benchmarks/.build Fuzz/.build
