@@ -33,6 +33,7 @@ public struct FileInspection: Sendable {
             for k in 0..<got * channels where !buf[k].isFinite {
                 nonFinite += 1
                 if first == nil { first = start + k / channels }
+                buf[k] = 0  // not audio: the levels leave it out
             }
             buf.withUnsafeBufferPointer { stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * channels])) }
         }

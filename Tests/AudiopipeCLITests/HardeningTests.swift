@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+/// Outputs that are not regular files are written, not replaced; inputs that are not regular files
+/// are read; damaged input is never silent; usage mistakes get a sentence and exit 64.
+@Suite struct SpecialFiles {
+    @Test func aSeekableStandardOutputGetsAWholeWAV() throws {
+        let s = Scratch()
+        let r = try runTool(
+            "/bin/sh", ["-c", "'\(CLI.binary)' convert '\(mic)' - --type wav -q > '\(s.file("o.wav"))'"])
+        #expect(r.status == 0, "\(r.err)")
+        let info = try CLI.run(["info", "--json", s.file("o.wav")])
+        #expect(info.status == 0 && info.text.contains("\"frames\" : 39242"), "\(info.text)")
+        // The header is libsndfile's own (sizes filled in), not the streaming one.
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: s.file("o.wav")))
+        #expect(bytes[4..<8] != Data([0xFF, 0xFF, 0xFF, 0xFF]))
+    }
+
+    @Test func devicesAndFIFOsAreWrittenInPlace() throws {
+        #expect(try CLI.run(["convert", mic, "/dev/null", "--type", "wav"]).status == 0)
+        var st = stat()
+        #expect(stat("/dev/null", &st) == 0 && (st.st_mode & S_IFMT) == S_IFCHR, "still a device")
+        let s = Scratch()
+        #expect(mkfifo(s.file("p.jsonl"), 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat '\(s.file("p.jsonl"))' > '\(s.file("copy.jsonl"))'"]
+        try reader.run()
+        #expect(try CLI.run(["frame", mic, "--profile", "gemini-live", "-o", s.file("p.jsonl")]).status == 0)
+        reader.waitUntilExit()
+        #expect(try String(contentsOfFile: s.file("copy.jsonl"), encoding: .utf8).hasPrefix(#"{"realtimeInput""#))
+        #expect(s.contents == ["copy.jsonl", "p.jsonl"], "no temporary file beside the FIFO")
+    }
+
+    @Test func everyWriteToStandardOutputIsChecked() throws {
+        for args in [
+            ["info", "--json", mic], ["deframe", fixtures + "/openai-server.jsonl", "-o", "/dev/null", "--json"],
+        ] {
+            let r = try runTool(
+                "/bin/sh", ["-c", "'\(CLI.binary)' " + args.map { "'\($0)'" }.joined(separator: " ") + " > /dev/full"])
+            #expect(r.status == 74 && r.err.contains("No space left"), "\(args): \(r.status) \(r.err)")
+        }
+    }
+
+    @Test func processSubstitutionsAndFIFOsAreReadLikeStdin() throws {
+        let r = try runTool("/bin/bash", ["-c", "'\(CLI.binary)' info <(cat '\(mic)')"])
+        #expect(r.status == 0 && r.out.contains("16000 Hz"), "\(r.err)")
+        let d = try runTool(
+            "/bin/bash",
+            [
+                "-c",
+                "'\(CLI.binary)' deframe <(cat '\(fixtures)/openai-server.jsonl') -o /dev/null --profile openai-realtime",
+            ])
+        #expect(d.status == 0, "\(d.err)")
+        let zero = try CLI.run(["info", "/dev/zero"])
+        #expect(zero.status == 66 && zero.stderr.contains("device") && zero.stderr.contains("never end"))
+    }
+
+    @Test func jitterSimulateRefusesToWriteOntoItsTrace() throws {
+        let s = Scratch()
+        let (trace, _) = JitterTraceFixture.small(s)
+        let before = try Data(contentsOf: URL(fileURLWithPath: trace))
+        let r = try CLI.run(["jitter", "simulate", trace, "-o", trace])
+        #expect(r.status == 64 && r.stderr.contains("output is the input"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: trace)) == before)
+    }
+}
+
+@Suite struct DamagedInput {
+    @Test func aTruncatedFileIsAWarningOrWithStrictAnError() throws {
+        let s = Scratch()
+        let wav = try Data(contentsOf: URL(fileURLWithPath: mic))
+        try wav.prefix(40_000).write(to: URL(fileURLWithPath: s.file("t.wav")))
+        let r = try CLI.run(["convert", s.file("t.wav"), s.file("o.wav"), "--json"])
+        #expect(r.status == 0)
+        #expect(
+            r.stderr.contains("warning") && r.stderr.contains("truncated") && r.stderr.contains("1.204 s"),
+            "\(r.stderr)")
+        let o = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        #expect((o["warnings"] as? [String])?.first?.contains("truncated") == true)
+        let strict = try CLI.run(["convert", s.file("t.wav"), s.file("p.wav"), "--strict"])
+        #expect(strict.status == 65 && !FileManager.default.fileExists(atPath: s.file("p.wav")))
+        #expect(try CLI.run(["info", "--strict", s.file("t.wav")]).status == 65)
+        #expect(
+            try CLI.run(["frame", s.file("t.wav"), "--profile", "gemini-live", "--strict", "-o", s.file("m.jsonl")])
+                .status == 65)
+    }
+
+    @Test func infoCountsNaNAndInfinity() throws {
+        let s = Scratch()
+        // A float WAV whose samples 1000 and 1001 are NaN and +Inf.
+        #expect(try CLI.run(["convert", mic, s.file("f.wav"), "-e", "float32"]).status == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: s.file("f.wav")))
+        let dataStart = bytes.count - 39242 * 4
+        withUnsafeBytes(of: Float.nan.bitPattern.littleEndian) {
+            bytes.replaceSubrange((dataStart + 4000)..<(dataStart + 4004), with: $0)
+        }
+        withUnsafeBytes(of: Float.infinity.bitPattern.littleEndian) {
+            bytes.replaceSubrange((dataStart + 4004)..<(dataStart + 4008), with: $0)
+        }
+        try bytes.write(to: URL(fileURLWithPath: s.file("f.wav")))
+        let r = try CLI.run(["info", "--json", s.file("f.wav")])
+        let o = try #require((try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])?.first)
+        #expect(o["nonFiniteSamples"] as? Int == 2)
+        #expect(abs((o["firstNonFiniteSecond"] as? Double ?? 0) - 1000.0 / 16000) < 1e-9)
+        #expect(r.stderr.contains("NaN or infinite"))
+    }
+
+    @Test func ditherWithAFloatOutputIsRefused() throws {
+        let s = Scratch()
+        let r = try CLI.run(["convert", mic, s.file("o.wav"), "-e", "float32", "--dither", "tpdf"])
+        #expect(r.status == 64 && r.stderr.contains("--dither"))
+    }
+
+    @Test func aPauseOfHoursIsShortenedNotPlayed() throws {
+        let s = Scratch()
+        let trace =
+            "seq,send_ms,arrival_ms,duration_ms,media_ms,utt\n0,0,10,20,0,0\n1,20,30,20,20,0\n2,900000000,900000010,20,0,1\n"
+        try trace.write(toFile: s.file("t.csv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["jitter", "simulate", s.file("t.csv"), "-o", s.file("p.csv"), "--json"])
+        #expect(r.status == 0)
+        let o = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        #expect((o["warnings"] as? [String])?.first?.contains("shortened") == true)
+    }
+}
+
+@Suite struct UsageMistakes {
+    @Test(arguments: [[], ["jitter"], ["vad"], ["analyze"]])
+    func aMissingSubcommandIsAUsageError(args: [String]) throws {
+        let r = try CLI.run(args)
+        #expect(r.status == 64 && r.text.isEmpty && r.stderr.contains("Usage"))
+    }
+
+    @Test func aFileThatLooksLikeAnOptionGetsAHint() throws {
+        let s = Scratch()
+        try FileManager.default.copyItem(atPath: mic, toPath: s.file("-in.wav"))
+        let r = try runTool("/bin/sh", ["-c", "cd '\(s.path)' && '\(CLI.binary)' convert -in.wav out.wav"])
+        #expect(r.status == 64 && r.err.contains("./-in.wav") && r.err.contains("--"), "\(r.err)")
+    }
+
+    @Test func aFileGivenAsTheReportDirectoryGetsASentence() throws {
+        let s = Scratch()
+        try FileManager.default.createDirectory(atPath: s.file("c"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: root + "/samples/bargein-mic-16k.wav", toPath: s.file("c/a.wav"))
+        try "2.54\t4.65\tspeech\n".write(toFile: s.file("c/a.txt"), atomically: true, encoding: .utf8)
+        try "x".write(toFile: s.file("rep"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["vad", "tune", "--audio", s.file("c"), "--labels", s.file("c"), "--report", s.file("rep")])
+        #expect(
+            r.status == 73 && r.stderr.contains("is not a directory") && !r.stderr.contains("NSError"), "\(r.stderr)")
+    }
+
+    @Test func aValueOutOfRangeInsideAFileIsBadData() throws {
+        let s = Scratch()
+        try #"{"enter_db": 99}"#.write(toFile: s.file("c.json"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["vad", "detect", mic, "--config", s.file("c.json")])
+        #expect(r.status == 65 && r.stderr.contains("c.json") && r.stderr.contains("enter_db"))
+    }
+}
