@@ -25,6 +25,13 @@ public struct ConvertOptions: Sendable {
 
     /// Checks the options against each other (the input's channels are checked when it is opened);
     /// messages name the `convert` options.
+    /// The output rate from an outside number (nil: the input's), refused outside 1 Hz…768 kHz.
+    public static func rate(_ hz: Int?) throws(AudioPipelineError) -> SampleRate? {
+        do { return try hz.map { h throws(AudioPipelineError) in try SampleRate(h) } } catch {
+            throw AudioPipelineError(.invalidConfiguration, "--rate: \(error.message)")
+        }
+    }
+
     public func validate() throws(AudioPipelineError) {
         func refuse(_ message: String) throws(AudioPipelineError) {
             throw AudioPipelineError(.invalidConfiguration, message)

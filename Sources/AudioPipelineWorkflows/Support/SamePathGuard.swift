@@ -24,6 +24,11 @@ public enum SamePathGuard {
         }
     }
 
+    /// The absolute path with `.`/`..` and symbolic links resolved (as far as the path exists).
+    public static func canonical(_ p: String) -> String {
+        URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
     /// True when `a` and `b` name the same regular file (or the same path that does not exist yet).
     static func same(_ a: String, _ b: String) -> Bool {
         guard a != "-", b != "-" else { return false }

@@ -4,6 +4,9 @@ import Foundation
 
 /// Label file formats `vad detect` writes.
 public enum LabelFormat: String, Sendable, CaseIterable, Codable {
+    /// The extension of a file in this format (`txt` for Audacity labels).
+    public var fileExtension: String { self == .audacity ? "txt" : rawValue }
+
     /// `start<TAB>end<TAB>speech` per line (Audacity's label track).
     case audacity
     /// `start,end` with a header.

@@ -17,16 +17,9 @@ struct AnalyzeResampler: ParsableCommand {
         commandName: "resampler",
         abstract: "Measure a resampler: SNR, passband ripple, alias/image leakage, latency, speed.",
         discussion: """
-            Test tones are coherent (an exact number of cycles in a 16384-frame FFT window of the \
-            output, after the start-up transient), so every FFT bin other than a tone's is error. \
-            SNR: single -1 dBFS tones from 0.005 to 0.40 x the lower rate (worst reported) and five \
-            tones at once. Ripple: max - min gain over those tones. Leakage: full-scale tones between \
-            the two Nyquist frequencies (downsampling) or the images of in-band tones (upsampling), \
-            as output power relative to a full-scale sine. Speed: 10 s fed in 20 ms chunks. --json \
-            prints an array, one object per resampler.
-
-            Examples:
-              audiopipe analyze resampler --from 48000 --to 16000
+            Coherent test tones (an exact number of cycles per 16384-frame FFT window), so every \
+            other bin is error: SNR (worst of single tones, and five at once), ripple, alias/image \
+            leakage, latency, speed (10 s in 20 ms chunks). --json: one object per resampler.
               audiopipe analyze resampler --from 44100 --to 16000 --resampler all --json
             """)
 

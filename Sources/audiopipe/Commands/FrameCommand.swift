@@ -7,31 +7,25 @@ struct Frame: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Turn an audio file into the WebSocket messages a voice-API client sends.",
         discussion: """
-            Converts IN to the profile's format (rate, mono, PCM16), cuts it into --chunk-ms \
-            chunks and writes one message per line (JSON Lines), byte for byte as it would be sent. \
-            Binary profiles (deepgram) write a length-prefixed stream instead: per message a 4-byte \
-            little-endian length, a 1-byte WebSocket opcode (1 text, 2 binary), the payload.
-
-            Examples:
+            Converts IN to the profile's format, cuts --chunk-ms chunks and writes the messages, \
+            byte for byte as sent: JSON Lines, or for binary profiles (deepgram) per message a 4-byte \
+            little-endian length, a 1-byte opcode, the payload. Many files: IN... -o DIR.
               audiopipe frame capture.wav --profile openai-realtime -o messages.jsonl
-              audiopipe frame capture.wav --profile gemini-live --chunk-ms 100 -o - | head -1
-              audiopipe frame capture.wav --profile deepgram --rate 16000 -o stream.bin
+              audiopipe frame prompts/ --recursive --profile gemini-live -o framed/
             """)
 
-    @Argument(help: "Input audio file ('-' for standard input).") var input: String
+    @Argument(help: "Input audio file ('-' for standard input), or a batch's inputs.") var inputs: [String]
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile: String
     @Option(help: "Chunk duration, ms.") var chunkMs: Double = 20
-    @Option(help: "Client rate for profiles that let the client choose (atoms, deepgram); others must match.") var rate:
-        Int?
+    @Option(help: "Client rate, for profiles that let the client choose (atoms, deepgram).") var rate: Int?
     @Option(help: "Last partial chunk: short, pad or drop.") var last: Chunker<Int16>.LastChunk = .emitShort
     @Option(help: "PCM conversion convention: standard or ios.") var compat: PCMCompatibility = .standard
     @Option(help: "Resampler (see convert --help).") var resampler: ResamplerChoice = .default
-    @Flag(help: "Append the profile's commit message (openai-realtime refuses under 100 ms of audio).") var commit =
-        false
+    @Flag(help: "Append the profile's commit message (openai-realtime: ≥ 100 ms).") var commit = false
     @Flag(help: "Put the profile's start/stop control messages around the audio.") var control = false
-    @Option(name: dataOutput, help: help("Output file ('-' for standard output)."))
-    var outputPath: String
+    @Option(name: dataOutput, help: help("Output file ('-': stdout); a batch's directory.")) var outputPath: String
     @OptionGroup var raw: RawInputOptions
+    @OptionGroup var batch: BatchArguments
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -40,17 +34,19 @@ struct Frame: ParsableCommand {
 
     func run() throws {
         var options = FrameOptions(profile: try ProfileLoader.load(profile, rate: rate))
-        options.chunkMilliseconds = chunkMs
-        options.lastChunk = last
-        options.compatibility = compat
-        options.resampler = resampler
-        options.commit = commit
-        options.control = control
-        options.strict = raw.strict
+        (options.chunkMilliseconds, options.lastChunk, options.compatibility) = (chunkMs, last, compat)
+        (options.resampler, options.commit, options.control, options.strict) = (resampler, commit, control, raw.strict)
+        let rawFormat = try raw.rawFormat()
+        if batch.isBatch(inputs, output: nil) {
+            return try batch.run(
+                inputs, kinds: BatchSelection.audioExtensions, output: outputPath,
+                ext: options.profile.isBinary ? "bin" : "jsonl", digest: "frame", options, rawFormat as Any,
+                report: output, job: BatchJobs.frame(options, raw: rawFormat))
+        }
         let bar = output.progressBar()
         defer { bar.finish() }
         let r = try Framer.frame(
-            input: input, raw: try raw.rawFormat(), output: outputPath, options: options, progress: bar.update)
+            input: inputs[0], raw: rawFormat, output: outputPath, options: options, progress: bar.update)
         bar.finish()
         try ReportPrinter(output, dataOutputs: [outputPath]).print(r, text: r.text)
     }
@@ -60,35 +56,32 @@ struct Deframe: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Turn captured WebSocket messages back into audio, with the session's events.",
         discussion: """
-            Reads JSON Lines (one message per line, or HAR-style entries {"type":"send|receive", \
-            "time":SECONDS,"opcode":1,"data":"…"}), a browser HAR export (Chrome's \
-            _webSocketMessages), or frame's length-prefixed stream (.bin). Detects the profile \
-            unless given, decodes the audio of one direction into a mono PCM16 WAV at the \
-            profile's rate, and reports interruptions, turn ends, errors, stalls and audio per \
-            response. --trace writes the audio messages' arrival timeline in the jitter kit's \
-            trace format (needs arrival times: HAR or timed JSON Lines).
-
-            Examples:
-              audiopipe deframe session.har -o agent.wav
-              audiopipe deframe messages.jsonl -o mic.wav --direction client
+            Reads JSON Lines (messages, or HAR-style entries with type/time/opcode/data), a browser \
+            HAR export, or frame's .bin stream; decodes one direction's audio to a PCM16 WAV and \
+            reports interruptions, turn ends, errors, stalls. --trace writes the arrival timeline \
+            (jitter-kit format). Many files: IN... -o DIR.
               audiopipe deframe session.har -o agent.wav --trace arrivals.csv
             """)
 
-    @Argument(help: "Captured messages ('-' for standard input).") var input: String
-    @Option(name: dataOutput, help: help("Output WAV."))
-    var outputPath: String
-    @Option(help: "Which side's audio: server (the agent) or client (the microphone).")
-    var direction: WireDirection = .server
-    @Option(help: "Write the arrival timeline (seq,send_ms,arrival_ms,duration_ms,media_ms,utt) here.") var trace:
-        String?
+    @Argument(help: "Captured messages ('-' for standard input), or a batch's inputs.") var inputs: [String]
+    @Option(name: dataOutput, help: help("Output WAV; a batch's directory.")) var outputPath: String
+    @Option(help: "Whose audio: server (the agent) or client (the mic).") var direction: WireDirection = .server
+    @Option(help: "Write the arrival timeline (jitter-kit trace) here.") var trace: String?
     @OptionGroup var capture: CaptureOptions
+    @OptionGroup var batch: BatchArguments
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         var options = try capture.deframeOptions()
         options.direction = direction
+        if batch.isBatch(inputs, output: nil) {
+            try batch.refuse(["--trace": trace])
+            return try batch.run(
+                inputs, kinds: BatchSelection.captureExtensions, output: outputPath, ext: "wav",
+                digest: "deframe", options, report: output, job: BatchJobs.deframe(options))
+        }
         options.tracePath = trace
-        let r = try Deframer.deframe(input: input, output: outputPath, options: options)
+        let r = try Deframer.deframe(input: inputs[0], output: outputPath, options: options)
         try ReportPrinter(output, dataOutputs: [outputPath, trace]).print(r, text: r.text(output: outputPath))
     }
 }

@@ -15,23 +15,16 @@ struct JitterSimulate: ParsableCommand {
         commandName: "simulate",
         abstract: "Replay an arrival trace causally through the jitter buffer and write the playout log.",
         discussion: """
-            TRACE is the jitter kit's trace (seq,send_ms,arrival_ms,duration_ms[,media_ms][,utt]); \
-            FLUSH its barge-in events (flush_ms,through_utt); without --flush, NAME.flush.csv next \
-            to NAME.csv is used if it exists. Ticks run at k·tick: each tick delivers the packets \
-            that have arrived, applies the flushes that have happened, then plays one tick — so \
-            the run is causal. The buffer runs at 24 kHz (traces carry no audio; results in ms do \
-            not depend on it beyond sample rounding). The log (seq,play_ms,offset_ms,len_ms,out_ms) \
-            is what score.py scores. Errors (malformed rows, duplicate seq, durations ≤ 0, arrival \
-            before send, a flush naming an unknown utterance, a packet over a minute) name the file \
-            and line; rows out of seq order are accepted.
-
-            As the scorer's plug-in: scripts/jitter-plugin.sh {trace} {flush} {out} {tick}.
+            TRACE: the jitter kit's trace (seq,send_ms,arrival_ms,duration_ms[,media_ms][,utt]); \
+            --flush: its barge-in events (flush_ms,through_utt; default NAME.flush.csv beside it). \
+            Causal: each tick delivers what has arrived, applies the flushes, plays one tick. Writes \
+            the playout log (seq,play_ms,offset_ms,len_ms,out_ms) that score.py scores; as its \
+            plug-in: scripts/jitter-plugin.sh {trace} {flush} {out} {tick}.
             """)
 
     @Argument(help: "Arrival trace (CSV).") var trace: String
     @Option(help: "Barge-in events (CSV).") var flush: String?
-    @Option(name: dataOutput, help: help("Playout log to write (CSV)."))
-    var outputPath: String
+    @Option(name: dataOutput, help: help("Playout log to write (CSV).")) var outputPath: String
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions
 
@@ -46,19 +39,13 @@ struct JitterPlay: ParsableCommand {
         commandName: "play",
         abstract: "Play a captured session through the jitter buffer and write what the user would have heard.",
         discussion: """
-            SESSION is a capture with arrival times: a HAR file, or JSON Lines of HAR-style entries \
-            (see deframe). The server's audio messages go into the buffer at their arrival times; \
-            interruption events (barge-in) flush the responses received so far. The output WAV is \
-            the buffer's output tick by tick at the session's rate: delays, stretching, \
-            concealment (silence with fades) and the silence between responses included.
-
-            Example:
+            SESSION: a HAR file or timed JSON Lines (see deframe). Server audio enters the buffer at \
+            its arrival times, barge-ins flush it; the WAV is what the user heard, tick by tick.
               audiopipe jitter play session.har -o heard.wav
             """)
 
     @Argument(help: "Captured session.") var session: String
-    @Option(name: dataOutput, help: help("Output WAV."))
-    var outputPath: String
+    @Option(name: dataOutput, help: help("Output WAV.")) var outputPath: String
     @OptionGroup var capture: CaptureOptions
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions

@@ -17,40 +17,36 @@ struct VADDetect: ParsableCommand {
         commandName: "detect",
         abstract: "Speech segments of a recording, as a streaming detector would decide them.",
         discussion: """
-            Segments are on the streaming decision timeline: a segment starts when the detector \
-            decided (the end of the frame that confirmed speech), as a live client experiences \
-            it. --align moves onsets back to where the speech began (for offline labelling). \
-            With --reference (the audio the client was playing, on the microphone's timeline) the \
-            detector ignores the echo of that audio; a reference with another rate or channel \
-            count is converted (with --resampler), one of another length padded or cut (with a \
-            warning). Any input rate and channel count (mixed to mono). Formats: audacity \
-            (start<TAB>end<TAB>speech), csv (start,end), json (segments and the configuration).
-
-            Examples:
-              audiopipe vad detect mic.wav -o mic.txt
+            Segments start when a streaming detector decided (as a live client experiences it); \
+            --align back-dates onsets for offline labelling. --reference (what the client was \
+            playing) makes it ignore that audio's echo. Formats: audacity, csv, json. Many files: \
+            IN... -o DIR (see convert).
               audiopipe vad detect mic.wav --reference played.wav --format json
               audiopipe vad detect mic.wav --config tuned.json --align -o labels.txt
             """)
 
-    @Argument(help: "Microphone recording.") var input: String
+    @Argument(help: "Microphone recording, or a batch's inputs.") var inputs: [String]
     @Option(help: "Far-end reference: what the client was playing.") var reference: String?
     @OptionGroup var parameters: VADParameterOptions
     @Option(help: "Output format: audacity, csv or json.") var format: LabelFormat = .audacity
     @Flag(help: "Back-date onsets (offline labelling) instead of the streaming timeline.") var align = false
-    @Option(help: "Resampler for a reference at another rate (see convert --help).") var resampler: ResamplerChoice =
-        .default
-    @Option(name: dataOutput, help: help("Output file (default: standard output)."))
+    @Option(help: "Resampler for a reference at another rate.") var resampler: ResamplerChoice = .default
+    @Option(name: dataOutput, help: help("Output file (default: stdout); a batch's directory."))
     var outputPath: String = "-"
+    @OptionGroup var batch: BatchArguments
     @OptionGroup var output: OutputOptions
 
     func run() throws {
         var options = VADDetectOptions()
-        options.configuration = try parameters.configuration()
-        options.reference = reference
-        options.align = align
-        options.format = format
-        options.resampler = resampler
-        let r = try VADDetector.detect(input: input, output: outputPath, options: options)
+        (options.configuration, options.reference) = (try parameters.configuration(), reference)
+        (options.align, options.format, options.resampler) = (align, format, resampler)
+        if batch.isBatch(inputs, output: nil) {
+            try batch.refuse(["--reference": reference])
+            return try batch.run(
+                inputs, kinds: BatchSelection.audioExtensions, output: outputPath, ext: format.fileExtension,
+                digest: "vad", options, report: output, job: BatchJobs.vadDetect(options))
+        }
+        let r = try VADDetector.detect(input: inputs[0], output: outputPath, options: options)
         let printer = ReportPrinter(output, dataOutputs: [outputPath])
         // The labels are this command's output; its one-line summary is a note (on stderr), printed
         // when the labels went to a file. --json prints the whole report by the usual rule.
@@ -68,24 +64,12 @@ struct VADTune: ParsableCommand {
         commandName: "tune",
         abstract: "Sweep VAD parameters against reference labels; write the best configuration, the sweep and plots.",
         discussion: """
-            Pairs every audio file in --audio with LABELS/NAME.txt (Audacity labels) and, if \
-            present, the far-end reference NAME<suffix> in --audio (default .ref.wav). Unmatched \
-            files are listed and skipped. The sweep is every combination of the grid: --grid FILE \
-            (JSON object, parameter -> list of values) and/or --set NAME=V1,V2,… (repeatable); the \
-            default grid sweeps enter_db, exit_db, hangover_ms and min_speech_ms. Band features \
-            are computed once per file, so hundreds of settings take seconds. Metrics use the \
-            VAD kit's definitions (score.py), on the streaming timeline.
-
-            --report DIR receives (all at once, when the sweep is done): best.json (the \
-            configuration for `vad detect --config`, with its scores), sweep.csv and sweep.json \
-            (every setting and its metrics), per-file.csv (the best setting per file), \
-            plots/NAME.svg per file (waveform, frame level, noise floor, thresholds, labels and \
-            detections on one time axis), f1-vs-threshold.svg, precision-recall.svg, and \
-            index.html showing them all.
-
-            Example:
+            Pairs each file in --audio with LABELS/NAME.txt (Audacity labels) and a far-end \
+            reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
+            NAME=V1,V2,… (default: enter_db, exit_db, hangover_ms, min_speech_ms) with the VAD kit's \
+            metrics. --report DIR gets best.json (for `vad detect --config`), sweep.csv/json, \
+            per-file.csv, one plot per file, F1 and precision-recall plots and index.html.
               audiopipe vad tune --audio recordings --labels labels --report tuned
-              audiopipe vad detect new.wav --config tuned/best.json
             """)
 
     @Option(help: "Directory of recordings.") var audio: String
@@ -94,13 +78,10 @@ struct VADTune: ParsableCommand {
     @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions
-    @Option(help: "What to maximise: f1, precision, recall, fa (lowest false alarm), f1-latency.")
-    var objective: VADSweep.Objective = .f1
-    @Option(help: "Only settings with a false-alarm rate at most this (0…1) compete, if any do.")
-    var maxFalseAlarm: Double?
+    @Option(help: "Maximise: f1, precision, recall, fa (lowest), f1-latency.") var objective: VADSweep.Objective = .f1
+    @Option(help: "Only settings with at most this false-alarm rate (0…1) compete.") var maxFalseAlarm: Double?
     @Option(help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid.maximumSettings
-    @Option(help: "Resampler for references at another rate (see convert --help).")
-    var resampler: ResamplerChoice = .default
+    @Option(help: "Resampler for references at another rate.") var resampler: ResamplerChoice = .default
     @Option(help: "Report directory (written when the sweep is done).") var report: String
     @OptionGroup var output: OutputOptions
 
@@ -113,13 +94,9 @@ struct VADTune: ParsableCommand {
 
     func run() throws {
         var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels, reportDirectory: report)
-        o.referenceSuffix = referenceSuffix
-        o.base = try parameters.configuration()
-        o.grid = try VADGrid.load(file: grid, set: axes)
-        o.objective = objective
-        o.maxFalseAlarm = maxFalseAlarm
-        o.maxSettings = maxSettings
-        o.resampler = resampler
+        (o.referenceSuffix, o.base) = (referenceSuffix, try parameters.configuration())
+        (o.grid, o.objective) = (try VADGrid.load(file: grid, set: axes), objective)
+        (o.maxFalseAlarm, o.maxSettings, o.resampler) = (maxFalseAlarm, maxSettings, resampler)
         let printer = ReportPrinter(output)
         let bar = output.progressBar()
         defer { bar.finish() }

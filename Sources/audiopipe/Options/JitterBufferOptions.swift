@@ -4,16 +4,12 @@ import AudioPipelineWorkflows
 /// Jitter-buffer options shared by `jitter simulate` and `jitter play` (`JitterSettings`).
 struct JitterBufferOptions: ParsableArguments {
     @Option(help: "Output tick, ms (one pull of audio).") var tickMs: Double = 10
-    @Option(help: "adaptive, or fixed:MS (each utterance plays MS after its first arrival, no stretching).")
-    var policy: String = "adaptive"
+    @Option(help: "adaptive, or fixed:MS (play MS after an utterance's first arrival).") var policy: String = "adaptive"
     @Option(help: "Fraction of packets the adaptive jitter margin covers.") var quantile: Double = 0.95
-    @Option(help: "Most audio the buffer holds, seconds (a longer TTS burst overflows, counted).")
-    var capacityS: Double = 120
-    @Option(help: "Adaptive: wait for a hole until delay ≥ target + this, ms (negative: jump earlier).")
-    var holeWaitMs: Double?
+    @Option(help: "Most audio the buffer holds, s (more overflows, counted).") var capacityS: Double = 120
+    @Option(help: "Adaptive: wait for a hole until delay ≥ target + this, ms.") var holeWaitMs: Double?
     @Option(help: "Adaptive: added to the jitter quantile, ms.") var marginMs: Double?
-    @Option(help: "Adaptive: longest stall above the recent delay before playout runs on (late loss instead), ms.")
-    var maxStallMs: Double?
+    @Option(help: "Adaptive: longest stall above the recent delay before playing on, ms.") var maxStallMs: Double?
     @Option(help: "Adaptive: window of the jitter statistics, s.") var historyS: Double?
     @Option(help: "Adaptive: window of the baseline (sliding minimum delay), s.") var baselineS: Double?
     @Option(help: "Adaptive: accelerate above target + this, ms.") var accelerateMs: Double?

@@ -16,8 +16,7 @@ struct VADParameterOptions: ParsableArguments {
     @Option(help: "Window of the noise floor, s.") var floorWindowS: Double?
     @Option(help: "With --reference: expected echo raised by this much, dB.") var echoMarginDb: Double?
     @Option(help: "With --align: move onsets this much earlier, ms.") var prerollMs: Double?
-    @Option(help: "Speech starts only within this many dB of the loudest recent speech (0: off).") var talkerGateDb:
-        Double?
+    @Option(help: "Speech only within this many dB of the loudest recent (0: off).") var talkerGateDb: Double?
     @Option(
         name: .customLong("param"),
         help: ArgumentHelp(

@@ -14,11 +14,14 @@ final class ProgressBar {
         self.enabled = enabled && Terminal.stderrIsInteractive
     }
 
-    func update(_ p: JobProgress) {
+    func update(_ p: JobProgress) { update { p.bar(elapsed: $0) } }
+
+    /// Redraws with the line `render` makes from the seconds elapsed (nil: nothing to show yet).
+    func update(_ render: (Double) -> String?) {
         guard enabled else { return }
         let now = Date()
         let elapsed = now.timeIntervalSince(start)
-        guard elapsed >= 0.5, now.timeIntervalSince(lastDraw) >= 0.1, let line = p.bar(elapsed: elapsed) else { return }
+        guard elapsed >= 0.5, now.timeIntervalSince(lastDraw) >= 0.1, let line = render(elapsed) else { return }
         lastDraw = now
         Terminal.stderr("\r" + line + " ")
         drawn = true

@@ -1,0 +1,138 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// One input of a batch: where it is, and its path relative to the root it was found under (which
+/// the output tree mirrors and the shards hash).
+public struct BatchInput: Sendable, Hashable {
+    public var path: String
+    /// `dir/name.wav` under a directory argument; the file name for a file argument.
+    public var relativePath: String
+    /// An output path the input list gave for it (else the batch derives one).
+    public var output: String?
+
+    public init(path: String, relativePath: String, output: String? = nil) {
+        self.path = path
+        self.relativePath = relativePath
+        self.output = output
+    }
+}
+
+/// Which files a batch takes: paths (files and directories), an input list, glob filters.
+public struct BatchSelection: Sendable {
+    public var paths: [String] = []
+    /// Descend into subdirectories of directory arguments.
+    public var recursive = false
+    /// Shell globs (`fnmatch`, matched against the relative path and the file name): a file must
+    /// match one of `include` (when any is given) and none of `exclude`.
+    public var include: [String] = []
+    public var exclude: [String] = []
+    /// A list of inputs: one path a line, or CSV with an `input` column (and optionally `output`),
+    /// or JSON Lines with an `input` key (and optionally `output`). `#` comments, blank lines,
+    /// CRLF and a byte-order mark are fine.
+    public var inputList: String?
+    /// Extensions a directory walk takes (lower case, without the dot); other files are ignored.
+    public var extensions: Set<String> = BatchSelection.audioExtensions
+    /// A directory the walk never enters (the batch's own output directory).
+    public var skipDirectory: String?
+
+    public static let audioExtensions: Set<String> = [
+        "wav", "wave", "flac", "ogg", "oga", "aif", "aiff", "aifc", "caf", "w64", "rf64", "au", "snd", "mp3", "opus",
+    ]
+    public static let captureExtensions: Set<String> = ["jsonl", "ndjson", "har", "bin"]
+
+    public init() {}
+
+    /// Whether `path` is a directory (`-` is standard input, never one).
+    public static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return path != "-" && FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+
+    /// The inputs, in a stable order (arguments in order; each directory's files sorted).
+    public func collect() throws(AudioPipelineError) -> [BatchInput] {
+        var out: [BatchInput] = []
+        for path in paths {
+            if Self.isDirectory(path) {
+                out += try walk(path)
+            } else {
+                // A file argument is taken as given (a missing one fails as that file's error).
+                out.append(BatchInput(path: path, relativePath: (path as NSString).lastPathComponent))
+            }
+        }
+        if let inputList { out += try Self.readList(inputList) }
+        return out.filter { included($0.relativePath) }
+    }
+
+    func included(_ relative: String) -> Bool {
+        let name = (relative as NSString).lastPathComponent
+        func matches(_ glob: String) -> Bool {
+            fnmatch(glob, relative, 0) == 0 || fnmatch(glob, name, 0) == 0
+        }
+        if !include.isEmpty && !include.contains(where: matches) { return false }
+        return !exclude.contains(where: matches)
+    }
+
+    /// The files of a directory (and, with `recursive`, of its subdirectories), sorted by path.
+    func walk(_ root: String) throws(AudioPipelineError) -> [BatchInput] {
+        let skip = skipDirectory.map(SamePathGuard.canonical)
+        var found: [BatchInput] = []
+        var pending = [""]
+        while let relativeDir = pending.popLast() {
+            let dir = relativeDir.isEmpty ? root : root + "/" + relativeDir
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else {
+                throw AudioPipelineError(.inputUnavailable, "\(dir): cannot list the directory")
+            }
+            for name in names.sorted() where !name.hasPrefix(".") {
+                let relative = relativeDir.isEmpty ? name : relativeDir + "/" + name
+                let full = root + "/" + relative
+                var isDir: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: full, isDirectory: &isDir) else { continue }
+                if isDir.boolValue {
+                    if recursive && SamePathGuard.canonical(full) != skip { pending.append(relative) }
+                } else if extensions.contains(fileExtension(name)) {
+                    found.append(BatchInput(path: full, relativePath: relative))
+                }
+            }
+        }
+        return found.sorted { $0.relativePath < $1.relativePath }
+    }
+
+    /// An input list: plain paths, CSV with an `input` column, or JSON Lines with an `input` key.
+    static func readList(_ list: String) throws(AudioPipelineError) -> [BatchInput] {
+        let text = try TextInput.text(list, what: "the input list")
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated().filter {
+            let t = $0.element.trimmingSpaces
+            return !t.isEmpty && !t.hasPrefix("#")
+        }
+        guard let first = lines.first else { return [] }
+        let base = (list as NSString).deletingLastPathComponent
+        func resolve(_ p: String) -> String { p.hasPrefix("/") || base.isEmpty || list == "-" ? p : base + "/" + p }
+        func input(_ path: String, _ output: String?) -> BatchInput {
+            BatchInput(
+                path: resolve(path), relativePath: path.hasPrefix("/") ? (path as NSString).lastPathComponent : path,
+                output: output.map(resolve))
+        }
+        if first.element.trimmingSpaces.hasPrefix("{") {
+            return try lines.map { (n, line) throws(AudioPipelineError) in
+                let v: JSONValue
+                do { v = try JSON.parse(String(line)) } catch {
+                    throw AudioPipelineError(.invalidData, "\(list):\(n + 1): not a JSON object: \(error)")
+                }
+                guard let path = v["input"]?.string else {
+                    throw AudioPipelineError(.invalidData, "\(list):\(n + 1): needs an \"input\" string")
+                }
+                return input(path, v["output"]?.string)
+            }
+        }
+        let header = first.element.split(separator: ",").map(\.trimmingSpaces)
+        if header.contains("input") {
+            let table = try CSVTable(
+                text: lines.map { String($0.element) }.joined(separator: "\n"), path: list, required: ["input"])
+            return table.rows.map { row in
+                input(table.field("input", in: row)!, table.field("output", in: row).flatMap { $0.isEmpty ? nil : $0 })
+            }
+        }
+        return lines.map { input($0.element.trimmingSpaces, nil) }
+    }
+}

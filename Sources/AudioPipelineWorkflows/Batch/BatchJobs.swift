@@ -1,0 +1,60 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// The jobs of the batch-capable commands, for `BatchRunner`: each runs the one-file job on an item
+/// and reports its audio seconds, clipped samples and warnings.
+public enum BatchJobs {
+    public static func convert(_ o: ConvertOptions, raw: RawFormat?) -> BatchRunner.Job {
+        { (item) throws(AudioPipelineError) in
+            let r = try FileConverter.convert(input: item.input.path, raw: raw, output: item.output!, options: o)
+            return FileOutcome(audioSeconds: r.inputSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
+        }
+    }
+
+    public static func frame(_ o: FrameOptions, raw: RawFormat?) -> BatchRunner.Job {
+        { (item) throws(AudioPipelineError) in
+            let r = try Framer.frame(input: item.input.path, raw: raw, output: item.output!, options: o)
+            return FileOutcome(audioSeconds: r.audioSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
+        }
+    }
+
+    public static func deframe(_ o: DeframeOptions) -> BatchRunner.Job {
+        { (item) throws(AudioPipelineError) in
+            let r = try Deframer.deframe(input: item.input.path, output: item.output!, options: o)
+            return FileOutcome(audioSeconds: r.audioSeconds)
+        }
+    }
+
+    public static func vadDetect(_ o: VADDetectOptions) -> BatchRunner.Job {
+        { (item) throws(AudioPipelineError) in
+            let r = try VADDetector.detect(input: item.input.path, output: item.output!, options: o)
+            return FileOutcome(audioSeconds: r.duration, warnings: r.warnings)
+        }
+    }
+
+    /// `info` over a batch: every file's report is kept (`reports`, in input order) for printing.
+    public final class InfoCollector: @unchecked Sendable {
+        private let lock = NSLock()
+        private var byPath: [String: InfoReport] = [:]
+        public init() {}
+
+        public func job(raw: RawFormat?, strict: Bool) -> BatchRunner.Job {
+            { [self] (item) throws(AudioPipelineError) in
+                let r = try InfoReport.inspect(path: item.input.path, raw: raw, strict: strict)
+                lock.lock()
+                byPath[item.input.path] = r
+                lock.unlock()
+                return FileOutcome(
+                    audioSeconds: r.durationSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
+            }
+        }
+
+        /// The reports of `items` that succeeded, in their order.
+        public func reports(_ items: [BatchItem]) -> [InfoReport] {
+            lock.lock()
+            defer { lock.unlock() }
+            return items.compactMap { byPath[$0.input.path] }
+        }
+    }
+}

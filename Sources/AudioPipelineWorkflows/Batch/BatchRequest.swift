@@ -1,0 +1,49 @@
+import AudioPipelineCore
+import Foundation
+
+/// A batch as a command runs it: which inputs, where their outputs go, and how it runs. The CLI's
+/// batch-capable commands (convert, frame, deframe, vad detect, info) fill one in from their flags;
+/// an app does the same and passes its own per-file job.
+public struct BatchRequest: Sendable {
+    public var selection = BatchSelection()
+    public var options = BatchOptions()
+    /// Where outputs go (the input tree mirrored under it); nil when the job writes no files.
+    public var outputDirectory: String?
+    /// The outputs' extension (nil: the job writes no output file, as `info`).
+    public var outputExtension: String?
+    /// Output names under `outputDirectory` (see `OutputTree.path`).
+    public var nameTemplate = OutputTree.defaultTemplate
+
+    public init() {}
+
+    /// A batch over `paths` (files and directories) of the files with these extensions, writing
+    /// outputs with extension `outputExtension` under `outputDirectory` (nil, nil: no outputs).
+    public init(paths: [String], extensions: Set<String>, outputDirectory: String?, outputExtension: String?) {
+        (selection.paths, selection.extensions) = (paths, extensions)
+        (self.outputDirectory, self.outputExtension) = (outputDirectory, outputExtension)
+    }
+
+    /// Whether arguments ask for a batch: more than one path, a directory, or any batch option.
+    public static func isBatch(paths: [String], outputDirectory: String?, batchOptionGiven: Bool) -> Bool {
+        outputDirectory != nil || batchOptionGiven || paths.count > 1
+            || paths.contains(where: BatchSelection.isDirectory)
+    }
+
+    /// Each input with its output, refusing collisions and an empty set before anything runs.
+    public func plan() throws(AudioPipelineError) -> [BatchItem] {
+        var selection = selection
+        selection.skipDirectory = outputDirectory
+        let inputs = try selection.collect()
+        return try OutputTree.plan(inputs, directory: outputDirectory, ext: outputExtension, template: nameTemplate)
+    }
+
+    /// Plans and runs `job` over the inputs (see `BatchRunner.run`).
+    public func run(
+        progress: @escaping (BatchProgress) -> Void = { _ in }, failure: @escaping (BatchResult) -> Void = { _ in },
+        job: @escaping BatchRunner.Job
+    ) throws(AudioPipelineError) -> (items: [BatchItem], summary: BatchSummary) {
+        let items = try plan()
+        let summary = try BatchRunner.run(items, options: options, progress: progress, failure: failure, job: job)
+        return (items, summary)
+    }
+}

@@ -1,0 +1,168 @@
+import AudioPipelineCore
+import Foundation
+
+/// The results file of a batch: JSON Lines, one `BatchResult` per finished file, each line written
+/// with one `write(2)` on a descriptor opened for appending, so lines from several workers never
+/// interleave and a crash loses at most the line being written.
+final class ResultsFile: @unchecked Sendable {
+    let path: String?
+    private let fd: Int32
+    private let lock = NSLock()
+    private(set) var error: AudioPipelineError?
+
+    /// Opens `path` (nil: no file). Without `append` an existing file is started anew.
+    init(path: String?, append: Bool) throws(AudioPipelineError) {
+        self.path = path
+        guard let path else { fd = -1; return }
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0o666)
+        guard fd >= 0 else {
+            throw AudioPipelineError(
+                .outputFailed, "\(path): cannot open the results file: \(String(cString: strerror(errno)))")
+        }
+        // A line cut short by a crash: end it, so the next line starts on its own.
+        var st = stat()
+        if append, fstat(fd, &st) == 0, st.st_size > 0 {
+            let r = open(path, O_RDONLY | O_CLOEXEC)
+            var last: UInt8 = 0
+            if r >= 0, pread(r, &last, 1, st.st_size - 1) == 1, last != 0x0A { _ = write(fd, "\n", 1) }
+            if r >= 0 { close(r) }
+        }
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    func append(_ result: BatchResult) {
+        guard fd >= 0 else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard var line = try? encoder.encode(result) else { return }
+        line.append(0x0A)
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            try line.withUnsafeBytes { b in try FileDescriptorIO.writeAll(fd, b, path: path!) }
+        } catch let e as AudioPipelineError {
+            error = error ?? e
+        } catch {}
+    }
+
+    /// The last result of every input in an existing results file (lines that do not parse — a
+    /// line cut short by a crash — are ignored).
+    static func read(_ path: String?) throws(AudioPipelineError) -> [String: BatchResult] {
+        guard let path, FileManager.default.fileExists(atPath: path) else { return [:] }
+        let text = try TextInput.text(path, what: "the results file")
+        var last: [String: BatchResult] = [:]
+        let decoder = JSONDecoder()
+        for line in text.split(separator: "\n") {
+            if let r = try? decoder.decode(BatchResult.self, from: Data(line.utf8)) { last[r.input] = r }
+        }
+        return last
+    }
+
+    /// Whether `item` was done by an earlier run: ok, the same options, the input unchanged (size and
+    /// modification time), and its output still there.
+    static func isDone(_ item: BatchItem, _ previous: BatchResult?, digest: String) -> Bool {
+        guard let p = previous, p.status == "ok", p.optionsDigest == digest, p.output == item.output else {
+            return false
+        }
+        var st = stat()
+        guard stat(item.input.path, &st) == 0, Int64(st.st_size) == p.inputSize, mtime(st) == p.inputMtime else {
+            return false
+        }
+        return item.output.map { FileManager.default.fileExists(atPath: $0) } ?? true
+    }
+
+    static func mtime(_ st: stat) -> Double { Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) / 1e9 }
+}
+
+/// Where a batch's outputs go: the input tree mirrored under an output directory.
+public enum OutputTree {
+    /// The input's relative directory and name, with the new extension.
+    public static let defaultTemplate = "{dir}/{stem}.{ext}"
+
+    /// The output of `input`: `directory/` + `template` with `{dir}` (the input's relative
+    /// directory, empty at the top), `{stem}` (its name without extension), `{name}` and `{ext}`
+    /// (the new extension). The default template is `{dir}/{stem}.{ext}`.
+    public static func path(for input: BatchInput, directory: String, ext: String, template: String = defaultTemplate)
+        -> String
+    {
+        if let given = input.output { return given }
+        let rel = input.relativePath as NSString
+        let dir = rel.deletingLastPathComponent
+        let name = rel.lastPathComponent
+        let stem = (name as NSString).deletingPathExtension
+        var s = template.replacingOccurrences(of: "{dir}", with: dir).replacingOccurrences(of: "{stem}", with: stem)
+        s = s.replacingOccurrences(of: "{name}", with: name).replacingOccurrences(of: "{ext}", with: ext)
+        // Never outside the directory: `.`, `..` and empty components are dropped.
+        let parts = s.split(separator: "/").filter { $0 != "." && $0 != ".." }
+        return directory + "/" + parts.joined(separator: "/")
+    }
+
+    /// Removes what a killed earlier run left of these outputs: their temporary files
+    /// (`.NAME.tmp-PID-…`, see `AtomicOutput`) whose process is gone.
+    static func removeStaleTemporaries(of items: [BatchItem]) {
+        var names: [String: Set<String>] = [:]
+        for case let output? in items.map(\.output) {
+            let (dir, name) = ((output as NSString).deletingLastPathComponent, (output as NSString).lastPathComponent)
+            names[dir.isEmpty ? "." : dir, default: []].insert(name)
+        }
+        for (dir, outputs) in names {
+            guard let entries = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+            for entry in entries where entry.hasPrefix(".") {
+                guard let r = entry.range(of: ".tmp-", options: .backwards),
+                    outputs.contains(String(entry[entry.index(after: entry.startIndex)..<r.lowerBound])),
+                    let pid = Int32(entry[r.upperBound...].prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0,
+                    errno == ESRCH
+                else { continue }
+                unlink(dir + "/" + entry)
+            }
+        }
+    }
+
+    /// The items of a batch: each input with its output (`ext` nil: no output). Refuses, before
+    /// anything runs, two inputs that would write the same output and an output that is an input.
+    public static func plan(
+        _ inputs: [BatchInput], directory: String?, ext: String?, template: String = defaultTemplate
+    ) throws(AudioPipelineError) -> [BatchItem] {
+        guard !inputs.isEmpty else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "no input files (check the paths, --recursive, --include and --exclude)")
+        }
+        guard let ext else { return inputs.map { BatchItem(input: $0, output: nil) } }
+        guard let directory else {
+            throw AudioPipelineError(.invalidConfiguration, "several inputs need an output directory: give -o DIR")
+        }
+        let items = inputs.map {
+            BatchItem(input: $0, output: path(for: $0, directory: directory, ext: ext, template: template))
+        }
+        var seen: [String: String] = [:]
+        let inputPaths = Set(inputs.map { SamePathGuard.canonical($0.path) })
+        for item in items {
+            let out = SamePathGuard.canonical(item.output!)
+            if let other = seen[out] {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "\(other) and \(item.input.path) would both be written to \(item.output!); rename one or use --name"
+                )
+            }
+            if inputPaths.contains(out) {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "\(item.output!): output is the input file \(item.input.path); choose another -o")
+            }
+            seen[out] = item.input.path
+        }
+        return items
+    }
+
+    /// Creates the directories above `path`.
+    static func makeParent(of path: String) throws(AudioPipelineError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        guard !dir.isEmpty, !FileManager.default.fileExists(atPath: dir) else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        } catch {
+            throw AudioPipelineError(.outputFailed, "\(dir): cannot create the output directory")
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import ArgumentParser
+import AudioPipelineCore
+import AudioPipelineWorkflows
+
+/// Many inputs (convert, frame, deframe, vad detect, info): paths, directories and lists, run on
+/// every core, resumable, shardable. With one input and none of these, a command is as ever.
+struct BatchArguments: ParsableArguments {
+    @Flag(help: "Take the files in subdirectories of directory arguments too.") var recursive = false
+    @Option(help: "Only files matching this glob (path or name; repeatable).") var include: [String] = []
+    @Option(help: "Not the files matching this glob (repeatable).") var exclude: [String] = []
+    @Option(help: "Inputs: a path a line, or CSV/JSONL with input (and output).") var inputList: String?
+    @Option(name: [.customShort("j"), .long], help: "Files at once (default: the cores).") var jobs: Int?
+    @Flag(help: "Stop at the first file that fails.") var failFast = false
+    @Option(name: .customLong("report"), help: "Append each file's result to this JSONL file.") var results: String?
+    @Flag(help: "Skip the files --report says are done, with the same options and input.") var resume = false
+    @Option(help: "One shard of the inputs: I/N, or auto (Slurm array, k8s Indexed Job).") var shard: String?
+    @Option(help: "With --shard auto in a Kubernetes Indexed Job: the number of shards.") var shards: Int?
+    @Option(help: "Output names under -o DIR ({dir} {stem} {name} {ext}).") var name = OutputTree.defaultTemplate
+
+    func isBatch(_ paths: [String], output: String?) -> Bool {
+        let given = paths.isEmpty || recursive || inputList != nil || results != nil || shard != nil || jobs != nil
+        return BatchRequest.isBatch(paths: paths, outputDirectory: output, batchOptionGiven: given)
+    }
+
+    func validate() throws {
+        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be in 1…1024") }
+        if resume && results == nil { throw ValidationError("--resume needs the --report file of the earlier run") }
+    }
+
+    /// Refuses the options that name one file (such as `--trace`) in a batch.
+    func refuse(_ options: [String: String?]) throws {
+        for (name, value) in options where value != nil {
+            throw AudioPipelineError(.invalidConfiguration, "\(name) names one file; it cannot be used with a batch")
+        }
+    }
+
+    /// Where the batch's summary goes: it is the report, a note on stderr, or not shown.
+    enum Summary { case report, note, none }
+
+    /// Runs `job` over the inputs: failures printed as they come, the progress on a terminal, then
+    /// `done` with the items, then the summary; exits non-zero when a file failed.
+    func run(
+        _ paths: [String], kinds: Set<String>, output: String?, ext: String?, digest: Any..., report: OutputOptions,
+        summary style: Summary = .report, job: @escaping BatchRunner.Job, done: ([BatchItem]) throws -> Void = { _ in }
+    ) throws {
+        if ext != nil && (output ?? "-") == "-" {
+            throw AudioPipelineError(.invalidConfiguration, "a batch writes files: give an output directory, -o DIR")
+        }
+        var r = BatchRequest(paths: paths, extensions: kinds, outputDirectory: output, outputExtension: ext)
+        (r.selection.recursive, r.selection.include, r.selection.exclude) = (recursive, include, exclude)
+        (r.selection.inputList, r.nameTemplate, r.options.failFast) = (inputList, name, failFast)
+        (r.options.reportPath, r.options.resume, r.options.jobs) = (results, resume, jobs ?? r.options.jobs)
+        r.options.shard = try shard.map { try Shard.parse($0, shards: shards) }
+        r.options.optionsDigest = BatchOptions.digest(digest)
+        let bar = report.progressBar()
+        defer { bar.finish() }
+        let (items, summary) = try r.run(
+            progress: { p in bar.update { p.bar(elapsed: $0) } },
+            failure: { f in
+                bar.finish(); Terminal.error(f.error ?? f.input)
+            }, job: job)
+        bar.finish()
+        try done(items)
+        let printer = ReportPrinter(report, dataOutputs: [output])
+        if style == .report { try printer.print(summary, text: summary.text) }
+        if style == .note { printer.note(summary.text) }
+        if summary.exitCode != 0 { throw FailureExit(status: ExitStatus(rawValue: summary.exitCode) ?? .ioError) }
+    }
+}
