@@ -5,30 +5,38 @@ import Foundation
 /// The jobs of the batch-capable commands, for `BatchRunner`: each runs the one-file job on an item
 /// and reports its audio seconds, clipped samples and warnings.
 public enum BatchJobs {
+    /// The item's output; a job that writes one refuses an item planned without.
+    static func output(_ item: BatchItem) throws(AudioPipelineError) -> String {
+        guard let output = item.output else {
+            throw AudioPipelineError(.invalidConfiguration, "\(item.input.path): no output path planned for it")
+        }
+        return output
+    }
+
     public static func convert(_ o: ConvertOptions, raw: RawFormat?) -> BatchRunner.Job {
         { (item) throws(AudioPipelineError) in
-            let r = try FileConverter.convert(input: item.input.path, raw: raw, output: item.output!, options: o)
+            let r = try FileConverter.convert(input: item.input.path, raw: raw, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.inputSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
         }
     }
 
     public static func frame(_ o: FrameOptions, raw: RawFormat?) -> BatchRunner.Job {
         { (item) throws(AudioPipelineError) in
-            let r = try Framer.frame(input: item.input.path, raw: raw, output: item.output!, options: o)
+            let r = try Framer.frame(input: item.input.path, raw: raw, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.audioSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
         }
     }
 
     public static func deframe(_ o: DeframeOptions) -> BatchRunner.Job {
         { (item) throws(AudioPipelineError) in
-            let r = try Deframer.deframe(input: item.input.path, output: item.output!, options: o)
+            let r = try Deframer.deframe(input: item.input.path, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.audioSeconds)
         }
     }
 
     public static func vadDetect(_ o: VADDetectOptions) -> BatchRunner.Job {
         { (item) throws(AudioPipelineError) in
-            let r = try VADDetector.detect(input: item.input.path, output: item.output!, options: o)
+            let r = try VADDetector.detect(input: item.input.path, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.duration, warnings: r.warnings)
         }
     }

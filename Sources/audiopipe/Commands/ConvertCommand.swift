@@ -15,7 +15,7 @@ struct Convert: ParsableCommand {
               audiopipe convert calls/ --recursive -o calls16k/ -r 16000 -c 1 --report done.jsonl
             """)
 
-    @Argument(help: "IN OUT, or the inputs of a batch ('-' for standard input/output).") var paths: [String]
+    @Argument(help: "IN OUT, or the inputs of a batch ('-' for standard input/output).") var paths: [String] = []
     @Option(name: dataOutput, help: help("Output directory of a batch.")) var outputDirectory: String?
     @Option(name: [.short, .long], help: "Output sample rate, Hz (default: the input's).") var rate: Int?
     @Option(name: [.short, .long], help: "Output channels (1: the mean; default: the input's).") var channels: Int?

@@ -14,7 +14,7 @@ struct Frame: ParsableCommand {
               audiopipe frame prompts/ --recursive --profile gemini-live -o framed/
             """)
 
-    @Argument(help: "Input audio file ('-' for standard input), or a batch's inputs.") var inputs: [String]
+    @Argument(help: "Input audio file ('-' for standard input), or a batch's inputs.") var inputs: [String] = []
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile: String
     @Option(help: "Chunk duration, ms.") var chunkMs: Double = 20
     @Option(help: "Client rate, for profiles that let the client choose (atoms, deepgram).") var rate: Int?
@@ -63,7 +63,7 @@ struct Deframe: ParsableCommand {
               audiopipe deframe session.har -o agent.wav --trace arrivals.csv
             """)
 
-    @Argument(help: "Captured messages ('-' for standard input), or a batch's inputs.") var inputs: [String]
+    @Argument(help: "Captured messages ('-' for standard input), or a batch's inputs.") var inputs: [String] = []
     @Option(name: dataOutput, help: help("Output WAV; a batch's directory.")) var outputPath: String
     @Option(help: "Whose audio: server (the agent) or client (the mic).") var direction: WireDirection = .server
     @Option(help: "Write the arrival timeline (jitter-kit trace) here.") var trace: String?

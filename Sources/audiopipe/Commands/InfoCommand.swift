@@ -11,7 +11,7 @@ struct Info: ParsableCommand {
             beyond full scale. --json: an array. A bad file is reported, the others still described.
             """)
 
-    @Argument(help: "Audio files ('-' for standard input).") var files: [String]
+    @Argument(help: "Audio files ('-' for standard input).") var files: [String] = []
     @OptionGroup var raw: RawInputOptions
     @OptionGroup var batch: BatchArguments
     @OptionGroup var output: OutputOptions

@@ -25,7 +25,7 @@ struct VADDetect: ParsableCommand {
               audiopipe vad detect mic.wav --config tuned.json --align -o labels.txt
             """)
 
-    @Argument(help: "Microphone recording, or a batch's inputs.") var inputs: [String]
+    @Argument(help: "Microphone recording, or a batch's inputs.") var inputs: [String] = []
     @Option(help: "Far-end reference: what the client was playing.") var reference: String?
     @OptionGroup var parameters: VADParameterOptions
     @Option(help: "Output format: audacity, csv or json.") var format: LabelFormat = .audacity

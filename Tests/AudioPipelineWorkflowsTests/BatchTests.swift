@@ -1,0 +1,328 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+@testable import AudioPipelineWorkflows
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+/// A mono PCM16 WAV of `frames` pseudo-random samples (seeded), written without any library.
+func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int = 2, seed: UInt64 = 1) throws {
+    var rng = TestRNG(seed: seed)
+    let dataBytes = frames * channels * 2
+    var d = Data()
+    func u32(_ v: Int) { withUnsafeBytes(of: UInt32(v).littleEndian) { d.append(contentsOf: $0) } }
+    func u16(_ v: Int) { withUnsafeBytes(of: UInt16(v).littleEndian) { d.append(contentsOf: $0) } }
+    d.append(contentsOf: Array("RIFF".utf8)); u32(36 + dataBytes); d.append(contentsOf: Array("WAVEfmt ".utf8))
+    u32(16); u16(1); u16(channels); u32(rate); u32(rate * channels * 2); u16(channels * 2); u16(16)
+    d.append(contentsOf: Array("data".utf8)); u32(dataBytes)
+    for _ in 0..<(frames * channels) { u16(Int(UInt16(truncatingIfNeeded: rng.next() >> 50))) }
+    try d.write(to: URL(fileURLWithPath: path))
+}
+
+@Suite struct Shards {
+    let paths = (0..<1000).map { "dir\($0 % 7)/file-\($0).wav" }
+
+    @Test(arguments: [1, 2, 3, 4, 7, 16])
+    func theShardsAreDisjointAndCoverEveryInput(count: Int) throws {
+        var owner: [String: Int] = [:]
+        for i in 1...count {
+            let shard = try Shard(index: i, count: count)
+            for p in paths where shard.contains(p) {
+                #expect(owner[p] == nil, "\(p) is in shards \(owner[p] ?? 0) and \(i)")
+                owner[p] = i
+            }
+        }
+        #expect(owner.count == paths.count)
+        if count > 1 {
+            // Every shard gets a fair part (a bad hash would pile them into a few).
+            let sizes = (1...count).map { i in owner.values.filter { $0 == i }.count }
+            #expect(sizes.min()! > paths.count / count / 2, "\(sizes)")
+        }
+    }
+
+    @Test func membershipDependsOnThePathOnlyNotOnOrderOrRun() throws {
+        let shard = try Shard(index: 2, count: 3)
+        let forward = paths.filter(shard.contains)
+        let backward = paths.reversed().filter(shard.contains)
+        #expect(Set(forward) == Set(backward))
+        // FNV-1a 64 of "a": a fixed value, so every machine and every run agrees.
+        #expect(Shard.hash("a") == 0xaf63_dc4c_8601_ec8c)
+    }
+
+    @Test(arguments: ["3/2", "0/0", "junk", "1/0", "-1/3", "2", "1/2/3", "", "1/ 2", "99999999999999999999/2"])
+    func badShardsAreUsageErrors(text: String) {
+        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse(text, environment: [:]) }
+        do {
+            _ = try Shard.parse(text, environment: [:])
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+            #expect(error.message.contains("--shard"))
+        }
+    }
+
+    @Test func autoReadsASlurmArrayHonouringItsMinimumIndex() throws {
+        let env = ["SLURM_ARRAY_TASK_ID": "5", "SLURM_ARRAY_TASK_MIN": "5", "SLURM_ARRAY_TASK_COUNT": "4"]
+        #expect(try Shard.parse("auto", environment: env) == Shard(index: 1, count: 4))
+        let last = ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4"]
+        #expect(try Shard.parse("auto", environment: last) == Shard(index: 4, count: 4))
+    }
+
+    @Test func autoReadsAKubernetesIndexedJobWithShards() throws {
+        #expect(try Shard.parse("auto", shards: 8, environment: ["JOB_COMPLETION_INDEX": "7"]) == Shard(index: 8, count: 8))
+        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", environment: ["JOB_COMPLETION_INDEX": "0"]) }
+        #expect(throws: AudioPipelineError.self) {
+            _ = try Shard.parse("auto", shards: 4, environment: ["JOB_COMPLETION_INDEX": "4"])
+        }
+    }
+
+    @Test func autoWithoutAnEngineSaysSo() {
+        do {
+            _ = try Shard.parse("auto", environment: [:])
+            Issue.record("no error")
+        } catch {
+            #expect(error.message.contains("SLURM_ARRAY_TASK_ID") && error.message.contains("JOB_COMPLETION_INDEX"))
+        }
+        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "1"]) }
+        #expect(throws: AudioPipelineError.self) {
+            _ = try Shard.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "2"])
+        }
+    }
+}
+
+@Suite struct BatchInputLists {
+    @Test func plainListsTakeCRLFABOMBlankLinesAndComments() throws {
+        let dir = TempDir()
+        let text = "\u{FEFF}# corpus\r\na.wav\r\n\r\n  sub/b.wav  \r\n# done\r\n/abs/c.wav\r\n"
+        try text.write(toFile: dir.file("list.txt"), atomically: true, encoding: .utf8)
+        let inputs = try BatchSelection.readList(dir.file("list.txt"))
+        #expect(inputs.map(\.path) == [dir.file("a.wav"), dir.file("sub/b.wav"), "/abs/c.wav"])
+        #expect(inputs.map(\.relativePath) == ["a.wav", "sub/b.wav", "c.wav"])
+    }
+
+    @Test func csvListsHaveAnInputColumnAndOptionallyAnOutput() throws {
+        let dir = TempDir()
+        try "output,input\r\nout/x.wav,in/a.wav\r\n,in/b.wav\r\n".write(
+            toFile: dir.file("list.csv"), atomically: true, encoding: .utf8)
+        let inputs = try BatchSelection.readList(dir.file("list.csv"))
+        #expect(inputs.map(\.path) == [dir.file("in/a.wav"), dir.file("in/b.wav")])
+        #expect(inputs.map(\.output) == [dir.file("out/x.wav"), nil])
+    }
+
+    @Test func jsonLinesListsHaveAnInputKey() throws {
+        let dir = TempDir()
+        try "{\"input\": \"a.wav\", \"output\": \"o/a.wav\"}\n\n{\"input\": \"b.wav\"}\n".write(
+            toFile: dir.file("list.jsonl"), atomically: true, encoding: .utf8)
+        let inputs = try BatchSelection.readList(dir.file("list.jsonl"))
+        #expect(inputs.map(\.path) == [dir.file("a.wav"), dir.file("b.wav")])
+        #expect(inputs.map(\.output) == [dir.file("o/a.wav"), nil])
+        try "{\"input\": \"a.wav\"}\n{\"file\": \"b.wav\"}\n".write(
+            toFile: dir.file("bad.jsonl"), atomically: true, encoding: .utf8)
+        do {
+            _ = try BatchSelection.readList(dir.file("bad.jsonl"))
+            Issue.record("no error")
+        } catch {
+            #expect(error.message.contains("bad.jsonl:2") && error.message.contains("input"))
+        }
+    }
+}
+
+@Suite struct BatchPlans {
+    func touch(_ path: String) throws {
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: path, contents: Data())
+    }
+
+    @Test func aDirectoryWalkIsSortedFilteredAndNeverEntersTheOutputDirectory() throws {
+        let dir = TempDir()
+        for f in ["in/b.wav", "in/a.flac", "in/notes.txt", "in/.hidden.wav", "in/sub/c.wav", "in/out/old.wav",
+                  "in/sub/skip-me.wav"] {
+            try touch(dir.file(f))
+        }
+        var r = BatchRequest(paths: [dir.file("in")], extensions: BatchSelection.audioExtensions,
+                             outputDirectory: dir.file("in/out"), outputExtension: "wav")
+        r.selection.recursive = true
+        r.selection.exclude = ["skip-*"]
+        let items = try r.plan()
+        #expect(items.map(\.input.relativePath) == ["a.flac", "b.wav", "sub/c.wav"])
+        #expect(items.map(\.output) == ["a", "b", "sub/c"].map { dir.file("in/out/\($0).wav") })
+        r.selection.recursive = false
+        r.selection.include = ["*.flac"]
+        #expect(try r.plan().map(\.input.relativePath) == ["a.flac"])
+    }
+
+    @Test func twoInputsWritingOneOutputAreRefusedNamingBoth() throws {
+        let dir = TempDir()
+        try touch(dir.file("in/a.wav"))
+        try touch(dir.file("in/a.flac"))
+        let r = BatchRequest(paths: [dir.file("in")], extensions: ["wav", "flac"], outputDirectory: dir.file("o"),
+                             outputExtension: "wav")
+        do {
+            _ = try r.plan()
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+            #expect(error.message.contains("a.wav") && error.message.contains("a.flac"), "\(error.message)")
+        }
+        var named = r
+        named.nameTemplate = "{dir}/{name}.{ext}"
+        #expect(try named.plan().compactMap(\.output) == [dir.file("o/a.flac.wav"), dir.file("o/a.wav.wav")])
+    }
+
+    @Test func anOutputThatIsAnInputIsRefused() throws {
+        let dir = TempDir()
+        try touch(dir.file("a.wav"))
+        let r = BatchRequest(paths: [dir.file("a.wav")], extensions: ["wav"], outputDirectory: dir.path,
+                             outputExtension: "wav")
+        #expect(throws: AudioPipelineError.self) { _ = try r.plan() }
+    }
+
+    @Test func anEmptySetIsAUsageError() throws {
+        let dir = TempDir()
+        let r = BatchRequest(paths: [dir.path], extensions: ["wav"], outputDirectory: dir.file("o"), outputExtension: "wav")
+        do {
+            _ = try r.plan()
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .invalidConfiguration && ExitStatus(error.code) == .usage)
+        }
+    }
+
+    @Test func outputsNeverLeaveTheirDirectory() {
+        let input = BatchInput(path: "/x/../a.wav", relativePath: "../../a.wav")
+        #expect(OutputTree.path(for: input, directory: "/o", ext: "wav") == "/o/a.wav")
+        #expect(OutputTree.path(for: input, directory: "/o", ext: "wav", template: "../{stem}-16k.{ext}") == "/o/a-16k.wav")
+    }
+}
+
+@Suite struct BatchRuns {
+    /// A corpus of `n` short WAVs in `dir/in` (every third in a subdirectory) and one that is not audio.
+    func corpus(_ dir: TempDir, _ n: Int, bad: Bool = true) throws {
+        try FileManager.default.createDirectory(atPath: dir.file("in/sub"), withIntermediateDirectories: true)
+        for i in 0..<n {
+            try writeTestWav(dir.file(i % 3 == 0 ? "in/sub/f\(i).wav" : "in/f\(i).wav"), frames: 4_800 + i * 37,
+                             seed: UInt64(i + 1))
+        }
+        if bad { try "not audio".write(toFile: dir.file("in/broken.wav"), atomically: true, encoding: .utf8) }
+    }
+
+    func request(_ dir: TempDir, out: String, jobs: Int) -> BatchRequest {
+        var r = BatchRequest(paths: [dir.file("in")], extensions: BatchSelection.audioExtensions,
+                             outputDirectory: dir.file(out), outputExtension: "wav")
+        r.selection.recursive = true
+        r.options.jobs = jobs
+        return r
+    }
+
+    func convert() throws -> BatchRunner.Job {
+        var o = ConvertOptions()
+        (o.sampleRate, o.channels) = (try SampleRate(16_000), 1)
+        return BatchJobs.convert(o, raw: nil)
+    }
+
+    func files(_ root: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let e = FileManager.default.enumerator(atPath: root)
+        while let rel = e?.nextObject() as? String {
+            if let d = FileManager.default.contents(atPath: root + "/" + rel), !rel.hasSuffix("sub") { out[rel] = d }
+        }
+        return out
+    }
+
+    @Test func manyWorkersWriteExactlyWhatOneWrites() throws {
+        let dir = TempDir()
+        try corpus(dir, 24)
+        let one = try request(dir, out: "o1", jobs: 1).run(job: try convert()).summary
+        let four = try request(dir, out: "o4", jobs: 4).run(job: try convert()).summary
+        #expect(one.files == 25 && one.ok == 24 && one.failed == 1 && one.exitCode == 65)
+        #expect(four.ok == 24 && four.failed == 1 && four.jobs == 4)
+        let a = files(dir.file("o1")), b = files(dir.file("o4"))
+        #expect(a.count == 24 && a == b)
+        #expect(abs(one.audioSeconds - four.audioSeconds) < 1e-9)
+    }
+
+    @Test func failuresAreReportedAndTheResultsFileHasALinePerFile() throws {
+        let dir = TempDir()
+        try corpus(dir, 5)
+        var r = request(dir, out: "o", jobs: 2)
+        r.options.reportPath = dir.file("results.jsonl")
+        var failures: [BatchResult] = []
+        let s = try r.run(failure: { failures.append($0) }, job: try convert()).summary
+        #expect(s.failed == 1 && failures.map(\.input) == [dir.file("in/broken.wav")])
+        #expect(s.failures.count == 1 && s.failures[0].contains("broken.wav"))
+        let lines = try String(contentsOfFile: dir.file("results.jsonl"), encoding: .utf8).split(separator: "\n")
+        let results = try lines.map { try JSONDecoder().decode(BatchResult.self, from: Data($0.utf8)) }
+        #expect(results.count == 6)
+        let broken = try #require(results.first { $0.status == "failed" })
+        #expect(broken.exitCode == 65 && broken.error?.contains("broken.wav") == true && broken.output != nil)
+        for ok in results where ok.status == "ok" {
+            #expect(ok.audioSeconds > 0.09 && ok.optionsDigest == r.options.optionsDigest && ok.inputSize > 44)
+            #expect(FileManager.default.fileExists(atPath: ok.output!))
+        }
+    }
+
+    @Test func failFastStopsStartingFiles() throws {
+        let dir = TempDir()
+        try corpus(dir, 10)
+        var r = request(dir, out: "o", jobs: 1)
+        r.selection.recursive = false  // broken.wav sorts first among in/'s files
+        r.options.failFast = true
+        let s = try r.run(job: try convert()).summary
+        #expect(s.failed == 1 && s.ok == 0 && s.exitCode == 65, "\(s)")
+        #expect(!FileManager.default.fileExists(atPath: dir.file("o/f1.wav")))
+    }
+
+    @Test func resumeRedoesOnlyWhatIsNotDoneWithTheSameOptions() throws {
+        let dir = TempDir()
+        try corpus(dir, 6, bad: false)
+        var r = request(dir, out: "o", jobs: 2)
+        (r.options.reportPath, r.options.optionsDigest) = (dir.file("r.jsonl"), "A")
+        #expect(try r.run(job: try convert()).summary.ok == 6)
+        r.options.resume = true
+        var again = try r.run(job: try convert()).summary
+        #expect(again.skipped == 6 && again.ok == 0)
+        // An output removed, an input changed: those two are redone.
+        try FileManager.default.removeItem(atPath: dir.file("o/f1.wav"))
+        try writeTestWav(dir.file("in/f2.wav"), frames: 999, seed: 99)
+        again = try r.run(job: try convert()).summary
+        #expect(again.skipped == 4 && again.ok == 2, "\(again)")
+        // Other options: everything is redone.
+        r.options.optionsDigest = "B"
+        #expect(try r.run(job: try convert()).summary.ok == 6)
+    }
+
+    @Test func aShardRunsOnlyItsInputsAndTheShardsTogetherRunAll() throws {
+        let dir = TempDir()
+        try corpus(dir, 12, bad: false)
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock()
+            var paths: [String] = []
+        }
+        let seen = Seen()
+        for i in 1...3 {
+            var r = request(dir, out: "o", jobs: 2)
+            r.options.shard = try Shard(index: i, count: 3)
+            let s = try r.run { item throws(AudioPipelineError) in
+                seen.lock.lock()
+                seen.paths.append(item.input.relativePath)
+                seen.lock.unlock()
+                return FileOutcome(audioSeconds: 1)
+            }.summary
+            #expect(s.shard == "\(i)/3")
+        }
+        #expect(seen.paths.count == 12 && Set(seen.paths).count == 12)
+    }
+
+    @Test func staleTemporariesOfAKilledRunAreRemoved() throws {
+        let dir = TempDir()
+        try corpus(dir, 3, bad: false)
+        try FileManager.default.createDirectory(atPath: dir.file("o"), withIntermediateDirectories: true)
+        // pid 2^22+1 is above Linux's pid_max default; a live pid (ours) is kept.
+        let stale = dir.file("o/.f1.wav.tmp-4194305-77"), live = dir.file("o/.f1.wav.tmp-\(getpid())-1")
+        let other = dir.file("o/.unrelated.tmp-4194305-1")
+        for f in [stale, live, other] { FileManager.default.createFile(atPath: f, contents: Data("x".utf8)) }
+        _ = try request(dir, out: "o", jobs: 1).run(job: try convert())
+        #expect(!FileManager.default.fileExists(atPath: stale))
+        #expect(FileManager.default.fileExists(atPath: live) && FileManager.default.fileExists(atPath: other))
+    }
+}
