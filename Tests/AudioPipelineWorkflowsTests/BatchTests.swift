@@ -1,9 +1,10 @@
 import AudioPipelineAdapters
 import AudioPipelineCore
-@testable import AudioPipelineWorkflows
 import Foundation
 import Testing
 import _AudioPipelineTestSupport
+
+@testable import AudioPipelineWorkflows
 
 /// A mono PCM16 WAV of `frames` pseudo-random samples (seeded), written without any library.
 func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int = 2, seed: UInt64 = 1) throws {
@@ -68,8 +69,11 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
     }
 
     @Test func autoReadsAKubernetesIndexedJobWithShards() throws {
-        #expect(try Shard.parse("auto", shards: 8, environment: ["JOB_COMPLETION_INDEX": "7"]) == Shard(index: 8, count: 8))
-        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", environment: ["JOB_COMPLETION_INDEX": "0"]) }
+        #expect(
+            try Shard.parse("auto", shards: 8, environment: ["JOB_COMPLETION_INDEX": "7"]) == Shard(index: 8, count: 8))
+        #expect(throws: AudioPipelineError.self) {
+            _ = try Shard.parse("auto", environment: ["JOB_COMPLETION_INDEX": "0"])
+        }
         #expect(throws: AudioPipelineError.self) {
             _ = try Shard.parse("auto", shards: 4, environment: ["JOB_COMPLETION_INDEX": "4"])
         }
@@ -82,7 +86,9 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         } catch {
             #expect(error.message.contains("SLURM_ARRAY_TASK_ID") && error.message.contains("JOB_COMPLETION_INDEX"))
         }
-        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "1"]) }
+        #expect(throws: AudioPipelineError.self) {
+            _ = try Shard.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "1"])
+        }
         #expect(throws: AudioPipelineError.self) {
             _ = try Shard.parse("auto", environment: ["SLURM_ARRAY_TASK_ID": "x", "SLURM_ARRAY_TASK_COUNT": "2"])
         }
@@ -135,12 +141,15 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
 
     @Test func aDirectoryWalkIsSortedFilteredAndNeverEntersTheOutputDirectory() throws {
         let dir = TempDir()
-        for f in ["in/b.wav", "in/a.flac", "in/notes.txt", "in/.hidden.wav", "in/sub/c.wav", "in/out/old.wav",
-                  "in/sub/skip-me.wav"] {
+        for f in [
+            "in/b.wav", "in/a.flac", "in/notes.txt", "in/.hidden.wav", "in/sub/c.wav", "in/out/old.wav",
+            "in/sub/skip-me.wav",
+        ] {
             try touch(dir.file(f))
         }
-        var r = BatchRequest(paths: [dir.file("in")], extensions: BatchSelection.audioExtensions,
-                             outputDirectory: dir.file("in/out"), outputExtension: "wav")
+        var r = BatchRequest(
+            paths: [dir.file("in")], extensions: BatchSelection.audioExtensions,
+            outputDirectory: dir.file("in/out"), outputExtension: "wav")
         r.selection.recursive = true
         r.selection.exclude = ["skip-*"]
         let items = try r.plan()
@@ -155,8 +164,9 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         let dir = TempDir()
         try touch(dir.file("in/a.wav"))
         try touch(dir.file("in/a.flac"))
-        let r = BatchRequest(paths: [dir.file("in")], extensions: ["wav", "flac"], outputDirectory: dir.file("o"),
-                             outputExtension: "wav")
+        let r = BatchRequest(
+            paths: [dir.file("in")], extensions: ["wav", "flac"], outputDirectory: dir.file("o"),
+            outputExtension: "wav")
         do {
             _ = try r.plan()
             Issue.record("no error")
@@ -172,14 +182,16 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
     @Test func anOutputThatIsAnInputIsRefused() throws {
         let dir = TempDir()
         try touch(dir.file("a.wav"))
-        let r = BatchRequest(paths: [dir.file("a.wav")], extensions: ["wav"], outputDirectory: dir.path,
-                             outputExtension: "wav")
+        let r = BatchRequest(
+            paths: [dir.file("a.wav")], extensions: ["wav"], outputDirectory: dir.path,
+            outputExtension: "wav")
         #expect(throws: AudioPipelineError.self) { _ = try r.plan() }
     }
 
     @Test func anEmptySetIsAUsageError() throws {
         let dir = TempDir()
-        let r = BatchRequest(paths: [dir.path], extensions: ["wav"], outputDirectory: dir.file("o"), outputExtension: "wav")
+        let r = BatchRequest(
+            paths: [dir.path], extensions: ["wav"], outputDirectory: dir.file("o"), outputExtension: "wav")
         do {
             _ = try r.plan()
             Issue.record("no error")
@@ -191,7 +203,8 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
     @Test func outputsNeverLeaveTheirDirectory() {
         let input = BatchInput(path: "/x/../a.wav", relativePath: "../../a.wav")
         #expect(OutputTree.path(for: input, directory: "/o", ext: "wav") == "/o/a.wav")
-        #expect(OutputTree.path(for: input, directory: "/o", ext: "wav", template: "../{stem}-16k.{ext}") == "/o/a-16k.wav")
+        #expect(
+            OutputTree.path(for: input, directory: "/o", ext: "wav", template: "../{stem}-16k.{ext}") == "/o/a-16k.wav")
     }
 }
 
@@ -200,15 +213,17 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
     func corpus(_ dir: TempDir, _ n: Int, bad: Bool = true) throws {
         try FileManager.default.createDirectory(atPath: dir.file("in/sub"), withIntermediateDirectories: true)
         for i in 0..<n {
-            try writeTestWav(dir.file(i % 3 == 0 ? "in/sub/f\(i).wav" : "in/f\(i).wav"), frames: 4_800 + i * 37,
-                             seed: UInt64(i + 1))
+            try writeTestWav(
+                dir.file(i % 3 == 0 ? "in/sub/f\(i).wav" : "in/f\(i).wav"), frames: 4_800 + i * 37,
+                seed: UInt64(i + 1))
         }
         if bad { try "not audio".write(toFile: dir.file("in/broken.wav"), atomically: true, encoding: .utf8) }
     }
 
     func request(_ dir: TempDir, out: String, jobs: Int) -> BatchRequest {
-        var r = BatchRequest(paths: [dir.file("in")], extensions: BatchSelection.audioExtensions,
-                             outputDirectory: dir.file(out), outputExtension: "wav")
+        var r = BatchRequest(
+            paths: [dir.file("in")], extensions: BatchSelection.audioExtensions,
+            outputDirectory: dir.file(out), outputExtension: "wav")
         r.selection.recursive = true
         r.options.jobs = jobs
         return r

@@ -71,8 +71,11 @@ import _AudioPipelineTestSupport
     @Test func aBadFileIsReportedAndTheOthersAreDone() throws {
         let s = Scratch()
         try corpus(s, 4, bad: true)
-        let r = try CLI.run(["convert", s.file("in"), "--recursive", "-o", s.file("o"), "--report", s.file("r.jsonl"),
-                             "--json"] + convert)
+        let r = try CLI.run(
+            [
+                "convert", s.file("in"), "--recursive", "-o", s.file("o"), "--report", s.file("r.jsonl"),
+                "--json",
+            ] + convert)
         #expect(r.status == 65)
         #expect(r.stderr.contains("broken.wav") && r.stderr.contains("cannot decode"))
         let summary = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
@@ -99,7 +102,8 @@ import _AudioPipelineTestSupport
         try p.run()
         let deadline = Date().addingTimeInterval(120)
         while Date() < deadline, p.isRunning,
-            ((try? String(contentsOfFile: s.file("part.jsonl"), encoding: .utf8)) ?? "").count(where: { $0 == "\n" }) < 10
+            ((try? String(contentsOfFile: s.file("part.jsonl"), encoding: .utf8)) ?? "").count(where: { $0 == "\n" })
+                < 10
         {
             usleep(1_000)
         }
@@ -108,7 +112,8 @@ import _AudioPipelineTestSupport
         #expect(p.terminationReason == .uncaughtSignal, "killed, not finished")
         #expect(tree(s.file("part")).count < 40)
 
-        let resumed = try CLI.run(args + ["-o", s.file("part"), "--report", s.file("part.jsonl"), "--resume", "--json"])
+        let resumed = try CLI.run(
+            args + ["-o", s.file("part"), "--report", s.file("part.jsonl"), "--resume", "--json"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let summary = try #require(try JSONSerialization.jsonObject(with: resumed.stdout) as? [String: Any])
         #expect((summary["skipped"] as? Int ?? 0) >= 10, "\(summary)")
@@ -116,12 +121,13 @@ import _AudioPipelineTestSupport
         #expect(tree(s.file("part")) == tree(s.file("whole")))
         let mine = try results(s.file("part.jsonl")), theirs = try results(s.file("whole.jsonl"))
         func key(_ r: [String: [String: String]], _ root: String) -> [String: [String: String]] {
-            Dictionary(uniqueKeysWithValues: r.map { k, v in
-                var v = v
-                v["output"] = v["output"]?.replacingOccurrences(of: root, with: "")
-                v["inputMtime"] = nil
-                return (k, v)
-            })
+            Dictionary(
+                uniqueKeysWithValues: r.map { k, v in
+                    var v = v
+                    v["output"] = v["output"]?.replacingOccurrences(of: root, with: "")
+                    v["inputMtime"] = nil
+                    return (k, v)
+                })
         }
         #expect(key(mine, s.file("part")) == key(theirs, s.file("whole")))
     }
@@ -132,9 +138,15 @@ import _AudioPipelineTestSupport
         var counts: [Int] = []
         for id in 10...12 {
             var env = ProcessInfo.processInfo.environment
-            (env["SLURM_ARRAY_TASK_ID"], env["SLURM_ARRAY_TASK_MIN"], env["SLURM_ARRAY_TASK_COUNT"]) = ("\(id)", "10", "3")
-            let r = try runTool(CLI.binary, ["convert", s.file("in"), "--recursive", "-o", s.file("o"), "--shard", "auto",
-                                             "--report", s.file("r\(id).jsonl")] + convert, environment: env)
+            (env["SLURM_ARRAY_TASK_ID"], env["SLURM_ARRAY_TASK_MIN"], env["SLURM_ARRAY_TASK_COUNT"]) = (
+                "\(id)", "10", "3"
+            )
+            let r = try runTool(
+                CLI.binary,
+                [
+                    "convert", s.file("in"), "--recursive", "-o", s.file("o"), "--shard", "auto",
+                    "--report", s.file("r\(id).jsonl"),
+                ] + convert, environment: env)
             #expect(r.status == 0, "\(r.err)")
             counts.append(try results(s.file("r\(id).jsonl")).count)
             #expect(r.out.contains("shard \(id - 9)/3"))
@@ -144,14 +156,17 @@ import _AudioPipelineTestSupport
         #expect(all.status == 0 && tree(s.file("o")) == tree(s.file("all")))
     }
 
-    @Test(arguments: [["--shard", "3/2"], ["--shard", "0/0"], ["--shard", "junk"], ["--jobs", "0"], ["--resume"],
-                      ["--shard", "auto"]])
+    @Test(arguments: [
+        ["--shard", "3/2"], ["--shard", "0/0"], ["--shard", "junk"], ["--jobs", "0"], ["--resume"],
+        ["--shard", "auto"],
+    ])
     func badBatchOptionsAreUsageErrors(extra: [String]) throws {
         let s = Scratch()
         try corpus(s, 2)
         var env = ProcessInfo.processInfo.environment
         (env["SLURM_ARRAY_TASK_ID"], env["JOB_COMPLETION_INDEX"]) = (nil, nil)
-        let r = try runTool(CLI.binary, ["convert", s.file("in"), "-o", s.file("o")] + extra + convert, environment: env)
+        let r = try runTool(
+            CLI.binary, ["convert", s.file("in"), "-o", s.file("o")] + extra + convert, environment: env)
         #expect(r.status == 64, "\(extra): \(r.err)")
         #expect(r.err.contains(extra[0]), "\(r.err)")
         #expect(!FileManager.default.fileExists(atPath: s.file("o")))
@@ -188,7 +203,9 @@ import _AudioPipelineTestSupport
         #expect(f.status == 0, "\(f.stderr)")
         let framed = tree(s.file("fr"))
         #expect(framed.keys.sorted() == ["f1.jsonl", "f2.jsonl", "sub/f0.jsonl"])
-        let single = try CLI.run(["frame", s.file("in/f1.wav"), "--profile", "openai-realtime", "-o", s.file("one.jsonl")])
+        let single = try CLI.run([
+            "frame", s.file("in/f1.wav"), "--profile", "openai-realtime", "-o", s.file("one.jsonl"),
+        ])
         #expect(single.status == 0 && FileManager.default.contents(atPath: s.file("one.jsonl")) == framed["f1.jsonl"])
         let d = try CLI.run(["deframe", s.file("fr"), "--recursive", "--direction", "client", "-o", s.file("df")])
         #expect(d.status == 0 && tree(s.file("df")).count == 3, "\(d.stderr)")
