@@ -317,7 +317,7 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         for i in 1...3 {
             var r = request(dir, out: "o", jobs: 2)
             r.options.shard = try Shard(index: i, count: 3)
-            let s = try r.run { item throws(AudioPipelineError) in
+            let s = try r.run { item in
                 seen.lock.lock()
                 seen.paths.append(item.input.relativePath)
                 seen.lock.unlock()
@@ -339,5 +339,29 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         _ = try request(dir, out: "o", jobs: 1).run(job: try convert())
         #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(FileManager.default.fileExists(atPath: live) && FileManager.default.fileExists(atPath: other))
+    }
+}
+
+@Suite struct BatchFromSwift {
+    /// The README's example, as written there (with a corpus made here).
+    @Test func theReadmeExampleRuns() throws {
+        let dir = TempDir()
+        try FileManager.default.createDirectory(atPath: dir.file("calls/a"), withIntermediateDirectories: true)
+        try writeTestWav(dir.file("calls/a/one.wav"), frames: 48_000)
+        try writeTestWav(dir.file("calls/two.wav"), frames: 24_000)
+        var options = ConvertOptions()
+        (options.sampleRate, options.channels) = (try SampleRate(16_000), 1)
+        var batch = BatchRequest(
+            paths: [dir.file("calls")], extensions: BatchSelection.audioExtensions,
+            outputDirectory: dir.file("calls16k"), outputExtension: "wav")
+        batch.selection.recursive = true
+        batch.options.reportPath = dir.file("calls16k.jsonl")
+        let (_, summary) = try batch.run { [options] item in
+            let r = try FileConverter.convert(input: item.input.path, output: item.output!, options: options)
+            return FileOutcome(audioSeconds: r.inputSeconds, clippedSamples: r.clippedSamples)
+        }
+        #expect(summary.text.hasPrefix("2 files: 2 ok, 0 failed, 0 skipped"), "\(summary.text)")
+        #expect(abs(summary.audioSeconds - 1.5) < 1e-9)
+        #expect(FileManager.default.fileExists(atPath: dir.file("calls16k/a/one.wav")))
     }
 }

@@ -14,28 +14,28 @@ public enum BatchJobs {
     }
 
     public static func convert(_ o: ConvertOptions, raw: RawFormat?) -> BatchRunner.Job {
-        { (item) throws(AudioPipelineError) in
+        { item in
             let r = try FileConverter.convert(input: item.input.path, raw: raw, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.inputSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
         }
     }
 
     public static func frame(_ o: FrameOptions, raw: RawFormat?) -> BatchRunner.Job {
-        { (item) throws(AudioPipelineError) in
+        { item in
             let r = try Framer.frame(input: item.input.path, raw: raw, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.audioSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
         }
     }
 
     public static func deframe(_ o: DeframeOptions) -> BatchRunner.Job {
-        { (item) throws(AudioPipelineError) in
+        { item in
             let r = try Deframer.deframe(input: item.input.path, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.audioSeconds)
         }
     }
 
     public static func vadDetect(_ o: VADDetectOptions) -> BatchRunner.Job {
-        { (item) throws(AudioPipelineError) in
+        { item in
             let r = try VADDetector.detect(input: item.input.path, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.duration, warnings: r.warnings)
         }
@@ -48,7 +48,7 @@ public enum BatchJobs {
         public init() {}
 
         public func job(raw: RawFormat?, strict: Bool) -> BatchRunner.Job {
-            { [self] (item) throws(AudioPipelineError) in
+            { [self] item in
                 let r = try InfoReport.inspect(path: item.input.path, raw: raw, strict: strict)
                 lock.lock()
                 byPath[item.input.path] = r

@@ -115,7 +115,9 @@ public struct BatchSummary: WorkflowReport, Codable, Hashable {
 /// whole and at once, so the report survives a crash and `resume` can pick up after it. Outputs
 /// are whatever the job writes (every job writes atomically), so a partial output is never left.
 public enum BatchRunner {
-    public typealias Job = @Sendable (BatchItem) throws(AudioPipelineError) -> FileOutcome
+    /// The work on one file. An `AudioPipelineError` gives the result its message and exit code;
+    /// any other error fails the file with its description and exit code 1.
+    public typealias Job = @Sendable (BatchItem) throws -> FileOutcome
 
     public static func run(
         _ items: [BatchItem], options: BatchOptions, progress: @escaping (BatchProgress) -> Void = { _ in },
@@ -157,10 +159,10 @@ public enum BatchRunner {
             result.audioSeconds = outcome.audioSeconds
             result.clippedSamples = outcome.clippedSamples
             result.warnings = outcome.warnings
+        } catch let error as AudioPipelineError {
+            (result.status, result.error, result.exitCode) = ("failed", error.message, ExitStatus(error.code).rawValue)
         } catch {
-            result.status = "failed"
-            result.error = error.message
-            result.exitCode = ExitStatus(error.code).rawValue
+            (result.status, result.error, result.exitCode) = ("failed", "\(item.input.path): \(error)", 1)
         }
         result.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
         return result
