@@ -14,6 +14,12 @@ step "Inspect the bundled samples (like soxi + sox stats)" \
 step "Phone capture (48 kHz float32 stereo) -> what a voice API wants (16 kHz mono PCM16)" \
   "$bin" convert samples/phone-capture-48k-f32-stereo.wav "$out/mic-16k.wav" --rate 16000 --channels 1
 
+rm -rf "$out/samples-16k" "$out/samples-16k.jsonl"
+step "A whole folder at once, on every core, with a results line per file (a corpus works the same way)" \
+  "$bin" convert samples/ -o "$out/samples-16k" --rate 16000 --channels 1 --report "$out/samples-16k.jsonl"
+step "Run again with --resume: what is already done (same input, same options, output there) is skipped" \
+  "$bin" convert samples/ -o "$out/samples-16k" --rate 16000 --channels 1 --report "$out/samples-16k.jsonl" --resume
+
 step "The same, byte for byte as the common iOS client code converts it (x32767, truncation)" \
   "$bin" convert samples/phone-capture-48k-f32-stereo.wav "$out/mic-16k-ios.wav" --rate 16000 --channels 1 --compat ios
 

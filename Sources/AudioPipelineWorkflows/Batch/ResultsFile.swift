@@ -129,8 +129,8 @@ public enum OutputTree {
                 .invalidConfiguration, "no input files (check the paths, --recursive, --include and --exclude)")
         }
         guard let ext else { return inputs.map { BatchItem(input: $0, output: nil) } }
-        guard let directory else {
-            throw AudioPipelineError(.invalidConfiguration, "several inputs need an output directory: give -o DIR")
+        guard let directory, directory != "-" else {
+            throw AudioPipelineError(.invalidConfiguration, "a batch writes files: give an output directory, -o DIR")
         }
         let items = inputs.map {
             BatchItem(input: $0, output: path(for: $0, directory: directory, ext: ext, template: template))

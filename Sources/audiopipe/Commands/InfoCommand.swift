@@ -18,11 +18,12 @@ struct Info: ParsableCommand {
 
     func run() throws {
         let rawFormat = try raw.rawFormat()
-        // Every file is described, in order, even when one fails; the exit code is the first failure's.
         let collector = BatchJobs.InfoCollector()
+        // Listed files print as ever (in order); a directory, a list or a batch option adds a summary.
+        let asBatch = batch.optionGiven || files.isEmpty || files.contains(where: BatchSelection.isDirectory)
         try batch.run(
             files, kinds: BatchSelection.audioExtensions, output: nil, ext: nil, digest: "info",
-            rawFormat as Any, report: output, summary: batch.isBatch(files, output: nil) ? .note : .none,
+            rawFormat as Any, report: output, summary: asBatch ? .note : .none,
             job: collector.job(raw: rawFormat, strict: raw.strict)
         ) { try print(collector.reports($0)) }
     }

@@ -17,9 +17,10 @@ struct BatchArguments: ParsableArguments {
     @Option(help: "With --shard auto in a Kubernetes Indexed Job: the number of shards.") var shards: Int?
     @Option(help: "Output names under -o DIR ({dir} {stem} {name} {ext}).") var name = OutputTree.defaultTemplate
 
+    var optionGiven: Bool { recursive || inputList != nil || results != nil || shard != nil || jobs != nil }
+
     func isBatch(_ paths: [String], output: String?) -> Bool {
-        let given = paths.isEmpty || recursive || inputList != nil || results != nil || shard != nil || jobs != nil
-        return BatchRequest.isBatch(paths: paths, outputDirectory: output, batchOptionGiven: given)
+        BatchRequest.isBatch(paths: paths, outputDirectory: output, batchOptionGiven: paths.isEmpty || optionGiven)
     }
 
     func validate() throws {
@@ -43,9 +44,6 @@ struct BatchArguments: ParsableArguments {
         _ paths: [String], kinds: Set<String>, output: String?, ext: String?, digest: Any..., report: OutputOptions,
         summary style: Summary = .report, job: @escaping BatchRunner.Job, done: ([BatchItem]) throws -> Void = { _ in }
     ) throws {
-        if ext != nil && (output ?? "-") == "-" {
-            throw AudioPipelineError(.invalidConfiguration, "a batch writes files: give an output directory, -o DIR")
-        }
         var r = BatchRequest(paths: paths, extensions: kinds, outputDirectory: output, outputExtension: ext)
         (r.selection.recursive, r.selection.include, r.selection.exclude) = (recursive, include, exclude)
         (r.selection.inputList, r.nameTemplate, r.options.failFast) = (inputList, name, failFast)
