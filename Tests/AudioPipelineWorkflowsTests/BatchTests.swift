@@ -328,6 +328,25 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(seen.paths.count == 12 && Set(seen.paths).count == 12)
     }
 
+    @Test func moreJobsThanCoresAllRunAtOnce() throws {
+        let dir = TempDir()
+        try corpus(dir, 8, bad: false)
+        let r = request(dir, out: "o", jobs: 8)
+        // Every job waits until all eight have started: were fewer running at once, they would time out.
+        let arrived = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let gate = Thread {
+            for _ in 0..<8 { guard arrived.wait(timeout: .now() + 20) == .success else { return } }
+            for _ in 0..<8 { release.signal() }
+        }
+        gate.start()
+        let s = try r.run { _ in
+            arrived.signal()
+            guard release.wait(timeout: .now() + 20) == .success else { throw CancellationError() }
+            return FileOutcome(audioSeconds: 1)
+        }.summary
+        #expect(s.ok == 8 && s.jobs == 8, "\(s.failures)")
+    }
+
     @Test func staleTemporariesOfAKilledRunAreRemoved() throws {
         let dir = TempDir()
         try corpus(dir, 3, bad: false)

@@ -131,13 +131,23 @@ public enum BatchRunner {
         let results = try ResultsFile(path: options.reportPath, append: options.resume)
         let state = State(todo, progress: progress, failure: failure)
         let workers = max(1, min(options.jobs, todo.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while let item = state.next(failFast: options.failFast) {
-                let result = process(item, options.optionsDigest, job)
-                results.append(result)
-                state.finished(result)
+        // Threads of our own, not `concurrentPerform` (which never runs more at once than there are
+        // cores): `--jobs` above the core count is for inputs on slow or remote storage.
+        let group = DispatchGroup()
+        for _ in 0..<workers {
+            group.enter()
+            let worker = Thread {
+                while let item = state.next(failFast: options.failFast) {
+                    let result = process(item, options.optionsDigest, job)
+                    results.append(result)
+                    state.finished(result)
+                }
+                group.leave()
             }
+            worker.stackSize = 8 << 20
+            worker.start()
         }
+        group.wait()
         if let e = results.error { throw e }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return state.summary(

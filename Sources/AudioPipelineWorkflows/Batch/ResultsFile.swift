@@ -50,11 +50,13 @@ final class ResultsFile: @unchecked Sendable {
     /// line cut short by a crash — are ignored).
     static func read(_ path: String?) throws(AudioPipelineError) -> [String: BatchResult] {
         guard let path, FileManager.default.fileExists(atPath: path) else { return [:] }
-        let text = try TextInput.text(path, what: "the results file")
+        // Line by line (a results file of a million files is a few hundred MB).
+        let reader = try LineReader(path: path, what: "the results file", maximumLineBytes: 1 << 20)
         var last: [String: BatchResult] = [:]
         let decoder = JSONDecoder()
-        for line in text.split(separator: "\n") {
-            if let r = try? decoder.decode(BatchResult.self, from: Data(line.utf8)) { last[r.input] = r }
+        try reader.forEachLine { line in
+            guard case .text(let bytes, _) = line, bytes.count > 0 else { return }
+            if let r = try? decoder.decode(BatchResult.self, from: Data(bytes)) { last[r.input] = r }
         }
         return last
     }
@@ -162,6 +164,9 @@ public enum OutputTree {
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         } catch {
+            // Another worker may have made it in the meantime.
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: dir, isDirectory: &isDirectory), isDirectory.boolValue { return }
             throw AudioPipelineError(.outputFailed, "\(dir): cannot create the output directory")
         }
     }
