@@ -179,6 +179,15 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(try named.plan().compactMap(\.output) == [dir.file("o/a.flac.wav"), dir.file("o/a.wav.wav")])
     }
 
+    @Test func aFileNamedTwiceIsDoneOnce() throws {
+        let dir = TempDir()
+        try touch(dir.file("in/a.wav"))
+        let r = BatchRequest(
+            paths: [dir.file("in/a.wav"), dir.file("in"), dir.file("in/../in/a.wav")], extensions: ["wav"],
+            outputDirectory: dir.file("o"), outputExtension: "wav")
+        #expect(try r.plan().map(\.input.path) == [dir.file("in/a.wav")])
+    }
+
     @Test func anOutputThatIsAnInputIsRefused() throws {
         let dir = TempDir()
         try touch(dir.file("a.wav"))

@@ -61,7 +61,11 @@ public struct BatchSelection: Sendable {
             }
         }
         if let inputList { out += try Self.readList(inputList) }
-        return out.filter { included($0.relativePath) }
+        // A file named twice (as an argument and again in a directory or list) is done once.
+        var seen = Set<String>()
+        return out.filter {
+            included($0.relativePath) && ($0.path == "-" || seen.insert(SamePathGuard.canonical($0.path)).inserted)
+        }
     }
 
     func included(_ relative: String) -> Bool {
