@@ -16,7 +16,7 @@ public struct Float32ToInt16Converter: StreamingStage, Sendable {
     public let configuration: Configuration
     public private(set) var clippedCount = 0
     public private(set) var nanCount = 0
-    private var rng: SplitMix64
+    private var noise: TPDFNoise
 
     /// - Throws: `invalidConfiguration` for dither in `ios` mode (the iOS code has none, and the mode
     ///   exists to reproduce it exactly).
@@ -28,9 +28,9 @@ public struct Float32ToInt16Converter: StreamingStage, Sendable {
         }
         self.configuration = configuration
         if case .tpdf(let seed) = configuration.dither {
-            rng = SplitMix64(seed: seed)
+            noise = TPDFNoise(seed: seed)
         } else {
-            rng = SplitMix64(seed: 0)
+            noise = TPDFNoise(seed: 0)
         }
     }
 
@@ -41,7 +41,7 @@ public struct Float32ToInt16Converter: StreamingStage, Sendable {
     public mutating func reset() {
         clippedCount = 0
         nanCount = 0
-        if case .tpdf(let seed) = configuration.dither { rng = SplitMix64(seed: seed) }
+        if case .tpdf(let seed) = configuration.dither { noise = TPDFNoise(seed: seed) }
     }
 
     /// Converts `min(input.count, output.count)` samples.
@@ -55,7 +55,7 @@ public struct Float32ToInt16Converter: StreamingStage, Sendable {
         let counts: (clipped: Int, nan: Int)
         switch (configuration.compatibility, configuration.dither) {
         case (.standard, .none): counts = PCMKernels.floatToInt16Standard(src, dst, n)
-        case (.standard, .tpdf): counts = PCMKernels.floatToInt16Dithered(src, dst, n, &rng)
+        case (.standard, .tpdf): counts = PCMKernels.floatToInt16Dithered(src, dst, n, &noise)
         case (.ios, _): counts = PCMKernels.floatToInt16IOS(src, dst, n)
         }
         clippedCount &+= counts.clipped

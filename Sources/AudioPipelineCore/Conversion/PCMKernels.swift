@@ -77,27 +77,63 @@ enum PCMKernels {
 
     // MARK: Float32 → Int16, TPDF dither
 
-    /// As `floatToInt16Standard`, plus triangular dither of ±1 LSB before rounding. Scalar: the
-    /// generator is sequential so that output does not depend on how input is chunked.
+    /// As `floatToInt16Standard`, plus triangular dither of ±1 LSB before rounding (`TPDFNoise`:
+    /// eight samples' noise at once, the same noise for a sample however the input is chunked).
     static func floatToInt16Dithered(
-        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int, _ rng: inout SplitMix64
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int, _ noise: inout TPDFNoise
     ) -> (clipped: Int, nan: Int) {
-        var clipped = 0, nans = 0
-        let unit: Float = 1.0 / 16_777_216  // 2^-24: 24 random bits → [0, 1)
-        for i in 0..<n {
-            let x = src[i]
-            let r = rng.next()
-            if x.isNaN {
-                nans += 1
-                dst[i] = 0
-                continue
-            }
-            if x > 1 || x < -1 { clipped += 1 }
-            let u1 = Float(r >> 40) * unit, u2 = Float((r >> 16) & 0xFF_FFFF) * unit
-            let s = x * 32768 + (u1 - u2)
-            dst[i] = Int16(Swift.min(Swift.max(s, -32768), 32767).rounded(.toNearestOrEven))
+        var counts = (clipped: 0, nan: 0)
+        var i = 0
+        while i < n && !noise.isAligned {
+            ditherOne(src, dst, i, noise.next(), &counts)
+            i &+= 1
         }
-        return (clipped, nans)
+        let start = i
+        var oddAcc = I8.zero
+        let hi = F8(repeating: 32767), lo = F8(repeating: -32768), scale = F8(repeating: 32768)
+        let magic = F8(repeating: 12_582_912), one = F8(repeating: 1), absMask = I8(repeating: 0x7FFF_FFFF)
+        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
+        var generator = noise  // a local copy stays in registers
+        while i &+ 8 <= n {
+            let v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
+            let magnitude = unsafeBitCast(unsafeBitCast(v, to: I8.self) & absMask, to: F8.self)
+            oddAcc &-= unsafeBitCast(.!(magnitude .<= one), to: I8.self)
+            var s = v * scale + generator.draw()
+            s = lo.replacing(with: s, where: s .> lo)
+            s = hi.replacing(with: s, where: s .< hi)
+            let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(s + magic, to: I8.self))
+            out.storeBytes(of: q, toByteOffset: i &* 2, as: SIMD8<Int16>.self)
+            i &+= 8
+        }
+        noise = generator
+        if oddAcc != .zero {
+            let odd = countClippedAndNaN(src + start, i - start)
+            (counts.clipped, counts.nan) = (counts.clipped + odd.clipped, counts.nan + odd.nan)
+            if odd.nan > 0 {
+                for j in start..<i where src[j].isNaN { dst[j] = 0 }
+            }
+        }
+        while i < n {
+            ditherOne(src, dst, i, noise.next(), &counts)
+            i &+= 1
+        }
+        return counts
+    }
+
+    /// One sample of `floatToInt16Dithered` with its noise `d`, counted.
+    @inline(__always)
+    static func ditherOne(
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ i: Int, _ d: Float,
+        _ counts: inout (clipped: Int, nan: Int)
+    ) {
+        let x = src[i]
+        if x.isNaN {
+            counts.nan += 1
+            dst[i] = 0
+            return
+        }
+        if x > 1 || x < -1 { counts.clipped += 1 }
+        dst[i] = Int16(Swift.min(Swift.max(x * 32768 + d, -32768), 32767).rounded(.toNearestOrEven))
     }
 
     // MARK: Float32 → Int16, iOS compatibility
