@@ -66,6 +66,18 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(try Shard.parse("auto", environment: env) == Shard(index: 1, count: 4))
         let last = ["SLURM_ARRAY_TASK_ID": "3", "SLURM_ARRAY_TASK_COUNT": "4"]
         #expect(try Shard.parse("auto", environment: last) == Shard(index: 4, count: 4))
+        // What Slurm 22.05 sets for --array=0-6:2 (task 4 is the third of four).
+        let stepped = [
+            "SLURM_ARRAY_TASK_ID": "4", "SLURM_ARRAY_TASK_MIN": "0", "SLURM_ARRAY_TASK_MAX": "6",
+            "SLURM_ARRAY_TASK_STEP": "2", "SLURM_ARRAY_TASK_COUNT": "4",
+        ]
+        #expect(try Shard.parse("auto", environment: stepped) == Shard(index: 3, count: 4))
+        // ... and for --array=1,3,5,8: no step places task 8, so it is refused, not mis-sharded.
+        let list = [
+            "SLURM_ARRAY_TASK_ID": "8", "SLURM_ARRAY_TASK_MIN": "1", "SLURM_ARRAY_TASK_MAX": "8",
+            "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "4",
+        ]
+        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", environment: list) }
     }
 
     @Test func autoReadsAKubernetesIndexedJobWithShards() throws {
@@ -300,7 +312,7 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         let dir = TempDir()
         try corpus(dir, 6, bad: false)
         var r = request(dir, out: "o", jobs: 2)
-        (r.options.reportPath, r.options.optionsDigest) = (dir.file("r.jsonl"), "A")
+        (r.options.reportPath, r.options.optionsDigest) = (dir.file("reports/new/r.jsonl"), "A")  // made
         #expect(try r.run(job: try convert()).summary.ok == 6)
         r.options.resume = true
         var again = try r.run(job: try convert()).summary
@@ -360,10 +372,13 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         let dir = TempDir()
         try corpus(dir, 3, bad: false)
         try FileManager.default.createDirectory(atPath: dir.file("o"), withIntermediateDirectories: true)
-        // pid 2^22+1 is above Linux's pid_max default; a live pid (ours) is kept.
-        let stale = dir.file("o/.f1.wav.tmp-4194305-77"), live = dir.file("o/.f1.wav.tmp-\(getpid())-1")
-        let other = dir.file("o/.unrelated.tmp-4194305-1")
+        // A writer that is gone holds no lock on its temporary file; a live one (here: us) does.
+        let stale = dir.file("o/.f1.wav.tmp-1-77"), live = dir.file("o/.f2.wav.tmp-1-78")
+        let other = dir.file("o/.unrelated.tmp-1-1")
         for f in [stale, live, other] { FileManager.default.createFile(atPath: f, contents: Data("x".utf8)) }
+        let held = open(live, O_RDONLY)
+        defer { close(held) }
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
         _ = try request(dir, out: "o", jobs: 1).run(job: try convert())
         #expect(!FileManager.default.fileExists(atPath: stale))
         #expect(FileManager.default.fileExists(atPath: live) && FileManager.default.fileExists(atPath: other))

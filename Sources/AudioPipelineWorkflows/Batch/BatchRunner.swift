@@ -127,7 +127,9 @@ public enum BatchRunner {
         let mine = options.shard.map { s in items.filter { s.contains($0.input.relativePath) } } ?? items
         let previous = options.resume ? try ResultsFile.read(options.reportPath) : [:]
         let todo = mine.filter { !ResultsFile.isDone($0, previous[$0.input.path], digest: options.optionsDigest) }
-        OutputTree.removeStaleTemporaries(of: todo)
+        // All of this shard's outputs: a temporary left beside an output finished since is stale too.
+        OutputTree.removeStaleTemporaries(of: mine)
+        if let report = options.reportPath { try OutputTree.makeParent(of: report) }
         let results = try ResultsFile(path: options.reportPath, append: options.resume)
         let state = State(todo, progress: progress, failure: failure)
         let workers = max(1, min(options.jobs, todo.count))

@@ -101,7 +101,7 @@ public enum OutputTree {
     }
 
     /// Removes what a killed earlier run left of these outputs: their temporary files
-    /// (`.NAME.tmp-PID-…`, see `AtomicOutput`) whose process is gone.
+    /// (`.NAME.tmp-PID-…`, see `AtomicOutput`) that no live writer holds locked.
     static func removeStaleTemporaries(of items: [BatchItem]) {
         var names: [String: Set<String>] = [:]
         for case let output? in items.map(\.output) {
@@ -113,8 +113,7 @@ public enum OutputTree {
             for entry in entries where entry.hasPrefix(".") {
                 guard let r = entry.range(of: ".tmp-", options: .backwards),
                     outputs.contains(String(entry[entry.index(after: entry.startIndex)..<r.lowerBound])),
-                    let pid = Int32(entry[r.upperBound...].prefix { $0 != "-" }), pid != getpid(), kill(pid, 0) != 0,
-                    errno == ESRCH
+                    AtomicOutput.isAbandoned(dir + "/" + entry)
                 else { continue }
                 unlink(dir + "/" + entry)
             }

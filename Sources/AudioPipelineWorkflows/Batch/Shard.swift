@@ -51,8 +51,17 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
                 throw AudioPipelineError(
                     .invalidConfiguration, "--shard auto: SLURM_ARRAY_TASK_ID is set but not SLURM_ARRAY_TASK_COUNT")
             }
-            let minimum = try int("SLURM_ARRAY_TASK_MIN") ?? 0
-            return try Shard(index: id - minimum + 1, count: count)
+            // Task ids are min, min + step, …, max (`--array=1-7:2`); a list such as `--array=1,3,8`
+            // has no step that says where a task is in it, so it is refused.
+            let minimum = try int("SLURM_ARRAY_TASK_MIN") ?? 0, step = max(1, try int("SLURM_ARRAY_TASK_STEP") ?? 1)
+            let maximum = try int("SLURM_ARRAY_TASK_MAX") ?? minimum + (count - 1) * step
+            guard maximum - minimum == (count - 1) * step, (id - minimum) % step == 0 else {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "--shard auto: the job array's task ids (\(minimum)…\(maximum), \(count) tasks, step \(step)) "
+                        + "are not evenly spaced; give --shard I/N instead")
+            }
+            return try Shard(index: (id - minimum) / step + 1, count: count)
         }
         if let index = try int("JOB_COMPLETION_INDEX") {
             guard let shards else {

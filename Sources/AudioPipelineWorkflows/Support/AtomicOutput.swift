@@ -68,10 +68,21 @@ public final class AtomicOutput: @unchecked Sendable {
             TemporaryFiles.unregister(temporary)
             throw AudioPipelineError(.outputFailed, "\(path): cannot create a file in \(directory): \(reason)")
         }
+        // Held while we write it: a temporary file nobody holds a lock on was left by a process that
+        // is gone (killed, in any PID namespace of this host), and a resumed batch may remove it.
+        _ = flock(fd, LOCK_EX | LOCK_NB)
         fileDescriptor = fd
         ownsDescriptor = true
         temporaryPath = temporary
         isSeekable = true
+    }
+
+    /// Whether the temporary file at `path` was left by a writer that is gone: nobody holds its lock.
+    static func isAbandoned(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        return flock(fd, LOCK_EX | LOCK_NB) == 0
     }
 
     deinit { discard() }
