@@ -408,3 +408,25 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(FileManager.default.fileExists(atPath: dir.file("calls16k/a/one.wav")))
     }
 }
+
+@Suite struct Canonicalization {
+    @Test func theFastCanonicalizerAgreesWithURLResolution() throws {
+        let dir = TempDir()
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: dir.file("real/sub"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: dir.file("link"), withDestinationPath: dir.file("real"))
+        fm.createFile(atPath: dir.file("real/sub/a.wav"), contents: Data())
+        try fm.createSymbolicLink(atPath: dir.file("real/b.wav"), withDestinationPath: dir.file("real/sub/a.wav"))
+        let paths = [
+            "real/sub/a.wav", "link/sub/a.wav", "real/../real/sub/a.wav", "real/b.wav", "missing/dir/x.wav",
+            "real/./sub/a.wav", "/", "/tmp", ".",
+        ].map { $0.hasPrefix("/") || $0 == "." ? $0 : dir.file($0) }
+        var c = SamePathGuard.Canonicalizer()
+        for p in paths + paths {
+            #expect(c.canonical(p) == SamePathGuard.canonical(p), "\(p)")
+        }
+        // A file still to be written, in a directory reached through a link: the directory resolves
+        // (URL resolution gives up on a path whose last part does not exist yet).
+        #expect(c.canonical(dir.file("link/sub/new.wav")) == SamePathGuard.canonical(dir.file("real/sub")) + "/new.wav")
+    }
+}

@@ -62,9 +62,9 @@ public struct BatchSelection: Sendable {
         }
         if let inputList { out += try Self.readList(inputList) }
         // A file named twice (as an argument and again in a directory or list) is done once.
-        var seen = Set<String>()
+        var seen = Set<String>(), paths = SamePathGuard.Canonicalizer()
         return out.filter {
-            included($0.relativePath) && ($0.path == "-" || seen.insert(SamePathGuard.canonical($0.path)).inserted)
+            included($0.relativePath) && ($0.path == "-" || seen.insert(paths.canonical($0.path)).inserted)
         }
     }
 

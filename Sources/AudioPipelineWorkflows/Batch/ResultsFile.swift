@@ -93,8 +93,20 @@ public enum OutputTree {
         let dir = rel.deletingLastPathComponent
         let name = rel.lastPathComponent
         let stem = (name as NSString).deletingPathExtension
-        var s = template.replacingOccurrences(of: "{dir}", with: dir).replacingOccurrences(of: "{stem}", with: stem)
-        s = s.replacingOccurrences(of: "{name}", with: name).replacingOccurrences(of: "{ext}", with: ext)
+        // One pass over the template (four `replacingOccurrences` per file were a tenth of the plan).
+        var s = "", rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            s += rest[..<open]
+            switch rest[rest.index(after: open)..<close] {
+            case "dir": s += dir
+            case "stem": s += stem
+            case "name": s += name
+            case "ext": s += ext
+            default: s += rest[open...close]
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        s += rest
         // Never outside the directory: `.`, `..` and empty components are dropped.
         let parts = s.split(separator: "/").filter { $0 != "." && $0 != ".." }
         return directory + "/" + parts.joined(separator: "/")
@@ -137,9 +149,10 @@ public enum OutputTree {
             BatchItem(input: $0, output: path(for: $0, directory: directory, ext: ext, template: template))
         }
         var seen: [String: String] = [:]
-        let inputPaths = Set(inputs.map { SamePathGuard.canonical($0.path) })
+        var paths = SamePathGuard.Canonicalizer()
+        let inputPaths = Set(inputs.map { paths.canonical($0.path) })
         for item in items {
-            let out = SamePathGuard.canonical(item.output!)
+            let out = paths.canonical(item.output!)
             if let other = seen[out] {
                 throw AudioPipelineError(
                     .invalidConfiguration,
