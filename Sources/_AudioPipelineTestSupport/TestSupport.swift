@@ -89,10 +89,26 @@ public func runTool(
         inp.fileHandleForWriting.write(stdin)
         try inp.fileHandleForWriting.close()
     }
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let outData = readToEnd(out.fileHandleForReading.fileDescriptor)
     p.waitUntilExit()
     let errData = FileManager.default.contents(atPath: errPath) ?? Data()
     return (p.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
+
+/// Everything readable from `fd` until end of file, retrying reads a signal interrupted: Foundation's
+/// `readDataToEndOfFile` traps on EINTR, and `Process` installs a SIGCHLD handler, so a child that
+/// exits in a parallel test could crash this one.
+public func readToEnd(_ fd: Int32) -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 {
+            data.append(contentsOf: buffer[0..<n])
+        } else if n == 0 || errno != EINTR {
+            return data
+        }
+    }
 }
 
 /// Whether a program is on the PATH.

@@ -430,3 +430,19 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(c.canonical(dir.file("link/sub/new.wav")) == SamePathGuard.canonical(dir.file("real/sub")) + "/new.wav")
     }
 }
+
+@Suite struct PathArithmetic {
+    @Test(arguments: [
+        ("a/b.wav", "a/b.wav", "a", "b.wav", "b"), ("b.wav", "b.wav", "", "b.wav", "b"),
+        ("/b.wav", "/b.wav", "/", "b.wav", "b"), ("a//b/c.flac", "a/b/c.flac", "a/b", "c.flac", "c"),
+        ("a/b/", "a/b", "a", "b", "b"), ("x", "x", "", "x", "x"), (".hidden", ".hidden", "", ".hidden", ".hidden"),
+        ("a.b.wav", "a.b.wav", "", "a.b.wav", "a.b"), ("dir.x/name", "dir.x/name", "dir.x", "name", "name"),
+        ("/", "/", "/", "", ""),
+    ])
+    func splitsNormalizesAndStems(_ c: (String, String, String, String, String)) {
+        let n = PathParts.normalized(c.0)
+        #expect(n == c.1)
+        #expect(PathParts.split(n) == (c.2, c.3))
+        #expect(PathParts.stem(PathParts.split(n).name) == c.4)
+    }
+}

@@ -40,10 +40,18 @@ struct CLI {
             inp.fileHandleForWriting.write(stdin)
             try inp.fileHandleForWriting.close()
         }
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
+        // stderr drained on its own thread, so a full stderr pipe cannot block the child.
+        final class Box: @unchecked Sendable { var data = Data() }
+        let e = Box(), done = DispatchSemaphore(value: 0)
+        let errFD = err.fileHandleForReading.fileDescriptor
+        Thread {
+            e.data = readToEnd(errFD)
+            done.signal()
+        }.start()
+        let o = readToEnd(out.fileHandleForReading.fileDescriptor)
+        done.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
+        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e.data, as: UTF8.self))
     }
 }
 

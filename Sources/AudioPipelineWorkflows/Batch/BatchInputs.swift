@@ -57,7 +57,7 @@ public struct BatchSelection: Sendable {
                 out += try walk(path)
             } else {
                 // A file argument is taken as given (a missing one fails as that file's error).
-                out.append(BatchInput(path: path, relativePath: (path as NSString).lastPathComponent))
+                out.append(BatchInput(path: path, relativePath: PathParts.split(PathParts.normalized(path)).name))
             }
         }
         if let inputList { out += try Self.readList(inputList) }
@@ -69,7 +69,7 @@ public struct BatchSelection: Sendable {
     }
 
     func included(_ relative: String) -> Bool {
-        let name = (relative as NSString).lastPathComponent
+        let name = PathParts.split(relative).name
         func matches(_ glob: String) -> Bool {
             fnmatch(glob, relative, 0) == 0 || fnmatch(glob, name, 0) == 0
         }
@@ -78,7 +78,8 @@ public struct BatchSelection: Sendable {
     }
 
     /// The files of a directory (and, with `recursive`, of its subdirectories), sorted by path.
-    func walk(_ root: String) throws(AudioPipelineError) -> [BatchInput] {
+    func walk(_ given: String) throws(AudioPipelineError) -> [BatchInput] {
+        let root = PathParts.normalized(given)
         let skip = skipDirectory.map(SamePathGuard.canonical)
         var found: [BatchInput] = []
         var pending = [""]
@@ -110,11 +111,12 @@ public struct BatchSelection: Sendable {
             return !t.isEmpty && !t.hasPrefix("#")
         }
         guard let first = lines.first else { return [] }
-        let base = (list as NSString).deletingLastPathComponent
+        let base = PathParts.split(PathParts.normalized(list)).directory
         func resolve(_ p: String) -> String { p.hasPrefix("/") || base.isEmpty || list == "-" ? p : base + "/" + p }
         func input(_ path: String, _ output: String?) -> BatchInput {
             BatchInput(
-                path: resolve(path), relativePath: path.hasPrefix("/") ? (path as NSString).lastPathComponent : path,
+                path: resolve(path),
+                relativePath: path.hasPrefix("/") ? PathParts.split(PathParts.normalized(path)).name : path,
                 output: output.map(resolve))
         }
         if first.element.trimmingSpaces.hasPrefix("{") {

@@ -89,10 +89,8 @@ public enum OutputTree {
         -> String
     {
         if let given = input.output { return given }
-        let rel = input.relativePath as NSString
-        let dir = rel.deletingLastPathComponent
-        let name = rel.lastPathComponent
-        let stem = (name as NSString).deletingPathExtension
+        let (dir, name) = PathParts.split(PathParts.normalized(input.relativePath))
+        let stem = PathParts.stem(name)
         // One pass over the template (four `replacingOccurrences` per file were a tenth of the plan).
         var s = "", rest = template[...]
         while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
@@ -117,7 +115,7 @@ public enum OutputTree {
     static func removeStaleTemporaries(of items: [BatchItem]) {
         var names: [String: Set<String>] = [:]
         for case let output? in items.map(\.output) {
-            let (dir, name) = ((output as NSString).deletingLastPathComponent, (output as NSString).lastPathComponent)
+            let (dir, name) = PathParts.split(PathParts.normalized(output))
             names[dir.isEmpty ? "." : dir, default: []].insert(name)
         }
         for (dir, outputs) in names {
@@ -171,7 +169,7 @@ public enum OutputTree {
 
     /// Creates the directories above `path`.
     static func makeParent(of path: String) throws(AudioPipelineError) {
-        let dir = (path as NSString).deletingLastPathComponent
+        let dir = PathParts.split(PathParts.normalized(path)).directory
         guard !dir.isEmpty, !FileManager.default.fileExists(atPath: dir) else { return }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)

@@ -38,10 +38,9 @@ public enum SamePathGuard {
         public init() {}
 
         public mutating func canonical(_ p: String) -> String {
-            let absolute = p.hasPrefix("/") ? p : cwd + "/" + p
-            let ns = absolute as NSString
-            let name = ns.lastPathComponent, parent = ns.deletingLastPathComponent
-            if name == "." || name == ".." || parent == absolute { return SamePathGuard.canonical(p) }
+            let absolute = PathParts.normalized(p.hasPrefix("/") ? p : cwd + "/" + p)
+            let (parent, name) = PathParts.split(absolute)
+            if name == "." || name == ".." || name.isEmpty { return SamePathGuard.canonical(p) }
             var st = stat()
             if lstat(absolute, &st) == 0, (st.st_mode & S_IFMT) == S_IFLNK { return SamePathGuard.canonical(p) }
             if let dir = directories[parent] { return dir == "/" ? "/" + name : dir + "/" + name }

@@ -1,0 +1,25 @@
+/// Path arithmetic on plain strings, for planning batches of many thousand files: `NSString`'s path
+/// methods bridge and re-scan the whole path on every call, and were most of a batch's planning.
+enum PathParts {
+    /// The path without repeated and trailing slashes ("a//b/" → "a/b"; "/" stays "/").
+    static func normalized(_ p: String) -> String {
+        guard p.utf8.count > 1, p.contains("//") || p.hasSuffix("/") else { return p }
+        var parts = p.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+        if p.hasPrefix("/") { parts = "/" + parts }
+        return parts.isEmpty ? "/" : parts
+    }
+
+    /// (directory, last component) of a normalized path: "a/b.wav" → ("a", "b.wav"), "b.wav" →
+    /// ("", "b.wav"), "/b.wav" → ("/", "b.wav").
+    static func split(_ p: String) -> (directory: String, name: String) {
+        guard let slash = p.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", p) }
+        let name = String(p[p.index(after: slash)...])
+        return (slash == p.startIndex ? "/" : String(p[..<slash]), name)
+    }
+
+    /// The name without its extension ("a.b.wav" → "a.b"; ".hidden" and "x" unchanged).
+    static func stem(_ name: String) -> String {
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+}
