@@ -108,6 +108,13 @@ def main(raw, out):
         lines.append(f"| {name} | {fmt(wall[name])} | {fmt(p99[name])} | {rt} | {mallocs.get(name, float('nan')):.0f} |")
     lines += ["", "Peers allocate (a new array or string per chunk is what they measure); every AudioPipeline "
               "stage shows 0, which `make check-allocations` enforces in CI.", ""]
+    # The batch section (scripts/bench-batch.sh, measured apart: whole processes, not the suite)
+    # is kept from the previous report.
+    marker = "<!-- bench-batch -->"
+    if os.path.exists(out):
+        old = open(out, encoding="utf-8").read()
+        if marker in old:
+            lines += [old[old.index(marker):].rstrip("\n"), ""]
     with open(out, "w", encoding="utf-8") as f:
         f.write("\n".join(lines))
 

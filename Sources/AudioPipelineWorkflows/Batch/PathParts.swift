@@ -3,7 +3,14 @@
 enum PathParts {
     /// The path without repeated and trailing slashes ("a//b/" → "a/b"; "/" stays "/").
     static func normalized(_ p: String) -> String {
-        guard p.utf8.count > 1, p.contains("//") || p.hasSuffix("/") else { return p }
+        // A byte scan: `String.contains` goes through Foundation's locale-aware search on Linux.
+        let slash = UInt8(ascii: "/")
+        var previous: UInt8 = 0, untidy = false
+        for b in p.utf8 {
+            if b == slash && previous == slash { untidy = true; break }
+            previous = b
+        }
+        guard p.utf8.count > 1, untidy || previous == slash else { return p }
         var parts = p.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
         if p.hasPrefix("/") { parts = "/" + parts }
         return parts.isEmpty ? "/" : parts
