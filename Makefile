@@ -8,6 +8,7 @@
 #   make check-memory       peak RSS of deframe, jitter play and convert on 60-minute inputs (CI)
 #   make fuzz               libFuzzer on every parser for FUZZ_SECONDS each (fuzz-smoke: 20 s, CI)
 #   make test-sanitizers    the tests under AddressSanitizer, the concurrent parts under ThreadSanitizer (CI)
+#   make bench-batch        the batch benchmark (2,000 files, GNU parallel and sox per file as peers; Markdown)
 #   make check-slurm        the Slurm array example on a throwaway one-node cluster, against one process (CI)
 
 SHELL := /bin/bash
@@ -19,7 +20,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -85,6 +86,11 @@ fuzz-smoke: deps
 test-sanitizers: test-deps
 	ASAN_OPTIONS=detect_leaks=0 swift test --sanitize=address --scratch-path .build-asan
 	swift test --sanitize=thread --scratch-path .build-tsan --filter "VADJobs|VADTuneCommand"
+
+# The batch benchmark (whole processes, not the suite): prints the Markdown that docs/benchmarks.md
+# keeps at its end (make bench preserves it). A few minutes; corpora cached under /tmp.
+bench-batch: release
+	AUDIOPIPE=.build/release/audiopipe bash scripts/bench-batch.sh
 
 # Batch mode on a real Slurm: a throwaway one-node cluster (its own munged, slurmctld and slurmd in
 # a temporary directory; slurm-wlm, munge and sox installed if missing) runs
