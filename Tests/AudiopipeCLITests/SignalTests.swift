@@ -97,6 +97,25 @@ import _AudioPipelineTestSupport
         #expect(s.contents.isEmpty, "\(s.contents)")
     }
 
+    @Test func aBatchLeavesItsFinishedOutputsAndNoTemporaryFile() throws {
+        let s = Scratch(), inputs = Scratch()
+        for k in 0..<3 {
+            try FileManager.default.createSymbolicLink(
+                atPath: inputs.file("long\(k).wav"), withDestinationPath: Self.long)
+        }
+        let status = try interrupt(
+            [
+                "convert", inputs.path, "-o", s.path, "-j", "2", "-r", "16000", "--resampler", "src-best", "--report",
+                s.file("r.jsonl"),
+            ],
+            in: s.path, signal: SIGTERM)
+        #expect(status == 143)
+        // Both workers' temporary files are gone; the results file holds only whole lines.
+        #expect(!s.contents.contains { $0.contains(".tmp-") }, "\(s.contents)")
+        let results = (try? String(contentsOfFile: s.file("r.jsonl"), encoding: .utf8)) ?? ""
+        #expect(results.isEmpty || results.hasSuffix("\n"))
+    }
+
     @Test func aClosedPipeEndsQuietly() throws {
         let r = try runTool(
             "/bin/bash",
