@@ -85,7 +85,7 @@ fuzz-smoke: deps
 # exit), then the concurrent parts (the VAD sweep on every core) under ThreadSanitizer.
 test-sanitizers: test-deps
 	ASAN_OPTIONS=detect_leaks=0 swift test --sanitize=address --scratch-path .build-asan
-	swift test --sanitize=thread --scratch-path .build-tsan --filter "VADJobs|VADTuneCommand"
+	swift test --sanitize=thread --scratch-path .build-tsan --filter "VADJobs|VADTuneCommand|BatchRuns|BatchFromSwift"
 
 # The batch benchmark (whole processes, not the suite): prints the Markdown that docs/benchmarks.md
 # keeps at its end (make bench preserves it). A few minutes; corpora cached under /tmp.

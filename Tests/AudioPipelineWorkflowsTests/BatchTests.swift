@@ -282,9 +282,10 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         try corpus(dir, 5)
         var r = request(dir, out: "o", jobs: 2)
         r.options.reportPath = dir.file("results.jsonl")
-        var failures: [BatchResult] = []
-        let s = try r.run(failure: { failures.append($0) }, job: try convert()).summary
-        #expect(s.failed == 1 && failures.map(\.input) == [dir.file("in/broken.wav")])
+        var noticed: [BatchResult] = []
+        let s = try r.run(notice: { noticed.append($0) }, job: try convert()).summary
+        #expect(s.failed == 1 && noticed.map(\.input) == [dir.file("in/broken.wav")])
+        #expect(noticed.first?.notices.first?.contains("cannot decode") == true)
         #expect(s.failures.count == 1 && s.failures[0].contains("broken.wav"))
         let lines = try String(contentsOfFile: dir.file("results.jsonl"), encoding: .utf8).split(separator: "\n")
         let results = try lines.map { try JSONDecoder().decode(BatchResult.self, from: Data($0.utf8)) }

@@ -88,6 +88,21 @@ import _AudioPipelineTestSupport
         #expect(fast.status == 65 && fast.text.contains("0 ok, 1 failed"), "\(fast.text)")
     }
 
+    @Test func aFileWithAWarningIsDoneAndTheWarningShown() throws {
+        let s = Scratch()
+        try corpus(s, 2)
+        let whole = try #require(FileManager.default.contents(atPath: s.file("in/f1.wav")))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: s.file("in/f1.wav")))  // truncated
+        let r = try CLI.run(["convert", s.file("in"), "-o", s.file("o"), "--report", s.file("r.jsonl")] + convert)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr.contains("warning: ") && r.stderr.contains("f1.wav: truncated"), "\(r.stderr)")
+        #expect(try results(s.file("r.jsonl"))[s.file("in/f1.wav")]?["warnings"]?.contains("truncated") == true)
+        let quiet = try CLI.run(["convert", s.file("in"), "-o", s.file("o2"), "-q"] + convert)
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        let info = try CLI.run(["info", s.file("in/f1.wav")])
+        #expect(info.stderr.components(separatedBy: "truncated").count == 2, "once: \(info.stderr)")
+    }
+
     @Test func aBatchKilledHalfwayAndResumedEndsAsAnUninterruptedOne() throws {
         let s = Scratch()
         try corpus(s, 40, seconds: 1)

@@ -62,6 +62,10 @@ public struct BatchResult: Codable, Sendable, Hashable {
     public var inputSize: Int64
     public var inputMtime: Double
     public var elapsedSeconds: Double
+
+    /// What a person should see of this file as it finishes: its error, then its warnings (each
+    /// names the file), or nothing.
+    public var notices: [String] { (error.map { [$0] } ?? []) + warnings.map { "warning: \($0)" } }
 }
 
 /// Where a batch is.
@@ -121,7 +125,7 @@ public enum BatchRunner {
 
     public static func run(
         _ items: [BatchItem], options: BatchOptions, progress: @escaping (BatchProgress) -> Void = { _ in },
-        failure: @escaping (BatchResult) -> Void = { _ in }, job: @escaping Job
+        notice: @escaping (BatchResult) -> Void = { _ in }, job: @escaping Job
     ) throws(AudioPipelineError) -> BatchSummary {
         let start = DispatchTime.now().uptimeNanoseconds
         let mine = options.shard.map { s in items.filter { s.contains($0.input.relativePath) } } ?? items
@@ -131,7 +135,7 @@ public enum BatchRunner {
         OutputTree.removeStaleTemporaries(of: mine)
         if let report = options.reportPath { try OutputTree.makeParent(of: report) }
         let results = try ResultsFile(path: options.reportPath, append: options.resume)
-        let state = State(todo, progress: progress, failure: failure)
+        let state = State(todo, progress: progress, notice: notice)
         let workers = max(1, min(options.jobs, todo.count))
         // Threads of our own, not `concurrentPerform` (which never runs more at once than there are
         // cores): `--jobs` above the core count is for inputs on slow or remote storage.
@@ -192,15 +196,15 @@ public enum BatchRunner {
         private let total: Int
         /// Called under the lock, so callers need not be thread-safe.
         private let progress: (BatchProgress) -> Void
-        private let failure: (BatchResult) -> Void
+        private let notice: (BatchResult) -> Void
 
         init(
-            _ items: [BatchItem], progress: @escaping (BatchProgress) -> Void, failure: @escaping (BatchResult) -> Void
+            _ items: [BatchItem], progress: @escaping (BatchProgress) -> Void, notice: @escaping (BatchResult) -> Void
         ) {
             queue = items
             total = items.count
             self.progress = progress
-            self.failure = failure
+            self.notice = notice
         }
 
         func next(failFast: Bool) -> BatchItem? {
@@ -223,8 +227,8 @@ public enum BatchRunner {
                 stopped = true
                 if firstFailure == 0 { firstFailure = r.exitCode }
                 if failures.count < 100 { failures.append(r.error ?? "\(r.input): failed") }
-                failure(r)
             }
+            if !r.notices.isEmpty { notice(r) }
             progress(BatchProgress(done: done, total: total, failed: failed, audioSeconds: audio))
         }
 

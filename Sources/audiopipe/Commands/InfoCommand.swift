@@ -28,10 +28,10 @@ struct Info: ParsableCommand {
         ) { try print(collector.reports($0)) }
     }
 
+    /// The reports (their warnings were printed as each file finished).
     func print(_ reports: [InfoReport]) throws {
-        if !output.json { for r in reports { try ReportPrinter(output).print(r, text: r.text) } }
-        guard output.json else { return }
-        for w in reports.flatMap(\.warnings) { ReportPrinter(output).note("warning: \(w)") }
-        try Terminal.write(try ReportJSON.encode(reports) + "\n", to: STDOUT_FILENO)
+        guard output.json || (!output.quiet && !reports.isEmpty) else { return }
+        let text = output.json ? try ReportJSON.encode(reports) : reports.map(\.text).joined(separator: "\n")
+        try Terminal.write(text + "\n", to: STDOUT_FILENO)
     }
 }

@@ -50,16 +50,17 @@ struct BatchArguments: ParsableArguments {
         (r.options.reportPath, r.options.resume, r.options.jobs) = (results, resume, jobs ?? r.options.jobs)
         r.options.shard = try shard.map { try Shard.parse($0, shards: shards) }
         r.options.optionsDigest = BatchOptions.digest(digest)
-        let bar = report.progressBar()
+        let bar = report.progressBar(), printer = ReportPrinter(report, dataOutputs: [output])
         defer { bar.finish() }
         let (items, summary) = try r.run(
             progress: { p in bar.update { p.bar(elapsed: $0) } },
-            failure: { f in
-                bar.finish(); Terminal.error(f.error ?? f.input)
+            notice: { f in
+                bar.finish()
+                f.error.map(Terminal.error)
+                f.warnings.forEach { printer.note("warning: \($0)") }
             }, job: job)
         bar.finish()
         try done(items)
-        let printer = ReportPrinter(report, dataOutputs: [output])
         if style == .report { try printer.print(summary, text: summary.text) }
         if style == .note { printer.note(summary.text) }
         if summary.exitCode != 0 { throw FailureExit(status: ExitStatus(rawValue: summary.exitCode) ?? .ioError) }
