@@ -39,11 +39,11 @@ public struct BatchRequest: Sendable {
 
     /// Plans and runs `job` over the inputs (see `BatchRunner.run`).
     public func run(
-        progress: @escaping (BatchProgress) -> Void = { _ in }, notice: @escaping (BatchResult) -> Void = { _ in },
+        progress: @escaping (BatchProgress) -> Void = { _ in }, result: @escaping (BatchResult) -> Void = { _ in },
         job: @escaping BatchRunner.Job
     ) throws(AudioPipelineError) -> (items: [BatchItem], summary: BatchSummary) {
         let items = try plan()
-        let summary = try BatchRunner.run(items, options: options, progress: progress, notice: notice, job: job)
+        let summary = try BatchRunner.run(items, options: options, progress: progress, result: result, job: job)
         return (items, summary)
     }
 }

@@ -123,9 +123,12 @@ public enum BatchRunner {
     /// any other error fails the file with its description and exit code 1.
     public typealias Job = @Sendable (BatchItem) throws -> FileOutcome
 
+    /// Runs `job` over `items` (this shard's, not done before when resuming). `progress` and
+    /// `result` (every finished file, in the order they finish: a report sink of the caller's own)
+    /// are called one at a time, under the runner's lock, from the worker threads.
     public static func run(
         _ items: [BatchItem], options: BatchOptions, progress: @escaping (BatchProgress) -> Void = { _ in },
-        notice: @escaping (BatchResult) -> Void = { _ in }, job: @escaping Job
+        result: @escaping (BatchResult) -> Void = { _ in }, job: @escaping Job
     ) throws(AudioPipelineError) -> BatchSummary {
         let start = DispatchTime.now().uptimeNanoseconds
         let mine = options.shard.map { s in items.filter { s.contains($0.input.relativePath) } } ?? items
@@ -135,7 +138,7 @@ public enum BatchRunner {
         OutputTree.removeStaleTemporaries(of: mine)
         if let report = options.reportPath { try OutputTree.makeParent(of: report) }
         let results = try ResultsFile(path: options.reportPath, append: options.resume)
-        let state = State(todo, progress: progress, notice: notice)
+        let state = State(todo, progress: progress, result: result)
         let workers = max(1, min(options.jobs, todo.count))
         // Threads of our own, not `concurrentPerform` (which never runs more at once than there are
         // cores): `--jobs` above the core count is for inputs on slow or remote storage.
@@ -196,15 +199,15 @@ public enum BatchRunner {
         private let total: Int
         /// Called under the lock, so callers need not be thread-safe.
         private let progress: (BatchProgress) -> Void
-        private let notice: (BatchResult) -> Void
+        private let result: (BatchResult) -> Void
 
         init(
-            _ items: [BatchItem], progress: @escaping (BatchProgress) -> Void, notice: @escaping (BatchResult) -> Void
+            _ items: [BatchItem], progress: @escaping (BatchProgress) -> Void, result: @escaping (BatchResult) -> Void
         ) {
             queue = items
             total = items.count
             self.progress = progress
-            self.notice = notice
+            self.result = result
         }
 
         func next(failFast: Bool) -> BatchItem? {
@@ -228,7 +231,7 @@ public enum BatchRunner {
                 if firstFailure == 0 { firstFailure = r.exitCode }
                 if failures.count < 100 { failures.append(r.error ?? "\(r.input): failed") }
             }
-            if !r.notices.isEmpty { notice(r) }
+            result(r)
             progress(BatchProgress(done: done, total: total, failed: failed, audioSeconds: audio))
         }
 

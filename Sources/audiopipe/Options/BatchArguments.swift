@@ -54,8 +54,8 @@ struct BatchArguments: ParsableArguments {
         defer { bar.finish() }
         let (items, summary) = try r.run(
             progress: { p in bar.update { p.bar(elapsed: $0) } },
-            notice: { f in
-                bar.finish()
+            result: { f in
+                if !f.notices.isEmpty { bar.finish() }
                 f.error.map(Terminal.error)
                 f.warnings.forEach { printer.note("warning: \($0)") }
             }, job: job)
