@@ -1,0 +1,51 @@
+import Foundation
+import Testing
+
+@testable import AudioPipelineCore
+
+/// The hot path's scanner answers as the full parse does, or defers to it.
+@Suite struct JSONScannerAgreement {
+    func find(_ json: String, _ path: [JSONScanner.Step]) -> String? {
+        let bytes = Array(json.utf8)
+        return bytes.withUnsafeBufferPointer { b in
+            JSONScanner(b: b).find(path).map { String(decoding: b[$0.range], as: UTF8.self) }
+        }
+    }
+
+    let delta: [JSONScanner.Step] = [.key(Array("delta".utf8))]
+    let nested: [JSONScanner.Step] = [.key(Array("a".utf8)), .index(0), .key(Array("b".utf8))]
+
+    @Test func aKeyRepeatedLaterDefersToTheFullParse() throws {
+        #expect(find(#"{"type":"x","delta":"AAAA"}"#, delta) == "AAAA")
+        #expect(find(#"{"delta":"AAAA","delta":"BBBB"}"#, delta) == nil)  // JSON.parse keeps the last
+        #expect(find(#"{"delta":"AAAA","del\u0074a":"BBBB"}"#, delta) == nil)  // an escaped key might be it
+        #expect(find(#"{"del\u0074a":"AAAA","delta":"BBBB"}"#, delta) == "BBBB")  // the last one: agreed
+        #expect(find(#"{"a":[{"b":1,"c":2}],"d":3}"#, nested) == "1")
+        #expect(find(#"{"a":[{"b":1}],"a":[{"b":2}]}"#, nested) == nil)
+        #expect(find(#"{"a":[{"b":1},{"b":5}]}"#, nested) == "1")  // other array elements are not duplicates
+        #expect(find(#"{"delta":"AAAA"} trailing"#, delta) == "AAAA")
+        #expect(find(#"{"delta":"AAAA""#, delta) == nil)  // cut short
+    }
+
+    /// The fuzzer's find (Fuzz/Regressions): atoms' fast path took the first of two "audio" keys.
+    @Test func theFuzzersDuplicateKeyMessageAgrees() throws {
+        let text =
+            #"{"type":"output_audio.delta","audio":"AAABASubstringAIAIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIIdelta","#
+            + #""audio":"AAABAAIAIIIIIIIIIIIIIIIIIAInt"}"#
+        let message = Array(text.utf8)
+        let parsed = try JSON.parse(text)
+        var out = [UInt8](repeating: 0, count: 4096)
+        for which in WireProfile.BuiltIn.allCases {
+            let p = try WireProfile.builtIn(which)
+            let fast = message.withUnsafeBytes { m in out.withUnsafeMutableBytes { p.decodeServerAudio(m, into: $0) } }
+            guard case .audio(let n) = fast else { continue }
+            let full = p.interpretAll(parsed, direction: .server).first
+            guard case .audio(let base64, _, _)? = full else {
+                Issue.record("\(p.name): fast path found audio the full parse does not")
+                continue
+            }
+            let decoded: [UInt8] = try p.decodeAudio(base64)
+            #expect(decoded == Array(out[0..<n]))
+        }
+    }
+}
