@@ -80,7 +80,10 @@ public enum JSON {
                 }
                 i += 1
                 skipWhitespace()
-                result[key] = try value(depth: depth + 1)
+                // Of duplicate keys the first counts (RFC 8259 leaves it open), as the hot path's
+                // JSONScanner reads them: both must find the same audio in a message.
+                let v = try value(depth: depth + 1)
+                if result[key] == nil { result[key] = v }
                 skipWhitespace()
                 guard i < bytes.count else { throw fail("unexpected end of input") }
                 if bytes[i] == UInt8(ascii: ",") { i += 1; continue }

@@ -85,9 +85,9 @@ struct JSONScanner {
     }
 
     /// The value at `path`, as the range of its text (for a string: without the quotes) and
-    /// whether a string had escapes. `nil` also when a key on the path comes again later in its
-    /// object (or a later key has escapes and might be it): the full parse keeps the last of
-    /// duplicate keys, and the scanner must never answer differently from it.
+    /// whether a string had escapes. Of duplicate keys the first counts, as in `JSON.parse`; a key
+    /// with escapes before the one found might be the same key written otherwise, so it defers
+    /// (`nil`) to the full parse.
     func find(_ path: [Step]) -> (range: Range<Int>, isString: Bool, escaped: Bool)? {
         var i = ws(0)
         for step in path {
@@ -98,8 +98,12 @@ struct JSONScanner {
                 i = ws(i &+ 1)
                 var found = false
                 while i < b.count, b[i] == 0x22 {
-                    guard let (kEnd, kEsc) = stringEnd(i) else { return nil }
-                    let matches = !kEsc && keyEquals(i, kEnd, key)
+                    guard let (kEnd, kEsc) = stringEnd(i), !kEsc else { return nil }
+                    let matches =
+                        kEnd &- i &- 2 == key.count
+                        && key.withUnsafeBufferPointer { k in
+                            (0..<k.count).allSatisfy { b[i &+ 1 &+ $0] == k[$0] }
+                        }
                     i = ws(kEnd)
                     guard i < b.count, b[i] == 0x3A else { return nil }
                     i = ws(i &+ 1)
@@ -128,49 +132,15 @@ struct JSONScanner {
             }
         }
         guard i < b.count else { return nil }
-        let value: (range: Range<Int>, isString: Bool, escaped: Bool), end: Int
         if b[i] == 0x22 {
-            guard let (e, esc) = stringEnd(i) else { return nil }
-            (value, end) = (((i &+ 1)..<(e &- 1), true, esc), e)
-        } else {
-            guard let e = skipValue(i) else { return nil }
-            (value, end) = ((i..<e, false, false), e)
+            guard let (end, esc) = stringEnd(i) else { return nil }
+            // The value must be followed by what can follow a value, or the text is broken here.
+            let next = ws(end)
+            guard next < b.count, b[next] == 0x2C || b[next] == 0x7D || b[next] == 0x5D else { return nil }
+            return ((i &+ 1)..<(end &- 1), true, esc)
         }
-        return noLaterDuplicate(path, after: end) ? value : nil
-    }
-
-    @inline(__always) private func keyEquals(_ start: Int, _ end: Int, _ key: [UInt8]) -> Bool {
-        end &- start &- 2 == key.count
-            && key.withUnsafeBufferPointer { k in (0..<k.count).allSatisfy { b[start &+ 1 &+ $0] == k[$0] } }
-    }
-
-    /// Walks on from just past the found value to the end of every container on the path (one
-    /// forward pass over the rest of the message: after the audio of a voice API's message there
-    /// is little), and says whether no later member repeats the path's key at its level.
-    private func noLaterDuplicate(_ path: [Step], after start: Int) -> Bool {
-        var i = start
-        for step in path.reversed() {
-            while true {
-                i = ws(i)
-                guard i < b.count else { return false }
-                if b[i] == 0x7D || b[i] == 0x5D {
-                    i &+= 1
-                    break
-                }
-                guard b[i] == 0x2C else { return false }
-                i = ws(i &+ 1)
-                if case .key(let key) = step {
-                    guard i < b.count, b[i] == 0x22, let (kEnd, kEsc) = stringEnd(i) else { return false }
-                    if kEsc || keyEquals(i, kEnd, key) { return false }
-                    i = ws(kEnd)
-                    guard i < b.count, b[i] == 0x3A else { return false }
-                    i = ws(i &+ 1)
-                }
-                guard let vEnd = skipValue(i) else { return false }
-                i = vEnd
-            }
-        }
-        return true
+        guard let end = skipValue(i) else { return nil }
+        return (i..<end, false, false)
     }
 
     /// True when the value at `path` is a string equal to one of `values` (no escapes).
