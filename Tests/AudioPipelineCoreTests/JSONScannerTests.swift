@@ -55,4 +55,30 @@ import Testing
             #expect(decoded == Array(out[0..<n]))
         }
     }
+
+    /// Gemini: the audio's message must hold nothing else the full parse would report, before or
+    /// after the audio, found in the same pass.
+    @Test func geminiAudioWithAnythingElseGoesToTheFullParse() throws {
+        let p = try WireProfile.builtIn(.geminiLive)
+        func fast(_ text: String) -> WireProfile.FastDecodeResult {
+            var out = [UInt8](repeating: 0, count: 64)
+            return Array(text.utf8).withUnsafeBytes { m in
+                out.withUnsafeMutableBytes { p.decodeServerAudio(m, into: $0) }
+            }
+        }
+        let part = #"{"inlineData":{"mimeType":"audio/pcm;rate=24000","data":"AAA="}}"#
+        #expect(fast(#"{"serverContent":{"modelTurn":{"parts":["# + part + "]}}}") == .audio(bytes: 2))
+        #expect(fast(#"{"serverContent":{"modelTurn":{"parts":["# + part + "," + part + "]}}}") == .useFullParse)
+        #expect(
+            fast(#"{"serverContent":{"modelTurn":{"parts":["# + part + #"]},"turnComplete":true}}"#) == .useFullParse)
+        #expect(fast(#"{"serverContent":{"turnComplete":true,"modelTurn":{"parts":["# + part + "]}}}") == .useFullParse)
+        #expect(fast(#"{"serverContent":{"interrupted":true,"modelTurn":{"parts":["# + part + "]}}}") == .useFullParse)
+        #expect(
+            fast(#"{"serverContent":{"modelTurn":{"parts":["# + part + #"]},"interrupted":true}}"#) == .useFullParse)
+        // Other members are fine, before and after.
+        #expect(
+            fast(
+                #"{"serverContent":{"generationComplete":false,"modelTurn":{"role":"model","parts":["# + part
+                    + #"]}},"usageMetadata":{"totalTokenCount":3}}"#) == .audio(bytes: 2))
+    }
 }

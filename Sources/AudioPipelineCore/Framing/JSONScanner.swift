@@ -8,6 +8,31 @@ struct JSONScanner {
         case index(Int)
     }
 
+    /// What else a message may not hold around the value `find` looks for, checked in the same
+    /// pass: keys that must not appear in the object searched at `forbiddenLevel` of the path
+    /// (before or after the path's own key), and the level whose array must end with the path's
+    /// element (-1: none).
+    struct Rules: FindRules {
+        var forbiddenLevel = -1
+        var forbiddenKeys: [[UInt8]] = []
+        var lastElementLevel = -1
+        var checksRest: Bool { true }
+        @inline(__always) func forbids(_ s: JSONScanner, _ start: Int, _ end: Int, level: Int) -> Bool {
+            level == forbiddenLevel
+                && forbiddenKeys.contains { k in
+                    end &- start &- 2 == k.count && (0..<k.count).allSatisfy { s.b[start &+ 1 &+ $0] == k[$0] }
+                }
+        }
+        @inline(__always) func wantsLast(level: Int) -> Bool { level == lastElementLevel }
+    }
+
+    /// No rules: `find` as fast as a plain walk (the generic code specialises to nothing extra).
+    struct NoRules: FindRules {
+        var checksRest: Bool { false }
+        @inline(__always) func forbids(_ s: JSONScanner, _ start: Int, _ end: Int, level: Int) -> Bool { false }
+        @inline(__always) func wantsLast(level: Int) -> Bool { false }
+    }
+
     let b: UnsafeBufferPointer<UInt8>
 
     @inline(__always) func ws(_ i: Int) -> Int {
@@ -88,9 +113,11 @@ struct JSONScanner {
     /// whether a string had escapes. Of duplicate keys the first counts, as in `JSON.parse`; a key
     /// with escapes before the one found might be the same key written otherwise, so it defers
     /// (`nil`) to the full parse.
-    func find(_ path: [Step]) -> (range: Range<Int>, isString: Bool, escaped: Bool)? {
+    func find(_ path: [Step]) -> (range: Range<Int>, isString: Bool, escaped: Bool)? { find(path, NoRules()) }
+
+    func find<R: FindRules>(_ path: [Step], _ rules: R) -> (range: Range<Int>, isString: Bool, escaped: Bool)? {
         var i = ws(0)
-        for step in path {
+        for (level, step) in path.enumerated() {
             guard i < b.count else { return nil }
             switch step {
             case .key(let key):
@@ -104,6 +131,7 @@ struct JSONScanner {
                         && key.withUnsafeBufferPointer { k in
                             (0..<k.count).allSatisfy { b[i &+ 1 &+ $0] == k[$0] }
                         }
+                    if rules.forbids(self, i, kEnd, level: level) { return nil }
                     i = ws(kEnd)
                     guard i < b.count, b[i] == 0x3A else { return nil }
                     i = ws(i &+ 1)
@@ -137,10 +165,45 @@ struct JSONScanner {
             // The value must be followed by what can follow a value, or the text is broken here.
             let next = ws(end)
             guard next < b.count, b[next] == 0x2C || b[next] == 0x7D || b[next] == 0x5D else { return nil }
+            if rules.checksRest, !restObeys(rules, path, from: end) { return nil }
             return ((i &+ 1)..<(end &- 1), true, esc)
         }
         guard let end = skipValue(i) else { return nil }
+        if rules.checksRest, !restObeys(rules, path, from: end) { return nil }
         return (i..<end, false, false)
+    }
+
+    /// One forward pass from just past the found value to the end of every container on the path
+    /// (after a voice API's audio there is little): no forbidden key later at its level, and no
+    /// later element where the path's element must be the last.
+    private func restObeys<R: FindRules>(_ rules: R, _ path: [Step], from start: Int) -> Bool {
+        var i = start
+        for level in stride(from: path.count - 1, through: 0, by: -1) {
+            while true {
+                i = ws(i)
+                guard i < b.count else { return false }
+                if b[i] == 0x7D || b[i] == 0x5D {
+                    i &+= 1
+                    break
+                }
+                guard b[i] == 0x2C else { return false }
+                i = ws(i &+ 1)
+                switch path[level] {
+                case .index:
+                    if rules.wantsLast(level: level) { return false }
+                case .key:
+                    guard i < b.count, b[i] == 0x22, let (kEnd, kEsc) = stringEnd(i), !kEsc,
+                        !rules.forbids(self, i, kEnd, level: level)
+                    else { return false }
+                    i = ws(kEnd)
+                    guard i < b.count, b[i] == 0x3A else { return false }
+                    i = ws(i &+ 1)
+                }
+                guard let vEnd = skipValue(i) else { return false }
+                i = vEnd
+            }
+        }
+        return true
     }
 
     /// True when the value at `path` is a string equal to one of `values` (no escapes).
@@ -151,4 +214,11 @@ struct JSONScanner {
                 && v.withUnsafeBufferPointer { vb in (0..<vb.count).allSatisfy { b[r.lowerBound &+ $0] == vb[$0] } }
         }
     }
+}
+
+/// Extra conditions `JSONScanner.find` checks in its one pass (see `JSONScanner.Rules`).
+protocol FindRules {
+    var checksRest: Bool { get }
+    func forbids(_ s: JSONScanner, _ start: Int, _ end: Int, level: Int) -> Bool
+    func wantsLast(level: Int) -> Bool
 }

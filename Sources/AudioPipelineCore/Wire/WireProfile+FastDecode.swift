@@ -3,9 +3,11 @@ struct FastServerAudio: Sendable {
     /// Conditions: the string at each path must be one of the values.
     let conditions: [([JSONScanner.Step], [[UInt8]])]
     let audioPath: [JSONScanner.Step]
-    /// Paths that must be absent: a message with them means more than one audio part (a second
+    /// What must not be around the audio: a message with more than one audio part (a second
     /// Gemini part) or something besides audio (an interruption), which the full parse sorts out.
-    var absent: [[JSONScanner.Step]] = []
+    /// Checked in the pass that finds the audio (a separate `find` per absent path skipped the
+    /// whole payload again each time: three more passes over a Gemini message's audio).
+    var rules: JSONScanner.Rules? = nil
 
     static func keys(_ path: String) -> [JSONScanner.Step] {
         path.split(separator: ".").map { part in Int(part).map { .index($0) } ?? .key(Array(part.utf8)) }
@@ -24,10 +26,11 @@ struct FastServerAudio: Sendable {
         case .geminiLive:
             return FastServerAudio(
                 conditions: [], audioPath: keys("serverContent.modelTurn.parts.0.inlineData.data"),
-                absent: [
-                    keys("serverContent.modelTurn.parts.1"), keys("serverContent.interrupted"),
-                    keys("serverContent.turnComplete"),
-                ])
+                // serverContent's members (searched at level 1) include neither interrupted nor
+                // turnComplete; the parts array (searched at level 3) ends with the audio's part.
+                rules: JSONScanner.Rules(
+                    forbiddenLevel: 1, forbiddenKeys: [Array("interrupted".utf8), Array("turnComplete".utf8)],
+                    lastElementLevel: 3))
         case .deepgram:
             return nil
         }
@@ -64,8 +67,8 @@ extension WireProfile {
         let s = JSONScanner(
             b: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: message.count))
         for (path, values) in fast.conditions where !s.stringAt(path, isOneOf: values) { return .useFullParse }
-        for path in fast.absent where s.find(path) != nil { return .useFullParse }
-        guard let (r, isString, escaped) = s.find(fast.audioPath), isString, !escaped else { return .useFullParse }
+        let found = fast.rules.map { s.find(fast.audioPath, $0) } ?? s.find(fast.audioPath)
+        guard let (r, isString, escaped) = found, isString, !escaped else { return .useFullParse }
         let text = UnsafeRawBufferPointer(rebasing: message[r])
         guard output.count >= Base64.maxDecodedLength(characters: text.count),
             let n = try? Base64.decode(text, into: output)
