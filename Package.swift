@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "AudioPipelineCore", targets: ["AudioPipelineCore"]),
         .library(name: "AudioPipelineAdapters", targets: ["AudioPipelineAdapters"]),
         .library(name: "AudioPipelineWorkflows", targets: ["AudioPipelineWorkflows"]),
+        .library(name: "AudioPipelineBench", targets: ["AudioPipelineBench"]),
         .executable(name: "audiopipe", targets: ["audiopipe"]),
     ],
     dependencies: [
@@ -38,6 +39,11 @@ let package = Package(
             dependencies: ["CVectorKernels", .product(name: "RealModule", package: "swift-numerics")],
             exclude: ["README.md"]
         ),
+
+        // MARK: Bench: the hot path measured in-process (audiopipe bench, or an app's on-device test
+        // target), on the core alone. The C target counts heap allocations on glibc (see its file).
+        .target(name: "CAllocationCounter"),
+        .target(name: "AudioPipelineBench", dependencies: ["AudioPipelineCore", "CAllocationCounter"]),
 
         // MARK: System C libraries, each behind a module map and a one-line shim header.
         .systemLibrary(
@@ -68,7 +74,7 @@ let package = Package(
         // Foundation file I/O, JSONDecoder and Dispatch.
         .target(
             name: "AudioPipelineWorkflows",
-            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters"],
+            dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "AudioPipelineBench"],
             exclude: ["README.md"]
         ),
 
@@ -79,6 +85,7 @@ let package = Package(
                 "AudioPipelineCore",
                 "AudioPipelineAdapters",
                 "AudioPipelineWorkflows",
+                "AudioPipelineBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["README.md"]
@@ -97,6 +104,7 @@ let package = Package(
             // CSndFile: the cross-checks call libsndfile's own conversion directly.
             dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "CSndFile", "_AudioPipelineTestSupport"]
         ),
+        .testTarget(name: "AudioPipelineBenchTests", dependencies: ["AudioPipelineBench", "AudioPipelineCore"]),
         .testTarget(
             name: "AudioPipelineWorkflowsTests",
             dependencies: [

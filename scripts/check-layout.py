@@ -3,9 +3,11 @@
 
 - every Swift file in Sources/AudioPipelineAdapters imports a C library module (the resampler
   catalogue excepted): workflows belong in AudioPipelineWorkflows;
-- the CLI stays thin: no FileManager, JSON.parse, JSONSerialization or DispatchQueue; at most 750
-  lines in all and 150 per command file;
-- no `[String: Any]` or JSONSerialization anywhere in Sources (reports are Codable);
+- the CLI stays thin: no FileManager, JSON.parse, JSONSerialization or DispatchQueue; at most 850
+  lines in all (750 for the seven commands of the architecture review, plus `bench`'s options)
+  and 150 per command file;
+- no `[String: Any]` or JSONSerialization anywhere in Sources (reports are Codable), but in the
+  bench's peers (Sources/AudioPipelineBench/BenchPeers.swift), whose point is to time that code;
 - the core is in stage folders, no core file over 400 lines;
 - no function (or initialiser, or closure-bodied property) in Sources over 80 lines;
 - no line in Sources over 120 characters.
@@ -44,12 +46,12 @@ for f in cli:
             problems.append(f"{rel(f)}: uses {word}; that is library logic (AudioPipelineWorkflows)")
     if "Commands" in f.parts and n > 150:
         problems.append(f"{rel(f)}: {n} lines, a command file has at most 150")
-if cli_lines > 750:
-    problems.append(f"Sources/audiopipe: {cli_lines} lines, the CLI has at most 750")
+if cli_lines > 850:
+    problems.append(f"Sources/audiopipe: {cli_lines} lines, the CLI has at most 850")
 
 for f in swift_files(sources):
     text = f.read_text()
-    if "[String: Any]" in text or "JSONSerialization" in text:
+    if ("[String: Any]" in text or "JSONSerialization" in text) and f.name != "BenchPeers.swift":
         problems.append(f"{rel(f)}: [String: Any] or JSONSerialization; use a Codable report")
     for i, line in enumerate(text.split("\n"), 1):
         if len(line) > 120:

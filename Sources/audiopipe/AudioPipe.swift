@@ -14,7 +14,9 @@ struct AudioPipe: ParsableCommand {
             created; 74 I/O error part-way.
             """,
         version: "0.1.0",
-        subcommands: [Info.self, Convert.self, Frame.self, Deframe.self, Jitter.self, VAD.self, Analyze.self]
+        subcommands: [
+            Info.self, Convert.self, Frame.self, Deframe.self, Jitter.self, VAD.self, Analyze.self, Bench.self,
+        ]
     )
 
     /// Runs a command; turns our errors into one line on stderr and a documented exit code.

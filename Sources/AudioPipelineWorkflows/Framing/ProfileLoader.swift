@@ -14,18 +14,8 @@ public enum ProfileLoader {
     ///   `inputUnavailable`/`invalidData` for a template that cannot be read or understood (naming
     ///   the file and the place in it).
     public static func load(_ name: String, rate: Int? = nil) throws(AudioPipelineError) -> WireProfile {
-        if name.hasPrefix("custom:") {
+        if let template = try template(name) {
             let path = String(name.dropFirst(7))
-            let text = try TextInput.text(path, what: "the profile template")
-            let template: CustomProfileTemplate
-            do {
-                template = try JSONDecoder().decode(CustomProfileTemplate.self, from: Data(text.utf8))
-            } catch let error as DecodingError {
-                throw AudioPipelineError(
-                    .invalidData, "\(path): profile template: \(DecodingErrorText.describe(error))")
-            } catch {
-                throw AudioPipelineError(.invalidData, "\(path): profile template: not JSON: \(error)")
-            }
             do {
                 return try WireProfile.custom(template)
             } catch {
@@ -38,5 +28,19 @@ public enum ProfileLoader {
             throw AudioPipelineError(.invalidConfiguration, "--profile: unknown profile '\(name)'. \(help)")
         }
         return try WireProfile.builtIn(b, rate: rate)
+    }
+
+    /// The template a `custom:FILE` name points to, read and decoded; nil for a built-in name.
+    public static func template(_ name: String) throws(AudioPipelineError) -> CustomProfileTemplate? {
+        guard name.hasPrefix("custom:") else { return nil }
+        let path = String(name.dropFirst(7))
+        let text = try TextInput.text(path, what: "the profile template")
+        do {
+            return try JSONDecoder().decode(CustomProfileTemplate.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw AudioPipelineError(.invalidData, "\(path): profile template: \(DecodingErrorText.describe(error))")
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): profile template: not JSON: \(error)")
+        }
     }
 }

@@ -1,0 +1,73 @@
+import AudioPipelineCore
+import Foundation
+
+/// The machine a report was measured on.
+public struct BenchMachine: Codable, Sendable {
+    public var cpu: String
+    public var cores: Int
+    public var architecture: String
+    /// The vector code actually taken: the resampler's FIR kernels and base64's.
+    public var vectorPath: String
+    public var os: String
+    public var build: String
+
+    public static func current(kernel: VectorKernel = .best) -> BenchMachine {
+        BenchMachine(
+            cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount, architecture: architecture,
+            vectorPath: vectorPath(kernel), os: osName(), build: build)
+    }
+
+    #if arch(x86_64)
+        static let architecture = "x86_64"
+    #elseif arch(arm64)
+        static let architecture = "arm64"
+    #else
+        static let architecture = "other"
+    #endif
+
+    #if DEBUG
+        static let build = "debug"
+    #else
+        static let build = "release"
+    #endif
+
+    /// e.g. "resampler AVX2+FMA, base64 SSSE3"; "portable Swift" where a kernel is not taken.
+    public static func vectorPath(_ kernel: VectorKernel) -> String {
+        #if arch(x86_64)
+            let (fir, b64) = ("AVX2+FMA", "SSSE3")
+        #else
+            let (fir, b64) = ("NEON", "NEON")
+        #endif
+        let resampler = kernel == .best && PolyphaseResampler.vectorKernelsAvailable ? fir : "portable Swift"
+        return "resampler \(resampler), base64 \(Base64.isVectorized ? b64 : "portable Swift")"
+    }
+
+    static func cpuModel() -> String {
+        #if os(Linux)
+            if let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) {
+                for line in text.split(separator: "\n") {
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    guard parts.count == 2 else { continue }
+                    let key = parts[0].trimmingCharacters(in: .whitespaces)
+                    if key == "model name" || key == "Model" || key == "Hardware" {
+                        return parts[1].trimmingCharacters(in: .whitespaces)
+                    }
+                }
+            }
+        #endif
+        return "unknown (\(architecture))"
+    }
+
+    static func osName() -> String {
+        #if os(Linux)
+            var u = utsname()
+            uname(&u)
+            func text<T>(_ t: T) -> String {
+                withUnsafeBytes(of: t) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            }
+            return "\(text(u.sysname)) \(text(u.release))"
+        #else
+            return ProcessInfo.processInfo.operatingSystemVersionString
+        #endif
+    }
+}

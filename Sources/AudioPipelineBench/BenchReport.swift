@@ -1,0 +1,143 @@
+/// What `audiopipe bench` and `BenchRun` report: the machine, the settings, and per path
+/// (`mic`, `speaker`) the whole path, each of its stages and the peers, per chunk. Codable: the CLI's
+/// `--json` is this, and `bench compare` reads it back.
+public struct BenchReport: Codable, Sendable {
+    public var machine: BenchMachine
+    public var settings: [String: String]
+    public var timer: TimerInfo
+    public var paths: Paths
+    /// The process's peak resident memory at the end of the run, bytes.
+    public var peakMemoryBytes: Int
+    /// Wall time of the whole run, s.
+    public var seconds: Double
+    /// Why a figure should not be trusted (a noisy run, a coarse timer, batched samples …).
+    public var warnings: [String]
+
+    public struct Paths: Codable, Sendable {
+        public var mic: BenchPath
+        public var speaker: BenchPath
+    }
+
+    /// The timer, and what measuring costs.
+    public struct TimerInfo: Codable, Sendable {
+        /// Smallest step of the monotonic clock, ns.
+        public var resolutionNs: Double
+        /// One clock read, ns.
+        public var readNs: Double
+        /// What timing and bookkeeping add to the mic path's time per chunk, ns and share of its p50.
+        public var micOverheadNs: Double
+        public var micOverheadShare: Double
+        /// Whether allocations are counted in this process (else every `allocationsPerChunk` is null).
+        public var allocationsCounted: Bool
+    }
+
+    /// Every row of the report, keyed `path.total`, `path.stage` or `path.peer:name`.
+    public var rows: [(key: String, row: BenchRow)] {
+        var all: [(String, BenchRow)] = []
+        for (name, path) in [("mic", paths.mic), ("speaker", paths.speaker)] {
+            if let t = path.total { all.append(("\(name).total", t)) }
+            all += path.stages.map { ("\(name).\($0.name)", $0) }
+            all += path.peers.map { ("\(name).peer:\($0.name)", $0) }
+        }
+        return all.map { (key: $0.0, row: $0.1) }
+    }
+}
+
+/// One path: its total per chunk (what a client runs per chunk), its stages, its peers.
+public struct BenchPath: Codable, Sendable {
+    public var chunkMilliseconds: Double
+    /// What the path is, stage by stage.
+    public var description: String
+    /// Nil when the path could not be measured with these settings (`note` says why).
+    public var total: BenchRow?
+    public var stages: [BenchRow]
+    public var peers: [BenchRow]
+    public var note: String?
+}
+
+/// One measured row: latency per chunk and what it costs.
+public struct BenchRow: Codable, Sendable {
+    public var name: String
+    public var description: String
+    /// Wall time per chunk, ns: percentiles over the samples, the largest, the mean.
+    public var p50: Double
+    public var p90: Double
+    public var p99: Double
+    public var p999: Double
+    public var max: Double
+    public var mean: Double
+    /// Heap allocations per chunk, counted in-process; null when this platform or build cannot
+    /// count them (never a made-up 0).
+    public var allocationsPerChunk: Double?
+    /// CPU time of the measuring thread per chunk, ns, and the share of one core it needs to keep
+    /// up in real time.
+    public var cpuNsPerChunk: Double
+    public var coreShare: Double
+    /// Chunk duration ÷ mean time per chunk, and chunks per second.
+    public var realtime: Double
+    public var chunksPerSecond: Double
+    /// Chunks measured; chunks per timed sample (more than 1 when the timer is coarse for the stage).
+    public var chunks: Int
+    public var batch: Int
+    /// Spread of the p50 across the run's repeats: (max − min) ÷ median.
+    public var spread: Double
+    /// Timing and bookkeeping per chunk included in these figures, ns.
+    public var overheadNs: Double
+    /// For a peer: the row of ours it stands beside (`total` or a stage), and its p50 ÷ ours.
+    public var peerOf: String?
+    public var ratio: Double?
+    /// The per-sample times (ns per chunk), for plots; not encoded.
+    public var samples: [Double] = []
+
+    enum CodingKeys: String, CodingKey {
+        case name, description, p50, p90, p99, p999, max, mean, allocationsPerChunk, cpuNsPerChunk, coreShare
+        case realtime, chunksPerSecond, chunks, batch, spread, overheadNs, peerOf, ratio
+    }
+
+    public init(
+        name: String, description: String, p50: Double, p90: Double, p99: Double, p999: Double, max: Double,
+        mean: Double, allocationsPerChunk: Double?, cpuNsPerChunk: Double, coreShare: Double, realtime: Double,
+        chunksPerSecond: Double, chunks: Int, batch: Int, spread: Double, overheadNs: Double
+    ) {
+        (self.name, self.description, self.p50, self.p90, self.p99) = (name, description, p50, p90, p99)
+        (self.p999, self.max, self.mean, self.allocationsPerChunk) = (p999, max, mean, allocationsPerChunk)
+        (self.cpuNsPerChunk, self.coreShare, self.realtime) = (cpuNsPerChunk, coreShare, realtime)
+        (self.chunksPerSecond, self.chunks, self.batch) = (chunksPerSecond, chunks, batch)
+        (self.spread, self.overheadNs) = (spread, overheadNs)
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(name, forKey: .name)
+        try c.encode(description, forKey: .description)
+        for (k, v) in [(CodingKeys.p50, p50), (.p90, p90), (.p99, p99), (.p999, p999), (.max, max), (.mean, mean)] {
+            try c.encode(v, forKey: k)
+        }
+        try c.encode(allocationsPerChunk, forKey: .allocationsPerChunk)  // null when not measured
+        try c.encode(cpuNsPerChunk, forKey: .cpuNsPerChunk)
+        try c.encode(coreShare, forKey: .coreShare)
+        try c.encode(realtime, forKey: .realtime)
+        try c.encode(chunksPerSecond, forKey: .chunksPerSecond)
+        try c.encode(chunks, forKey: .chunks)
+        try c.encode(batch, forKey: .batch)
+        try c.encode(spread, forKey: .spread)
+        try c.encode(overheadNs, forKey: .overheadNs)
+        try c.encodeIfPresent(peerOf, forKey: .peerOf)
+        try c.encodeIfPresent(ratio, forKey: .ratio)
+    }
+
+    /// A statistic by its name in budgets and comparisons (p50 p90 p99 p999 max mean).
+    public func statistic(_ name: String) -> Double? {
+        switch name {
+        case "p50": p50
+        case "p90": p90
+        case "p99": p99
+        case "p999", "p99.9": p999
+        case "max": max
+        case "mean": mean
+        default: nil
+        }
+    }
+
+    public static let statisticNames = ["p50", "p90", "p99", "p999", "max", "mean"]
+}

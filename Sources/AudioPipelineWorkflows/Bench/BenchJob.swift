@@ -1,0 +1,185 @@
+import AudioPipelineAdapters
+import AudioPipelineBench
+import AudioPipelineCore
+import Foundation
+
+/// `audiopipe bench`'s options, by the names the other commands use.
+public struct BenchOptions: Sendable {
+    public var deviceRate = 48_000
+    public var deviceChannels = 1
+    public var profile = "openai-realtime"
+    public var chunkMs = 20.0
+    public var resampler = ResamplerChoice.default.rawValue
+    public var kernels = "best"
+    public var compatibility: PCMCompatibility = .standard
+    public var dither = false
+    public var vad = VADConfiguration()
+    public var withReference = false
+    public var jitter = JitterSettings()
+    public var seconds = 12.0
+    public var iterations: Int?
+    public var warmup = 200
+    public var cpu: Int?
+    public var budget: String?
+    public var peers = true
+
+    public init() {}
+}
+
+/// The bench as a job: options to `BenchSettings` (the profile, the resampler from the catalogue,
+/// libsamplerate as the peer resampler), the run, budgets, CSV and the latency plot.
+public enum BenchJob {
+    /// The settings, or a usage error naming the option.
+    public static func settings(_ o: BenchOptions) throws(AudioPipelineError) -> BenchSettings {
+        let profile = try ProfileLoader.load(o.profile)
+        var s = BenchSettings(profile: profile, profileName: o.profile)
+        (s.deviceRate, s.deviceChannels, s.chunkMilliseconds) = (o.deviceRate, o.deviceChannels, o.chunkMs)
+        guard o.kernels == "best" || o.kernels == "portable" else {
+            throw AudioPipelineError(.invalidConfiguration, "--kernels must be best or portable, not '\(o.kernels)'")
+        }
+        s.kernel = o.kernels == "best" ? .best : .portable
+        s.resampler = try factory(o.resampler, kernel: s.kernel)
+        s.resamplerName = o.resampler + (s.kernel == .portable && o.resampler.hasPrefix("native") ? " portable" : "")
+        s.peerResampler = ("src-fastest", { f throws(AudioPipelineError) in try ResamplerChoice.srcFastest.make(f) })
+        (s.compatibility, s.vad, s.withReference) = (o.compatibility, o.vad, o.withReference)
+        s.dither = o.dither ? .tpdf(seed: 1) : .none
+        s.jitter = try o.jitter.configuration(sampleRate: profile.serverRate)
+        (s.seconds, s.iterations, s.warmup, s.peers) = (o.seconds, o.iterations, o.warmup, o.peers)
+        if let rule = try ProfileLoader.template(o.profile)?.serverAudio {
+            (s.serverMessage, s.serverAudioPath) = ({ ExampleMessage.build(rule, base64: $0) }, rule.path)
+        }
+        try s.validate()
+        if let cpu = o.cpu, !(0...4095).contains(cpu) {
+            throw AudioPipelineError(.invalidConfiguration, "--cpu must be in 0…4095")
+        }
+        return s
+    }
+
+    /// A resampler factory by catalogue name, with the kernels asked for.
+    static func factory(
+        _ name: String, kernel: VectorKernel
+    ) throws(AudioPipelineError) -> FormatConverter.ResamplerFactory {
+        guard let choice = ResamplerChoice(rawValue: name) else {
+            let names = ResamplerChoice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw AudioPipelineError(.invalidConfiguration, "--resampler: unknown resampler '\(name)'; choose \(names)")
+        }
+        switch choice {
+        case .nativeHigh: return FormatConverter.polyphase(.high, kernel: kernel)
+        case .nativeFast: return FormatConverter.polyphase(.fast, kernel: kernel)
+        default: return { f throws(AudioPipelineError) in try choice.make(f) }
+        }
+    }
+
+    /// Runs the bench (pinned to `cpu` if asked); returns the report and the budgets it exceeds.
+    public static func run(
+        _ o: BenchOptions, progress: (String) -> Void = { _ in }
+    ) throws(AudioPipelineError) -> (report: BenchReport, failures: [String]) {
+        let budgets = try o.budget.map { b throws(AudioPipelineError) in try BenchBudget.parse(b) } ?? []
+        let s = try settings(o)
+        var pinned: String?
+        if let cpu = o.cpu {
+            pinned = BenchClock.pin(cpu: cpu) ? "\(cpu)" : nil
+            if pinned == nil {
+                throw AudioPipelineError(.invalidConfiguration, "--cpu \(cpu): cannot pin to that CPU here")
+            }
+        }
+        var report = try BenchRun.run(s, progress: progress)
+        report.settings["cpu"] = pinned ?? "not pinned"
+        return (report, BenchBudget.failures(budgets, in: report))
+    }
+
+    /// Reads a report `bench --json` wrote.
+    public static func read(_ path: String) throws(AudioPipelineError) -> BenchReport {
+        let text = try TextInput.text(path, what: "the bench report")
+        do {
+            return try JSONDecoder().decode(BenchReport.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw AudioPipelineError(.invalidData, "\(path): bench report: \(DecodingErrorText.describe(error))")
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): bench report: not JSON: \(error)")
+        }
+    }
+
+    /// One line per row: path, kind (total, stage, peer), name, the latencies (ns) and costs.
+    public static func csv(_ r: BenchReport) -> String {
+        var w = CSVWriter(header: [
+            "path", "kind", "name", "peer_of", "p50_ns", "p90_ns", "p99_ns", "p999_ns", "max_ns", "mean_ns",
+            "allocations_per_chunk", "cpu_ns_per_chunk", "core_share", "realtime", "chunks_per_second", "chunks",
+            "batch", "spread", "ratio",
+        ])
+        for (key, row) in r.rows {
+            let path = String(key.prefix { $0 != "." })
+            let kind = row.peerOf != nil ? "peer" : key.hasSuffix(".total") ? "total" : "stage"
+            let numbers = [row.p50, row.p90, row.p99, row.p999, row.max, row.mean].map { String(format: "%.1f", $0) }
+            w.append(
+                [path, kind, row.name, row.peerOf ?? ""] + numbers + [
+                    row.allocationsPerChunk.map { String(format: "%.3f", $0) } ?? "",
+                    String(format: "%.1f", row.cpuNsPerChunk), String(format: "%.5f", row.coreShare),
+                    String(format: "%.1f", row.realtime), String(format: "%.1f", row.chunksPerSecond),
+                    "\(row.chunks)", "\(row.batch)", String(format: "%.4f", row.spread),
+                    row.ratio.map { String(format: "%.3f", $0) } ?? "",
+                ])
+        }
+        return w.text
+    }
+}
+
+/// A server audio message for a custom template's `serverAudio` rule: an object holding the
+/// rule's match values and the audio at its path (numbers in a path index arrays).
+enum ExampleMessage {
+    indirect enum Node {
+        case text(String)
+        case object([(String, Node)])
+        case array([Node])
+    }
+
+    static func build(_ rule: CustomProfileTemplate.AudioRule, base64: String) -> [UInt8] {
+        var root = Node.object([])
+        for (path, value) in rule.match.sorted(by: { $0.key < $1.key }) {
+            set(&root, path.split(separator: "."), value)
+        }
+        set(&root, rule.path.split(separator: "."), base64)
+        return Array(render(root).utf8)
+    }
+
+    static func set(_ node: inout Node, _ path: [Substring], _ value: String) {
+        guard let head = path.first else { return node = .text(value) }
+        let rest = Array(path.dropFirst())
+        if let index = Int(head), index >= 0, index < 64 {
+            var items: [Node] = { if case .array(let a) = node { return a } else { return [] } }()
+            while items.count <= index { items.append(.object([])) }
+            set(&items[index], rest, value)
+            node = .array(items)
+        } else {
+            var members: [(String, Node)] = { if case .object(let o) = node { return o } else { return [] } }()
+            let i =
+                members.firstIndex { $0.0 == head }
+                ?? {
+                    members.append((String(head), .object([]))); return members.count - 1
+                }()
+            set(&members[i].1, rest, value)
+            node = .object(members)
+        }
+    }
+
+    static func render(_ node: Node) -> String {
+        switch node {
+        case .text(let s): return quote(s)
+        case .array(let a): return "[" + a.map(render).joined(separator: ",") + "]"
+        case .object(let o): return "{" + o.map { quote($0.0) + ":" + render($0.1) }.joined(separator: ",") + "}"
+        }
+    }
+
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+            default: out.unicodeScalars.append(u)
+            }
+        }
+        return out + "\""
+    }
+}

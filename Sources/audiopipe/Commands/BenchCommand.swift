@@ -1,0 +1,76 @@
+import ArgumentParser
+import AudioPipelineBench
+import AudioPipelineCore
+import AudioPipelineWorkflows
+
+struct Bench: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure the mic and speaker paths per chunk on this machine, with your settings.",
+        discussion: """
+            Per path and stage: latency p50/p90/p99/p99.9/max, × realtime, CPU share of one core, \
+            allocations per chunk (counted in-process on glibc, else null), beside the common client \
+            code (map ×32767, Foundation base64 and JSON, libsamplerate). \
+            Exit 1 when a --budget is exceeded. `bench compare BASE.json NEW.json` flags changes \
+            beyond the runs' own spread and exits 1 on a regression.
+            """,
+        subcommands: [BenchMeasureCommand.self, BenchCompare.self], defaultSubcommand: BenchMeasureCommand.self)
+}
+
+struct BenchMeasureCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "run", abstract: "Measure (the default).")
+
+    @Option(help: "Device sample rate, Hz.") var deviceRate = 48_000
+    @Option(help: "Device channels (interleaved).") var deviceChannels = 1
+    @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
+    @Option(help: "Audio per message, ms.") var chunkMs = 20.0
+    @Option(help: "Resampler: \(resamplerNames).") var resampler = "native-high"
+    @Option(help: "best (vector kernels where the CPU has them) or portable (Swift).") var kernels = "best"
+    @Option(help: "Float32 ↔ PCM16 convention: standard or ios.") var compat: PCMCompatibility = .standard
+    @Flag(help: "TPDF dither on the mic's Float32 → PCM16.") var dither = false
+    @Flag(help: "The VAD also gets the far-end reference (barge-in).") var withReference = false
+    @Option(help: "Seconds of measuring, over all rows.") var duration = 12.0
+    @Option(help: "Chunks per row (instead of --duration).") var iterations: Int?
+    @Option(help: "Chunks run before timing each row.") var warmup = 200
+    @Option(help: "Pin to this CPU (Linux).") var cpu: Int?
+    @Option(help: "Exit 1 when over, e.g. 'mic.p99<1ms,speaker.decode.p50<2us'.") var budget: String?
+    @Flag(help: "Only ours, not the common client code beside it.") var noPeers = false
+    @Option(help: "Also write the rows as CSV.") var csv: String?
+    @Option(help: "Also draw the per-chunk latency distributions (SVG).") var plot: String?
+    @OptionGroup var vad: VADParameterOptions
+    @OptionGroup var buffer: JitterBufferOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        var o = BenchOptions()
+        (o.deviceRate, o.deviceChannels, o.profile, o.chunkMs) = (deviceRate, deviceChannels, profile, chunkMs)
+        (o.resampler, o.kernels, o.compatibility, o.dither) = (resampler, kernels, compat, dither)
+        (o.vad, o.withReference, o.jitter, o.peers) = (
+            try vad.configuration(), withReference, buffer.settings, !noPeers
+        )
+        (o.seconds, o.iterations, o.warmup, o.cpu, o.budget) = (duration, iterations, warmup, cpu, budget)
+        let bar = output.progressBar()
+        let (report, failures) = try BenchJob.run(o) { p in bar.update { _ in "bench: \(p) path …" } }
+        bar.finish()
+        if let csv { try ByteOutput.write(BenchJob.csv(report), to: csv) }
+        if let plot { try ByteOutput.write(BenchPlot.svg(report), to: plot) }
+        try ReportPrinter(output, dataOutputs: [csv, plot]).print(
+            report, text: BenchText.render(report, warnings: false))
+        failures.forEach { Terminal.error("budget exceeded: " + $0) }
+        if !failures.isEmpty { throw FailureExit(status: .checkFailed) }
+    }
+}
+
+struct BenchCompare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare", abstract: "Compare two `bench --json` reports; exit 1 on a regression.")
+
+    @Argument(help: "The earlier report.") var base: String
+    @Argument(help: "The new report.") var new: String
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        let c = BenchComparison(base: try BenchJob.read(base), new: try BenchJob.read(new))
+        if !output.quiet { try Terminal.write(c.text, to: 1) }
+        if !c.regressions.isEmpty { throw FailureExit(status: .checkFailed) }
+    }
+}
