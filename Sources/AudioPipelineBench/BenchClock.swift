@@ -67,7 +67,7 @@ public enum BenchClock {
         return n >= 1
     }()
 
-    /// Starts counting allocations (all threads).
+    /// Starts counting the calling thread's allocations.
     @inline(__always) public static func startCounting() { apc_start() }
     /// Allocations since `startCounting`.
     @inline(__always) public static func stopCounting() -> UInt64 { apc_stop() }

@@ -13,9 +13,18 @@ public struct BenchReport: Codable, Sendable {
     /// Why a figure should not be trusted (a noisy run, a coarse timer, batched samples …).
     public var warnings: [String]
 
+    public init(
+        machine: BenchMachine, settings: [String: String], timer: TimerInfo, paths: Paths, peakMemoryBytes: Int,
+        seconds: Double, warnings: [String]
+    ) {
+        (self.machine, self.settings, self.timer, self.paths) = (machine, settings, timer, paths)
+        (self.peakMemoryBytes, self.seconds, self.warnings) = (peakMemoryBytes, seconds, warnings)
+    }
+
     public struct Paths: Codable, Sendable {
         public var mic: BenchPath
         public var speaker: BenchPath
+        public init(mic: BenchPath, speaker: BenchPath) { (self.mic, self.speaker) = (mic, speaker) }
     }
 
     /// The timer, and what measuring costs.
@@ -29,6 +38,14 @@ public struct BenchReport: Codable, Sendable {
         public var micOverheadShare: Double
         /// Whether allocations are counted in this process (else every `allocationsPerChunk` is null).
         public var allocationsCounted: Bool
+
+        public init(
+            resolutionNs: Double, readNs: Double, micOverheadNs: Double, micOverheadShare: Double,
+            allocationsCounted: Bool
+        ) {
+            (self.resolutionNs, self.readNs, self.micOverheadNs) = (resolutionNs, readNs, micOverheadNs)
+            (self.micOverheadShare, self.allocationsCounted) = (micOverheadShare, allocationsCounted)
+        }
     }
 
     /// Every row of the report, keyed `path.total`, `path.stage` or `path.peer:name`.
@@ -53,6 +70,14 @@ public struct BenchPath: Codable, Sendable {
     public var stages: [BenchRow]
     public var peers: [BenchRow]
     public var note: String?
+
+    public init(
+        chunkMilliseconds: Double, description: String, total: BenchRow?, stages: [BenchRow], peers: [BenchRow],
+        note: String? = nil
+    ) {
+        (self.chunkMilliseconds, self.description, self.total) = (chunkMilliseconds, description, total)
+        (self.stages, self.peers, self.note) = (stages, peers, note)
+    }
 }
 
 /// One measured row: latency per chunk and what it costs.

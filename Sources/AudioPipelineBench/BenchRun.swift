@@ -61,7 +61,7 @@ public enum BenchRun {
                 allocationsCounted: BenchClock.countsAllocations),
             paths: .init(mic: micPath, speaker: speakerPath), peakMemoryBytes: BenchClock.peakMemory(),
             seconds: Double(BenchClock.now() - start) / 1e9, warnings: [])
-        report.warnings = warnings(report)
+        report.warnings = BenchRunWarnings.of(report)
         return report
     }
 
@@ -81,9 +81,12 @@ public enum BenchRun {
             if let ours, ours.p50 > 0 { path.peers[i].ratio = path.peers[i].p50 / ours.p50 }
         }
     }
+}
 
+/// Why some figures of a report should be read with care: a noisy run, batched samples, overhead.
+public enum BenchRunWarnings {
     /// Why some figures should be read with care.
-    static func warnings(_ r: BenchReport) -> [String] {
+    public static func of(_ r: BenchReport) -> [String] {
         var w: [String] = []
         for (key, row) in r.rows {
             if row.spread > 0.2 {

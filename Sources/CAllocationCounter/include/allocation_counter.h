@@ -6,7 +6,7 @@
 /// 1 when this build counts heap allocations in-process (glibc, no sanitizer), else 0: then the
 /// bench reports allocations as "not measured".
 int apc_available(void);
-/// Starts counting (from zero) on every thread; apc_stop returns the allocations since apc_start.
+/// Starts counting (from zero) the calling thread's allocations; apc_stop returns the count since.
 void apc_start(void);
 uint64_t apc_stop(void);
 /// Peak resident memory of the process, bytes.

@@ -1,0 +1,238 @@
+import AudioPipelineBench
+import AudioPipelineCore
+import Foundation
+import Testing
+
+/// A row with the given p50 and spread (other figures derived), for budget and comparison tests.
+func row(_ name: String, p50: Double, spread: Double = 0.01, peerOf: String? = nil) -> BenchRow {
+    var r = BenchRow(
+        name: name, description: "", p50: p50, p90: p50 * 1.1, p99: p50 * 1.5, p999: p50 * 2, max: p50 * 3,
+        mean: p50, allocationsPerChunk: 0, cpuNsPerChunk: p50, coreShare: p50 / 2e7, realtime: 2e7 / p50,
+        chunksPerSecond: 1e9 / p50, chunks: 1000, batch: 1, spread: spread, overheadNs: 40)
+    r.peerOf = peerOf
+    return r
+}
+
+func report(mic: Double = 2000, speaker: Double = 1800, spread: Double = 0.01, settings: [String: String] = [:])
+    -> BenchReport
+{
+    let micPath = BenchPath(
+        chunkMilliseconds: 20, description: "mic", total: row("total", p50: mic, spread: spread),
+        stages: [row("resample", p50: mic * 0.8, spread: spread), row("vad", p50: 600, spread: spread)],
+        peers: [row("ios-code", p50: 80_000, spread: spread, peerOf: "total")])
+    let speakerPath = BenchPath(
+        chunkMilliseconds: 20, description: "speaker", total: row("total", p50: speaker, spread: spread),
+        stages: [row("decode", p50: 200, spread: spread)], peers: [])
+    return BenchReport(
+        machine: BenchMachine.current(), settings: settings,
+        timer: .init(resolutionNs: 20, readNs: 20, micOverheadNs: 40, micOverheadShare: 0.02, allocationsCounted: true),
+        paths: .init(mic: micPath, speaker: speakerPath), peakMemoryBytes: 1 << 20, seconds: 1, warnings: [])
+}
+
+@Suite struct BenchBudgetTests {
+    @Test func readsPathsStagesStatisticsAndUnits() throws {
+        let b = try BenchBudget.parse("mic.p99<1ms, speaker.decode.p50<500ns,mic.p99.9<2.5us,speaker.max<1s")
+        #expect(b.map(\.path) == ["mic", "speaker", "mic", "speaker"])
+        #expect(b.map(\.stage) == [nil, "decode", nil, nil])
+        #expect(b.map(\.statistic) == ["p99", "p50", "p999", "max"])
+        #expect(b.map(\.limitNs) == [1e6, 500, 2500, 1e9])
+        #expect(try BenchBudget.parse("mic.vad.p90<3µs")[0].limitNs == 3000)
+    }
+
+    @Test func refusesWhatItCannotRead() {
+        for bad in [
+            "mic.p99", "mic.p99<", "mic<1ms", "phone.p99<1ms", "mic.p42<1ms", "mic.decode.p50<1ms",
+            "mic.p99<1", "mic.p99<0ms", "mic.p99<-1ms", "mic.p99<nanms", "mic.p99<1e400ms", "mic.p99<1h",
+            "mic.p99<<1ms", "", "mic.p99<1ms,", "mic.resample.vad.p99<1ms",
+        ] {
+            #expect(throws: AudioPipelineError.self, "\(bad)") { try BenchBudget.parse(bad) }
+            do { _ = try BenchBudget.parse(bad) } catch {
+                #expect(error.code == .invalidConfiguration)
+                #expect(error.message.contains("--budget"), "\(error.message)")
+            }
+        }
+    }
+
+    @Test func failsOnlyTheBudgetsExceeded() throws {
+        let r = report(mic: 2000, speaker: 1800)
+        // mic p99 = 3000 ns, speaker p50 = 1800 ns, mic.resample p50 = 1600 ns
+        let budgets = try BenchBudget.parse("mic.p99<2us,speaker.p50<2us,mic.resample.p50<1us,mic.p99<4us")
+        let failures = BenchBudget.failures(budgets, in: r)
+        #expect(failures.count == 2)
+        #expect(failures[0].hasPrefix("mic.p99<2us: 3.00 µs"))
+        #expect(failures[1].hasPrefix("mic.resample.p50<1us"))
+        // A stage this run did not measure fails rather than passes.
+        let missing = BenchBudget.failures(try BenchBudget.parse("mic.quantise.p50<1ms"), in: r)
+        #expect(missing == ["mic.quantise.p50<1ms: not measured with these settings"])
+    }
+}
+
+@Suite struct BenchComparisonTests {
+    @Test func flagsOnlyChangesBeyondTheRunsSpread() {
+        let base = report(mic: 2000, speaker: 1800, spread: 0.03)
+        // mic +10 % (beyond 3 %): a regression; speaker +2 % (within): noise.
+        let slower = report(mic: 2200, speaker: 1836, spread: 0.03)
+        let c = BenchComparison(base: base, new: slower)
+        #expect(c.regressions.map(\.key).contains("mic.total"))
+        #expect(!c.regressions.map(\.key).contains("speaker.total"))
+        #expect(c.changes.first { $0.key == "speaker.total" }?.flagged == false)
+        #expect(c.text.contains("REGRESSION"))
+        // The same change inside a noisy run's spread is not flagged.
+        let noisy = BenchComparison(base: report(spread: 0.15), new: report(mic: 2200, speaker: 1800, spread: 0.15))
+        #expect(noisy.regressions.isEmpty)
+        #expect(noisy.text.contains("no regression"))
+    }
+
+    @Test func fasterIsNotARegressionAndPeersNeverAre() {
+        var new = report(mic: 1500, speaker: 1800)
+        new.paths.mic.peers[0].p50 = 200_000  // the peer got slower: not ours
+        let c = BenchComparison(base: report(), new: new)
+        #expect(c.regressions.isEmpty)
+        #expect(c.changes.first { $0.key == "mic.total" }?.flagged == true)
+        #expect(c.changes.first { $0.key == "mic.peer:ios-code" }?.regression == false)
+    }
+
+    @Test func saysWhenTheRunsMeasuredDifferentThings() {
+        var new = report(settings: ["profile": "atoms"])
+        new.paths.speaker.stages = []
+        let c = BenchComparison(base: report(settings: ["profile": "openai-realtime"]), new: new)
+        #expect(c.settingsDiffer == ["profile: openai-realtime → atoms"])
+        #expect(c.unmatched == ["speaker.decode"])
+    }
+}
+
+@Suite struct BenchMeasureTests {
+    @Test func nearestRankPercentiles() {
+        let v = (1...1000).map(Double.init)
+        #expect(BenchMeasure.percentile(v, 0.5) == 500)
+        #expect(BenchMeasure.percentile(v, 0.99) == 990)
+        #expect(BenchMeasure.percentile(v, 0.999) == 999)
+        #expect(BenchMeasure.percentile(v, 1) == 1000)
+        #expect(BenchMeasure.percentile([7], 0.5) == 7)
+    }
+
+    @Test func batchesChunksWhenTheClockIsCoarseForTheStage() {
+        // A clock with a 10 µs step cannot time a ~100 ns body alone: samples batch many chunks.
+        let coarse = BenchMeasure(iterations: 20_000, secondsPerRow: 0, warmup: 100, resolutionNs: 10_000, readNs: 20)
+        var n = 0
+        let r = coarse.run("tiny", "", chunkSeconds: 0.02) { for k in 0..<50 { n &+= k } }
+        #expect(r.batch >= 50)
+        #expect(r.chunks >= 20_000 - r.batch * 5)
+        let fine = BenchMeasure(iterations: 2000, secondsPerRow: 0, warmup: 100, resolutionNs: 1, readNs: 0.01)
+        let slow = fine.run("slow", "", chunkSeconds: 0.02) { usleep(50) }
+        #expect(slow.batch == 1)
+        #expect(slow.p50 >= 50_000)
+        #expect(slow.p50 <= slow.p90 && slow.p90 <= slow.p99 && slow.p99 <= slow.p999 && slow.p999 <= slow.max)
+    }
+
+    @Test func countsAllocationsInProcessWhereItCan() {
+        #if canImport(Glibc)
+            #expect(BenchClock.countsAllocations)
+        #endif
+        guard BenchClock.countsAllocations else { return }
+        let m = BenchMeasure(iterations: 1000, secondsPerRow: 0, warmup: 10, resolutionNs: 20, readNs: 20)
+        let allocating = m.run("array", "", chunkSeconds: 0.02) { blackHole([Int](repeating: 1, count: 64)) }
+        #expect(allocating.allocationsPerChunk == 1)
+        let buffer = UnsafeMutablePointer<Int>.allocate(capacity: 64)
+        defer { buffer.deallocate() }
+        let quiet = m.run("none", "", chunkSeconds: 0.02) { buffer.update(repeating: 2, count: 64) }
+        #expect(quiet.allocationsPerChunk == 0)
+    }
+}
+
+@inline(never) func blackHole<T>(_ x: T) { withExtendedLifetime(x) {} }
+
+@Suite struct BenchRunTests {
+    func settings(_ profile: WireProfile.BuiltIn) throws -> BenchSettings {
+        var s = BenchSettings(profile: try .builtIn(profile), profileName: profile.rawValue)
+        (s.iterations, s.warmup, s.repeats) = (200, 20, 2)
+        return s
+    }
+
+    @Test func measuresEveryStageOfBothPaths() throws {
+        var s = try settings(.openaiRealtime)
+        s.withReference = true
+        let r = try BenchRun.run(s)
+        #expect(r.paths.mic.total != nil && r.paths.speaker.total != nil)
+        #expect(r.paths.mic.stages.map(\.name) == ["convert", "resample", "quantise", "chunk+frame", "vad"])
+        #expect(r.paths.speaker.stages.map(\.name) == ["decode", "widen", "jitter", "convert"])
+        #expect(r.paths.mic.stages.map(\.name).dropFirst() == BenchBudget.stages["mic"]![...].dropFirst())
+        for (key, row) in r.rows {
+            #expect(row.p50 > 0 && row.p50 <= row.p90 && row.p90 <= row.p99 && row.p99 <= row.p999, "\(key)")
+            #expect(row.p999 <= row.max, "\(key)")
+            #expect(row.chunks >= 200 - 2 * row.batch, "\(key)")
+            #expect((row.allocationsPerChunk != nil) == r.timer.allocationsCounted, "\(key)")
+        }
+        // Without libsamplerate given, the peers are the Foundation ones; every ratio is set.
+        #expect(r.paths.mic.peers.map(\.peerOf) == ["quantise", "chunk+frame", "chunk+frame"])
+        #expect(r.paths.mic.peers.allSatisfy { ($0.ratio ?? 0) > 0 })
+        #expect(r.settings["withReference"] == "true")
+    }
+
+    @Test func theJSONHasEveryLatencyEntryAndNullWhenNotMeasured() throws {
+        let r = try BenchRun.run(try settings(.atoms))
+        let json = try JSONSerialization.jsonObject(with: try JSONEncoder().encode(r)) as? [String: Any]
+        let paths = try #require(json?["paths"] as? [String: Any])
+        #expect(json?["machine"] is [String: Any])
+        for name in ["mic", "speaker"] {
+            let path = try #require(paths[name] as? [String: Any])
+            let stages = try #require(path["stages"] as? [[String: Any]])
+            for entry in [try #require(path["total"] as? [String: Any])] + stages {
+                for key in ["p50", "p90", "p99", "p999", "max"] { #expect(entry[key] is Double, "\(key)") }
+                #expect(entry.keys.contains("allocationsPerChunk"))
+            }
+        }
+        var noCount = r
+        noCount.paths.mic.stages[0].allocationsPerChunk = nil
+        let text = String(decoding: try JSONEncoder().encode(noCount), as: UTF8.self)
+        #expect(text.contains(#""allocationsPerChunk":null"#))
+        let back = try JSONDecoder().decode(BenchReport.self, from: try JSONEncoder().encode(noCount))
+        #expect(back.paths.mic.stages[0].allocationsPerChunk == nil)
+        #expect(back.paths.mic.total?.p50 == r.paths.mic.total?.p50)
+    }
+
+    @Test func aBinaryProfileSaysItsSpeakerPathWasNotMeasured() throws {
+        let r = try BenchRun.run(try settings(.deepgram))
+        #expect(r.paths.mic.total != nil)
+        #expect(r.paths.speaker.total == nil)
+        #expect(r.paths.speaker.note?.contains("not measured") == true)
+        #expect(BenchText.render(r).contains("not measured"))
+    }
+
+    @Test func everyBuiltInJSONProfileDecodesOnTheFastPath() throws {
+        for p in [WireProfile.BuiltIn.openaiRealtime, .geminiLive, .datagrid, .atoms] {
+            var s = try settings(p)
+            s.peers = false
+            let r = try BenchRun.run(s)
+            // The fast path allocates nothing in an optimised build; the fallback parse would.
+            #if !DEBUG
+                let counted = r.timer.allocationsCounted
+            #else
+                let counted = false
+            #endif
+            if counted {
+                #expect(r.paths.speaker.stages.first { $0.name == "decode" }?.allocationsPerChunk == 0, "\(p)")
+            }
+            #expect(r.paths.speaker.total != nil, "\(p)")
+        }
+    }
+
+    @Test func refusesImpossibleSettings() throws {
+        for change in [
+            { (s: inout BenchSettings) in s.chunkMilliseconds = 0 }, { $0.deviceRate = 0 }, { $0.deviceChannels = 0 },
+            { $0.seconds = .nan }, { $0.iterations = 0 }, { $0.chunkMilliseconds = .infinity }, { $0.warmup = -1 },
+        ] {
+            var s = try settings(.openaiRealtime)
+            change(&s)
+            #expect(throws: AudioPipelineError.self) { try BenchRun.run(s) }
+        }
+    }
+
+    @Test func warnsAboutANoisyRun() {
+        var r = report(spread: 0.01)
+        r.paths.speaker.total?.spread = 0.35
+        let w = BenchRunWarnings.of(r)
+        #expect(w.contains { $0.contains("speaker.total") && $0.contains("35 %") })
+        #expect(!w.contains { $0.contains("mic.total") })
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+@Suite struct BenchCommand {
+    let quick = ["bench", "--iterations", "300", "--warmup", "20"]
+
+    @Test func jsonHasTheMachineAndEveryPathStageAndLatencyEntry() throws {
+        let s = Scratch()
+        let r = try CLI.run(quick + ["--json", "--csv", s.file("rows.csv"), "--plot", s.file("latency.svg")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let machine = try #require(json["machine"] as? [String: Any])
+        for key in ["cpu", "cores", "vectorPath", "os", "build"] { #expect(machine[key] != nil, "\(key)") }
+        let paths = try #require(json["paths"] as? [String: Any])
+        var entries = 0
+        for name in ["mic", "speaker"] {
+            let path = try #require(paths[name] as? [String: Any])
+            let rows =
+                [try #require(path["total"] as? [String: Any])]
+                + (try #require(path["stages"] as? [[String: Any]])) + (try #require(path["peers"] as? [[String: Any]]))
+            for row in rows {
+                for key in ["p50", "p90", "p99", "p999", "max"] { #expect((row[key] as? Double ?? 0) > 0, "\(key)") }
+                #expect(row.keys.contains("allocationsPerChunk"))
+                entries += 1
+            }
+        }
+        // The CSV has a line per row, the SVG draws both paths.
+        let csv = try String(contentsOfFile: s.file("rows.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(csv.first?.hasPrefix("path,kind,name,peer_of,p50_ns") == true)
+        #expect(csv.count == entries + 1)
+        let svg = try String(contentsOfFile: s.file("latency.svg"), encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
+        #expect(svg.contains("mic: total") && svg.contains("speaker: total") && svg.contains("<path"))
+        #expect(s.contents == ["latency.svg", "rows.csv"])  // no temporaries left
+    }
+
+    @Test func theTableNamesTheSettingsAndPeers() throws {
+        let r = try CLI.run(
+            quick + [
+                "--profile", "gemini-live", "--device-rate", "44100", "--device-channels", "2", "--chunk-ms", "40",
+                "--resampler", "native-fast", "--kernels", "portable", "--compat", "ios",
+                "--with-reference", "--tick-ms", "20",
+            ])
+        #expect(r.status == 0, "\(r.stderr)")
+        for word in [
+            "profile=gemini-live", "deviceRate=44100", "deviceChannels=2", "chunkMilliseconds=40.0",
+            "resampler=native-fast portable", "kernels=portable", "compat=ios", "withReference=true",
+            "resampler portable Swift", "44100 Hz × 2", "peer src-fastest", "peer jsonserialization", "ios-code",
+        ] {
+            #expect(r.text.contains(word), "\(word)")
+        }
+    }
+
+    @Test func ditherIsMeasuredAndRefusedWithIOSCompat() throws {
+        let r = try CLI.run(quick + ["--dither", "--no-peers"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.text.contains("dither=tpdf") && r.text.contains("quantise"))
+        let ios = try CLI.run(quick + ["--dither", "--compat", "ios"])
+        #expect(ios.status == 64 && ios.stderr.contains("dither"), "\(ios.stderr)")
+    }
+
+    @Test func budgetsExitOneWhenExceeded() throws {
+        let over = try CLI.run(quick + ["--budget", "mic.p50<1ns,speaker.p99<1s"])
+        #expect(over.status == 1, "\(over.stderr)")
+        #expect(over.stderr.contains("budget exceeded: mic.p50<1ns"))
+        #expect(!over.stderr.contains("speaker.p99<1s"))
+        let within = try CLI.run(quick + ["--budget", "mic.p50<1s,speaker.decode.p99<1s", "--quiet"])
+        #expect(within.status == 0, "\(within.stderr)")
+    }
+
+    @Test func badSettingsAreUsageErrors() throws {
+        for (args, word) in [
+            (["--chunk-ms", "0"], "--chunk-ms"), (["--device-rate", "0"], "--device-rate"),
+            (["--device-channels", "0"], "--device-channels"), (["--profile", "nope"], "nope"),
+            (["--resampler", "sox"], "sox"), (["--kernels", "fast"], "--kernels"), (["--budget", "mic.p99<1h"], "1h"),
+            (["--budget", "mic.wobble.p99<1ms"], "wobble"), (["--duration", "nan"], "--duration"),
+            (["--iterations", "0"], "--iterations"), (["--cpu", "-3"], "--cpu"), (["--tick-ms", "0"], "tick"),
+        ] {
+            let r = try CLI.run(["bench"] + args)
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+            #expect(r.stderr.contains(word), "\(args): \(r.stderr)")
+        }
+    }
+
+    @Test func compareFlagsARegressionBeyondTheSpread() throws {
+        let s = Scratch()
+        let r = try CLI.run(quick + ["--json", "--no-peers"])
+        #expect(r.status == 0, "\(r.stderr)")
+        try r.stdout.write(to: URL(fileURLWithPath: s.file("base.json")))
+        let same = try CLI.run(["bench", "compare", s.file("base.json"), s.file("base.json")])
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(same.text.contains("no regression"))
+        // The same report with the mic path twice as slow.
+        var json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        var paths = json["paths"] as! [String: Any]
+        var mic = paths["mic"] as! [String: Any]
+        var total = mic["total"] as! [String: Any]
+        total["p50"] = (total["p50"] as! Double) * 2
+        total["spread"] = 0.05
+        mic["total"] = total
+        paths["mic"] = mic
+        json["paths"] = paths
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: s.file("slow.json")))
+        let slow = try CLI.run(["bench", "compare", s.file("base.json"), s.file("slow.json")])
+        #expect(slow.status == 1, "\(slow.stderr)")
+        #expect(slow.text.contains("mic.total") && slow.text.contains("REGRESSION"))
+        let bad = try CLI.run(["bench", "compare", s.file("base.json"), s.file("missing.json")])
+        #expect(bad.status == 66, "\(bad.stderr)")
+        try "{}".write(toFile: s.file("empty.json"), atomically: true, encoding: .utf8)
+        let notReport = try CLI.run(["bench", "compare", s.file("empty.json"), s.file("base.json")])
+        #expect(notReport.status == 65 && notReport.stderr.contains("empty.json"), "\(notReport.stderr)")
+    }
+}
