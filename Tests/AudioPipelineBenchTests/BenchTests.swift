@@ -236,3 +236,14 @@ func report(mic: Double = 2000, speaker: Double = 1800, spread: Double = 0.01, s
         #expect(!w.contains { $0.contains("mic.total") })
     }
 }
+
+@Suite struct BenchReadmeExample {
+    /// The README's on-device test, as written there (but for a shorter run).
+    @Test func hotPathFitsOnThisDevice() throws {
+        var settings = BenchSettings(profile: try .builtIn(.openaiRealtime), profileName: "openai-realtime")
+        (settings.deviceRate, settings.seconds, settings.withReference) = (48_000, 0.5, true)
+        let report = try BenchRun.run(settings)
+        #expect(BenchText.render(report).contains("mic path"))
+        #expect(BenchBudget.failures(try BenchBudget.parse("mic.p99<1s,speaker.p99<1s"), in: report).isEmpty)
+    }
+}

@@ -84,6 +84,14 @@ import _AudioPipelineTestSupport
         for (option, name) in vad {
             cases.append(({ ["vad", "detect", mic, "-o", s.file("l.txt"), option, $0] }, [option, name]))
         }
+        // The bench, briefly (a valid value runs 50 chunks a row).
+        for option in [
+            "--device-rate", "--device-channels", "--chunk-ms", "--duration", "--iterations", "--warmup", "--cpu",
+            "--tick-ms", "--frame-ms",
+        ] {
+            let quick = ["bench", "--iterations", "50", "--warmup", "5", "--no-peers", "--quiet"]
+            cases.append(({ quick + [option, $0] }, [option, "frame_ms", "chunk"]))
+        }
         for name in Self.vadParameters {
             cases.append(
                 ({ ["vad", "detect", mic, "-o", s.file("l.txt"), "--param", "\(name)=\($0)"] }, ["--param", name]))
