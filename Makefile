@@ -9,6 +9,7 @@
 #   make fuzz               libFuzzer on every parser for FUZZ_SECONDS each (fuzz-smoke: 20 s, CI)
 #   make test-sanitizers    the tests under AddressSanitizer, the concurrent parts under ThreadSanitizer (CI)
 #   make bench-batch        the batch benchmark (2,000 files, GNU parallel and sox per file as peers; Markdown)
+#   make bench-agreement    audiopipe bench against the suite on the same configuration (Markdown; ±15 %)
 #   make check-slurm        the Slurm array example on a throwaway one-node cluster, against one process (CI)
 
 SHELL := /bin/bash
@@ -20,7 +21,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-agreement clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -91,6 +92,11 @@ test-sanitizers: test-deps
 # keeps at its end (make bench preserves it). A few minutes; corpora cached under /tmp.
 bench-batch: release
 	AUDIOPIPE=.build/release/audiopipe bash scripts/bench-batch.sh
+
+# `audiopipe bench` against the suite's Paths target on the same configuration, alternating, in one
+# session: prints the Markdown section docs/benchmarks.md keeps at its end; exit 1 beyond ±15 %.
+bench-agreement: release bench-deps
+	python3 scripts/bench-agreement.py "$$(swift build -c release --show-bin-path)/audiopipe" Benchmarks
 
 # Batch mode on a real Slurm: a throwaway one-node cluster (its own munged, slurmctld and slurmd in
 # a temporary directory; slurm-wlm, munge and sox installed if missing) runs
