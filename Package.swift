@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "AudioPipelineAdapters", targets: ["AudioPipelineAdapters"]),
         .library(name: "AudioPipelineWorkflows", targets: ["AudioPipelineWorkflows"]),
         .library(name: "AudioPipelineBench", targets: ["AudioPipelineBench"]),
+        .library(name: "AudioPipelineBenchAllocationCounting", targets: ["CAllocationInterposer"]),
         .executable(name: "audiopipe", targets: ["audiopipe"]),
     ],
     dependencies: [
@@ -41,8 +42,11 @@ let package = Package(
         ),
 
         // MARK: Bench: the hot path measured in-process (audiopipe bench, or an app's on-device test
-        // target), on the core alone. The C target counts heap allocations on glibc (see its file).
+        // target), on the core alone. CAllocationCounter keeps per-thread allocation counts; the
+        // interposer that feeds them (glibc) is linked only into programs that ask for it (the CLI,
+        // the bench's tests; an app's Linux test target via the product), never into the library.
         .target(name: "CAllocationCounter"),
+        .target(name: "CAllocationInterposer", dependencies: ["CAllocationCounter"]),
         .target(name: "AudioPipelineBench", dependencies: ["AudioPipelineCore", "CAllocationCounter"]),
 
         // MARK: System C libraries, each behind a module map and a one-line shim header.
@@ -86,6 +90,7 @@ let package = Package(
                 "AudioPipelineAdapters",
                 "AudioPipelineWorkflows",
                 "AudioPipelineBench",
+                "CAllocationInterposer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             exclude: ["README.md"]
@@ -104,7 +109,10 @@ let package = Package(
             // CSndFile: the cross-checks call libsndfile's own conversion directly.
             dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "CSndFile", "_AudioPipelineTestSupport"]
         ),
-        .testTarget(name: "AudioPipelineBenchTests", dependencies: ["AudioPipelineBench", "AudioPipelineCore"]),
+        .testTarget(
+            name: "AudioPipelineBenchTests",
+            dependencies: ["AudioPipelineBench", "AudioPipelineCore", "CAllocationInterposer"]
+        ),
         .testTarget(
             name: "AudioPipelineWorkflowsTests",
             dependencies: [

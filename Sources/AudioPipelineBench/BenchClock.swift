@@ -56,8 +56,9 @@ public enum BenchClock {
         return runs.sorted()[5]
     }
 
-    /// Whether heap allocations are counted in this process: the C counter is compiled in and a
-    /// real allocation moves it (checked, never assumed).
+    /// Whether heap allocations are counted in this process: the program links the interposer
+    /// (product `AudioPipelineBenchAllocationCounting`; the CLI does) on glibc without a sanitizer,
+    /// and a real allocation moves the count (checked, never assumed).
     public static let countsAllocations: Bool = {
         guard apc_available() != 0 else { return false }
         apc_start()
@@ -66,6 +67,9 @@ public enum BenchClock {
         p.deallocate()
         return n >= 1
     }()
+
+    /// Whether this build runs under a sanitizer (which keeps the allocator to itself).
+    public static var isSanitizedBuild: Bool { apc_sanitized() != 0 }
 
     /// Starts counting the calling thread's allocations.
     @inline(__always) public static func startCounting() { apc_start() }
