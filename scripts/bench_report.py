@@ -268,7 +268,8 @@ def summary(rows, runs, batch):
             ours, peer, ratio = batch_cells(batch)
         else:
             ours, peer, ratio = run_cells(row, runs)
-        lines.append(f'| {row["stage"]} | {ours} | {peer} | {ratio} | {goals} | {measured} | {met} |')
+        stage = row["stage"] + (f', {batch["when"]}' if row.get("batch") and batch else "")
+        lines.append(f'| {stage} | {ours} | {peer} | {ratio} | {goals} | {measured} | {met} |')
     return lines, counts
 
 
