@@ -87,6 +87,7 @@ fi
 
 if ((report)); then
   tmp=$(mktemp bench-out/benchmarks.md.XXXXXX)
+  trap 'rm -f "$tmp"' EXIT
   python3 scripts/bench_report.py "$raw" "$tmp" --batch-from docs/benchmarks.md --require-all
   mv "$tmp" docs/benchmarks.md
   echo "Wrote docs/benchmarks.md (raw output: $raw)"
