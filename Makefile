@@ -1,7 +1,9 @@
 # AudioPipeline — the two commands of the README's Quick start, plus a few helpers.
 #   make demo   install system libraries if missing, build release, run the main job on samples/
 #   make test   install system libraries if missing, run the test suite
-#   make bench  run the benchmark suite (release) and write docs/benchmarks.md
+#   make bench  run the benchmark suite (release); report in bench-out/benchmarks.md (FILTER=Target)
+#   make bench-report  the whole suite, then rewrite the committed docs/benchmarks.md
+#   make test-bench-report  unit tests of the report generator (CI)
 #   make check-allocations  zero allocations per chunk on every hot-path stage (CI)
 #   make check-kernels      the C vector kernels, native and AArch64 under qemu (CI)
 #   make format-check       swift-format lint (.swift-format) and the layout rules (CI)
@@ -21,7 +23,7 @@ PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-agreement clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-agreement clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -48,9 +50,23 @@ test: test-deps
 bench-deps: deps
 	@bash scripts/install-deps.sh libsoxr-dev -- soxr
 
-# Runs the whole suite in release and writes docs/benchmarks.md (ratios to peers first).
+# Runs the suite in release and writes a scratch report, bench-out/benchmarks.md (git-ignored; raw
+# output beside it). FILTER=Resampling runs that target only (package-benchmark's --target; several:
+# FILTER="Framing Jitter"); a FILTER that is not a target name is a regex on benchmark names
+# (--filter), e.g. FILTER='Resample 1s.*'. REPORT=1 is make bench-report.
+# The committed docs/benchmarks.md changes only with make bench-report: the whole suite, summary
+# against Benchmarks/goals.json first. RAW=bench-out/raw.txt regenerates either report from a saved
+# run's output without running anything.
 bench: bench-deps
-	@bash scripts/bench.sh
+	@FILTER='$(FILTER)' RAW='$(RAW)' bash scripts/bench.sh $(if $(filter 1 yes true,$(REPORT)),--report)
+
+bench-report: bench-deps
+	@FILTER='$(FILTER)' RAW='$(RAW)' bash scripts/bench.sh --report
+
+# The report generator against fabricated package-benchmark output (seconds; CI): a format change
+# upstream must fail here, not produce an empty table.
+test-bench-report:
+	python3 -m unittest discover -s scripts -p 'test_bench_*.py'
 
 # The C vector kernels (Sources/CVectorKernels) against plain references, natively and for AArch64
 # under qemu (the NEON code no Swift test reaches on x86). Needs a cross compiler and qemu-user.
@@ -89,7 +105,7 @@ test-sanitizers: test-deps
 	swift test --sanitize=thread --scratch-path .build-tsan --filter "VADJobs|VADTuneCommand|BatchRuns|BatchFromSwift"
 
 # The batch benchmark (whole processes, not the suite): prints the Markdown that docs/benchmarks.md
-# keeps at its end (make bench preserves it). A few minutes; corpora cached under /tmp.
+# keeps at its end (make bench and make bench-report carry it over). A few minutes; corpora cached under /tmp.
 bench-batch: release
 	AUDIOPIPE=.build/release/audiopipe bash scripts/bench-batch.sh
 
