@@ -37,7 +37,7 @@ public struct BenchMeasure: Sendable {
         let estimate = Swift.max(Double(BenchClock.now() - w0) / Double(warm), 0.5)
         let batch = Swift.max(1, Int((minimumSampleNs / estimate).rounded(.up)))
         let wanted = iterations ?? Int((secondsPerRow * 1e9 / estimate).rounded())
-        let perRepeat = Swift.max(1, Swift.min(wanted, 20_000_000) / (batch * repeats))
+        let perRepeat = Swift.max(1, Swift.min(wanted, 10_000_000) / (batch * repeats))
         var samples = [Double](repeating: 0, count: perRepeat * repeats)
         var medians: [Double] = []
         var cpu: UInt64 = 0, allocations: UInt64 = 0

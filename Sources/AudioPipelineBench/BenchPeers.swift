@@ -121,7 +121,18 @@ struct BenchPeers {
                 blackHole(f.count)
             },
         ]
-        guard let other = s.peerResampler, sp.server != sp.device.sampleRate else { return rows }
+        guard let other = s.peerResampler, sp.server != sp.device.sampleRate else {
+            guard sp.server == sp.device.sampleRate else { return rows }
+            return rows + [
+                peer("ios-code", "JSONSerialization, base64, ÷32767 (same rates); no jitter buffer", of: "total") {
+                    guard let d = audio(data) else { return }
+                    let f: [Float] = d.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map {
+                        Float($0) / 32767
+                    }
+                    blackHole(f.count)
+                }
+            ]
+        }
         var r = try other.make(try ResamplingFormat(from: sp.server, to: sp.device.sampleRate))
         let signal = BenchSignal(rate: sp.server.hz, channels: 1, chunkFrames: sp.serverChunk)
         let out = BenchBuffer<Float>(r.maxOutputCount(forInput: sp.serverChunk) + 64, 0)

@@ -72,8 +72,8 @@ public struct BenchSettings {
             throw bad("--chunk-ms must be in 1…1000 ms")
         }
         guard seconds.isFinite, seconds > 0, seconds <= 3600 else { throw bad("--duration must be in (0, 3600] s") }
-        if let iterations, !(1...100_000_000).contains(iterations) {
-            throw bad("--iterations must be in 1…100000000")
+        if let iterations, !(1...10_000_000).contains(iterations) {
+            throw bad("--iterations must be in 1…10000000")
         }
         guard (0...10_000_000).contains(warmup) else { throw bad("--warmup must be in 0…10000000 chunks") }
         guard (1...100).contains(repeats) else { throw bad("repeats must be in 1…100") }

@@ -60,6 +60,19 @@ import _AudioPipelineTestSupport
         #expect(ios.status == 64 && ios.stderr.contains("dither"), "\(ios.stderr)")
     }
 
+    @Test func aCustomTemplatesServerRuleGivesTheSpeakerPathItsMessage() throws {
+        let template = root + "/Tests/AudiopipeCLITests/Fixtures/custom-profile.json"
+        let r = try CLI.run(quick + ["--profile", "custom:" + template, "--device-rate", "24000", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let speaker = try #require((json["paths"] as? [String: Any])?["speaker"] as? [String: Any])
+        #expect(speaker["total"] is [String: Any])
+        let decode = try #require((speaker["stages"] as? [[String: Any]])?.first)
+        #expect((decode["description"] as? String)?.contains("no fast path") == true)
+        let deepgram = try CLI.run(quick + ["--profile", "deepgram", "--no-peers"])
+        #expect(deepgram.status == 0 && deepgram.text.contains("not measured"), "\(deepgram.stderr)")
+    }
+
     @Test func budgetsExitOneWhenExceeded() throws {
         let over = try CLI.run(quick + ["--budget", "mic.p50<1ns,speaker.p99<1s"])
         #expect(over.status == 1, "\(over.stderr)")
