@@ -64,4 +64,7 @@ step "Measure the native resampler beside libsamplerate's best (SNR, leakage, ri
   "$bin" analyze resampler --from 48000 --to 16000 --resampler native-high
 "$bin" analyze resampler --from 48000 --to 16000 --resampler src-best
 
+step "The hot path on this machine with a client's settings: mic and speaker paths per chunk, their stages, the common client code beside them (plot: $out/bench-latency.svg)" \
+  "$bin" bench --duration 4 --with-reference --plot "$out/bench-latency.svg" --budget 'mic.p99<1ms,speaker.p99<1ms'
+
 printf '\nDemo outputs are in %s/.\n' "$out"
