@@ -27,12 +27,14 @@ struct BenchPeers {
     /// Mic: quantise, frame (JSONSerialization and JSONEncoder), resample, and the whole path.
     func mic(_ mic: BenchMic) throws(AudioPipelineError) -> [BenchRow] {
         let client = BenchSignal(rate: mic.client.hz, channels: 1, chunkFrames: mic.clientChunk)
+        // The frame peers start from one chunk of PCM16, as ours does (quantising is its own row).
+        let pcm = Self.clampMap(client.next())
         var rows = [
             peer("ios-map", "map { Int16(clamp($0 × 32767)) } into a new array", of: "quantise") {
                 blackHole(Self.clampMap(client.next()).count)
             },
             peer("jsonserialization", "Data.base64EncodedString + JSONSerialization", of: "chunk+frame") {
-                let b64 = Self.clampMap(client.next()).withUnsafeBytes { Data($0) }.base64EncodedString()
+                let b64 = pcm.withUnsafeBytes { Data($0) }.base64EncodedString()
                 let o: [String: Any] = ["type": "input_audio_buffer.append", "audio": b64]
                 blackHole((try? JSONSerialization.data(withJSONObject: o))?.count ?? 0)
             },
@@ -40,7 +42,7 @@ struct BenchPeers {
         let encoder = JSONEncoder()
         rows.append(
             peer("jsonencoder", "Data.base64EncodedString + JSONEncoder (Codable)", of: "chunk+frame") {
-                let b64 = Self.clampMap(client.next()).withUnsafeBytes { Data($0) }.base64EncodedString()
+                let b64 = pcm.withUnsafeBytes { Data($0) }.base64EncodedString()
                 let m = AppendMessage(type: "input_audio_buffer.append", audio: b64)
                 blackHole((try? encoder.encode(m))?.count ?? 0)
             })
