@@ -10,6 +10,9 @@
 #   make test-sanitizers    the tests under AddressSanitizer, the concurrent parts under ThreadSanitizer (CI)
 #   make bench-batch        the batch benchmark (2,000 files, GNU parallel and sox per file as peers; Markdown)
 #   make check-slurm        the Slurm array example on a throwaway one-node cluster, against one process (CI)
+#   make dist               static release binary, man page, completions: dist/*.tar.gz and dist/*.deb
+#   make install            those files under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make check-dist         make dist, then the .deb's binary run without the toolchain (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -19,8 +22,10 @@ APT_TEST_PACKAGES := sox chromium
 PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch dist install check-dist clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -99,8 +104,25 @@ bench-batch: release
 check-slurm: release
 	AUDIOPIPE=.build/release/audiopipe bash scripts/check-slurm.sh
 
+# Installable where there is no Swift: from a clean export of HEAD (`git archive`, the commit
+# stamped into it), a release audiopipe with the Swift runtime linked statically and stripped, its
+# man page (swift-argument-parser's generate-manual plugin), bash/zsh/fish completions; packed as
+# dist/audiopipe-VERSION-linux-ARCH.tar.gz and dist/audiopipe_VERSION_ARCH.deb (dpkg-deb).
+dist: deps
+	@bash scripts/dist.sh
+
+# The same files under $(DESTDIR)$(PREFIX); runs make dist first if dist/ is missing or stale.
+install:
+	@bash scripts/install.sh "$(PREFIX)" "$(DESTDIR)"
+
+# make dist, then the .deb unpacked: no Swift library in ldd, runs (--version, info, convert on
+# samples/) with the toolchain out of reach; man page, completions, tarball and make install
+# checked against it. A few minutes (the static release build).
+check-dist:
+	@bash scripts/check-dist.sh
+
 samples:
 	samples/make-samples.sh
 
 clean:
-	rm -rf .build .build-asan .build-tsan $(DEMO_OUT) Benchmarks/.build Fuzz/.build
+	rm -rf .build .build-asan .build-tsan dist $(DEMO_OUT) Benchmarks/.build Fuzz/.build
