@@ -47,7 +47,8 @@ grep -qxF "    public static let commit = \"$commit\"" "$src/$info"
 echo "dist: audiopipe $version ($commit), release build with the Swift runtime linked statically" >&2
 scratch=$work/build
 cd "$src"
-swift build -c release --product audiopipe --static-swift-stdlib --scratch-path "$scratch"
+# No $ORIGIN run path: an installed binary must not load libraries from the directory it sits in.
+swift build -c release --product audiopipe --static-swift-stdlib --disable-local-rpath --scratch-path "$scratch"
 stage=$work/$name
 mkdir -p "$stage/bin"
 cp "$scratch/release/audiopipe" "$stage/bin/audiopipe"

@@ -12,7 +12,8 @@ case "$prefix" in /*) ;; *) echo "install: PREFIX must be an absolute path, not 
 
 version=$(sed -n 's/^    public static let version = "\([0-9][^"]*\)"$/\1/p' Sources/AudioPipelineWorkflows/Support/BuildInfo.swift)
 tree=dist/audiopipe-$version-linux-$(uname -m)
-commit=$(git rev-parse --short HEAD)
+# safe.directory: under sudo, git refuses a checkout owned by someone else.
+commit=$(git -c safe.directory="$PWD" rev-parse --short HEAD)
 if ! [ -x "$tree/bin/audiopipe" ] || ! "$tree/bin/audiopipe" --version | grep -qF "(commit $commit)"; then
   echo "install: $tree is missing or not of HEAD ($commit): make dist first" >&2
   bash scripts/dist.sh
