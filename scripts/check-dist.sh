@@ -156,13 +156,17 @@ for cmd in info convert frame deframe jitter vad analyze; do
 done
 echo "check-dist: man page: $(wc -l <"$tmp/man.txt") lines rendered"
 comp=$tmp/deb/usr/share
-bash -c "source '$comp/bash-completion/completions/audiopipe' && complete -p audiopipe" >/dev/null ||
-  fail "bash completion: does not register for audiopipe"
+# bash and fish: completing "audiopipe con" must offer convert (the shells' own completion calls).
+got=$(bash -c "source '$comp/bash-completion/completions/audiopipe'
+  spec=\$(complete -p audiopipe) && fn=\${spec#*-F } && fn=\${fn%% *}
+  COMP_WORDS=(audiopipe con) COMP_CWORD=1 COMP_LINE='audiopipe con' COMP_POINT=13
+  \$fn audiopipe con audiopipe && echo \"\${COMPREPLY[*]}\"") || fail "bash completion: does not load"
+[ "$got" = convert ] || fail "bash completion of 'audiopipe con': '$got', not 'convert'"
+got=$(fish -c "source '$comp/fish/vendor_completions.d/audiopipe.fish'; complete -C 'audiopipe con'" | cut -f1)
+[ "$got" = convert ] || fail "fish completion of 'audiopipe con': '$got', not 'convert'"
 head -1 "$comp/zsh/site-functions/_audiopipe" | grep -qx '#compdef audiopipe' || fail "zsh completion: no #compdef audiopipe"
 zsh -n "$comp/zsh/site-functions/_audiopipe" || fail "zsh completion: syntax"
-fish -n "$comp/fish/vendor_completions.d/audiopipe.fish" || fail "fish completion: syntax"
-grep -q 'complete -c audiopipe' "$comp/fish/vendor_completions.d/audiopipe.fish" || fail "fish completion: no complete -c audiopipe"
-echo "check-dist: completions: bash registers, zsh and fish parse"
+echo "check-dist: completions: bash and fish complete 'audiopipe con' to convert; zsh parses"
 
 # --- The tarball and make install: the same files, byte for byte.
 mkdir "$tmp/tar"
