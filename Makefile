@@ -13,6 +13,9 @@
 #   make bench-batch        the batch benchmark (2,000 files, GNU parallel and sox per file as peers; Markdown)
 #   make bench-agreement    audiopipe bench against the suite on the same configuration (Markdown; ±15 %)
 #   make check-slurm        the Slurm array example on a throwaway one-node cluster, against one process (CI)
+#   make dist               static release binary, man page, completions: dist/*.tar.gz and dist/*.deb
+#   make install            those files under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make check-dist         make dist, then the .deb's binary run without the toolchain (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -22,8 +25,10 @@ APT_TEST_PACKAGES := sox chromium
 PKGCONFIG_MODULES := sndfile samplerate fftw3f
 DEMO_OUT := demo-out
 SWIFT_BUILD_FLAGS ?=
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-agreement clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-agreement dist install check-dist clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -121,8 +126,25 @@ bench-agreement: release bench-deps
 check-slurm: release
 	AUDIOPIPE=.build/release/audiopipe bash scripts/check-slurm.sh
 
+# Installable where there is no Swift: from a clean export of HEAD (`git archive`, the commit
+# stamped into it), a release audiopipe with the Swift runtime linked statically and stripped, its
+# man page (swift-argument-parser's generate-manual plugin), bash/zsh/fish completions; packed as
+# dist/audiopipe-VERSION-linux-ARCH.tar.gz and dist/audiopipe_VERSION_ARCH.deb (dpkg-deb).
+dist: deps
+	@bash scripts/dist.sh
+
+# The same files under $(DESTDIR)$(PREFIX); runs make dist first if dist/ is missing or stale.
+install:
+	@bash scripts/install.sh "$(PREFIX)" "$(DESTDIR)"
+
+# make dist, then the .deb unpacked: no Swift library in ldd, runs (--version, info, convert on
+# samples/) with the toolchain out of reach; man page, completions, tarball and make install
+# checked against it. A few minutes (the static release build).
+check-dist:
+	@bash scripts/check-dist.sh
+
 samples:
 	samples/make-samples.sh
 
 clean:
-	rm -rf .build .build-asan .build-tsan $(DEMO_OUT) Benchmarks/.build Fuzz/.build
+	rm -rf .build .build-asan .build-tsan dist $(DEMO_OUT) Benchmarks/.build Fuzz/.build

@@ -278,7 +278,7 @@ cat <<EOF
 ## Batch conversion (\`scripts/bench-batch.sh\`)
 
 Machine: $(nproc) cores (nproc), ${CPU:-unknown CPU}; $(uname -sr); $(date -u '+%Y-%m-%d %H:%M UTC'). \
-audiopipe $("$AP" --version 2>/dev/null || echo '?') (\`$AUDIOPIPE\`), $(sox --version 2>&1 | sed 's/^sox: *//'), \
+$("$AP" --version 2>/dev/null || echo "audiopipe ?") (\`$AUDIOPIPE\`), $(sox --version 2>&1 | sed 's/^sox: *//'), \
 GNU parallel $(parallel --version | head -1 | awk '{ print $3 }'). Load average before / after the timed runs: $LOAD_START / $LOAD_END.
 
 ${BATCH_FILES} one-second 48 kHz stereo PCM16 WAV files → 16 kHz mono PCM16 WAV (\`-r 16000 -c 1\`; \

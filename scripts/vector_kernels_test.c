@@ -152,7 +152,22 @@ static void test_fir(void) {
     printf("FIR kernels: checked\n");
 }
 
+/// The names `audiopipe --version` prints: set exactly when the kernels run, "NEON" on AArch64.
+static void test_names(void) {
+    const char *b = cb64_instruction_set(), *f = cvk_fir_instruction_set();
+    CHECK((b != NULL) == (cb64_available() != 0), "cb64_instruction_set: %s", b ? b : "NULL");
+    CHECK((f != NULL) == (cvk_fir_available() != 0), "cvk_fir_instruction_set: %s", f ? f : "NULL");
+#if defined(__aarch64__)
+    CHECK(b && strcmp(b, "NEON") == 0 && f && strcmp(f, "NEON") == 0, "AArch64 names: %s, %s", b ? b : "NULL", f ? f : "NULL");
+#elif defined(__x86_64__)
+    CHECK(!b || strcmp(b, "SSSE3") == 0, "x86-64 base64 name: %s", b ? b : "NULL");
+    CHECK(!f || strcmp(f, "AVX2+FMA") == 0, "x86-64 FIR name: %s", f ? f : "NULL");
+#endif
+    printf("instruction sets: base64 %s, FIR %s\n", b ? b : "none", f ? f : "none");
+}
+
 int main(void) {
+    test_names();
     test_base64();
     test_fir();
     if (failures) {

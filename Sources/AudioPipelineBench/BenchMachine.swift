@@ -31,15 +31,16 @@ public struct BenchMachine: Codable, Sendable {
         static let build = "release"
     #endif
 
-    /// e.g. "resampler AVX2+FMA, base64 SSSE3"; "portable Swift" where a kernel is not taken.
+    /// The vector code taken, as `audiopipe --version` names it ("AVX2+FMA (resampler), SSSE3
+    /// (base64)"); with `.portable` the resampler runs its Swift kernels.
     public static func vectorPath(_ kernel: VectorKernel) -> String {
+        guard kernel == .portable else { return VectorKernel.bestDescription }
         #if arch(x86_64)
-            let (fir, b64) = ("AVX2+FMA", "SSSE3")
+            let b64 = "SSSE3"
         #else
-            let (fir, b64) = ("NEON", "NEON")
+            let b64 = "NEON"
         #endif
-        let resampler = kernel == .best && PolyphaseResampler.vectorKernelsAvailable ? fir : "portable Swift"
-        return "resampler \(resampler), base64 \(Base64.isVectorized ? b64 : "portable Swift")"
+        return "portable Swift (resampler), \(Base64.isVectorized ? b64 : "portable Swift") (base64)"
     }
 
     static func cpuModel() -> String {

@@ -16,6 +16,7 @@ int cb64_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("ssse3") ? 1 : 0;
 }
+const char *cb64_instruction_set(void) { return cb64_available() ? "SSSE3" : 0; }
 
 CB64_TARGET static inline __m128i enc_reshuffle(__m128i in) {
     // Bytes b0 b1 b2 of each group → [b1 b0 b2 b1] per 32-bit lane, then the four sextets, each
@@ -114,6 +115,7 @@ static const uint8_t cb64_sextets[128] = {
 };
 
 int cb64_available(void) { return 1; }
+const char *cb64_instruction_set(void) { return "NEON"; }
 
 size_t cb64_encode(const uint8_t *src, size_t len, uint8_t *dst) {
     const uint8x16x4_t table = vld1q_u8_x4(cb64_alphabet);
@@ -160,6 +162,7 @@ size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst) {
 
 #else
 int cb64_available(void) { return 0; }
+const char *cb64_instruction_set(void) { return 0; }
 size_t cb64_encode(const uint8_t *src, size_t len, uint8_t *dst) { (void)src; (void)len; (void)dst; return 0; }
 size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst) { (void)src; (void)len; (void)dst; return 0; }
 #endif

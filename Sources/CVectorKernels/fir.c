@@ -39,6 +39,7 @@ int cvk_fir_available(void) {
     __builtin_cpu_init();
     return (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
 }
+const char *cvk_fir_instruction_set(void) { return cvk_fir_available() ? "AVX2+FMA" : 0; }
 
 // Horizontal sums, one order everywhere: ((v0+v1)+(v2+v3)) + ((v4+v5)+(v6+v7)).
 CVK_TARGET static inline float reduce1(__m256 v) {
@@ -182,6 +183,7 @@ CVK_TARGET long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t st
 // AArch64: NEON (with fused multiply-add) is part of the base architecture. Each output keeps its
 // 8 lanes as two float32x4 accumulators and sums them in the same order as the x86 kernels.
 int cvk_fir_available(void) { return 1; }
+const char *cvk_fir_instruction_set(void) { return "NEON"; }
 
 typedef struct {
     float32x4_t lo, hi;
@@ -271,6 +273,7 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
 
 #else
 int cvk_fir_available(void) { return 0; }
+const char *cvk_fir_instruction_set(void) { return 0; }
 float cvk_dot1(const float *a, const float *b, size_t n) { (void)a; (void)b; (void)n; return 0; }
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
     (void)a; (void)b; (void)stride; (void)n; (void)count; (void)out; (void)out_stride;

@@ -13,7 +13,7 @@ struct AudioPipe: ParsableCommand {
             truncated or unsupported input); 66 input missing or unreadable; 73 output cannot be \
             created; 74 I/O error part-way.
             """,
-        version: "0.1.0",
+        version: BuildInfo.versionLine,
         subcommands: [
             Info.self, Convert.self, Frame.self, Deframe.self, Jitter.self, VAD.self, Analyze.self, Bench.self,
         ]

@@ -46,7 +46,7 @@ import _AudioPipelineTestSupport
         for word in [
             "profile=gemini-live", "deviceRate=44100", "deviceChannels=2", "chunkMilliseconds=40.0",
             "resampler=native-fast portable", "kernels=portable", "compat=ios", "withReference=true",
-            "resampler portable Swift", "44100 Hz × 2", "peer src-fastest", "peer jsonserialization", "ios-code",
+            "portable Swift (resampler)", "44100 Hz × 2", "peer src-fastest", "peer jsonserialization", "ios-code",
         ] {
             #expect(r.text.contains(word), "\(word)")
         }

@@ -1,5 +1,6 @@
 import AudioPipelineAdapters
 import AudioPipelineCore
+import AudioPipelineWorkflows
 import Foundation
 import Testing
 import _AudioPipelineTestSupport
@@ -67,6 +68,25 @@ final class Scratch {
     deinit { try? FileManager.default.removeItem(atPath: path) }
     func file(_ n: String) -> String { path + "/" + n }
     var contents: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+}
+
+@Suite struct VersionOption {
+    /// The version, the commit ("unknown" in a build from the working tree; `make dist` stamps it,
+    /// checked by make check-dist) and the vector code this CPU's checks chose.
+    @Test func saysTheVersionTheCommitAndTheVectorPath() throws {
+        let r = try CLI.run(["--version"])
+        #expect(r.status == 0)
+        #expect(r.text == "audiopipe \(BuildInfo.version) (commit unknown) vector: \(VectorKernel.bestDescription)\n")
+        guard let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            info.contains("GenuineIntel") || info.contains("AuthenticAMD")
+        else { return }
+        let fir = info.contains(" avx2") && info.contains(" fma"), b64 = info.contains(" ssse3")
+        let expected =
+            fir && b64
+            ? "AVX2+FMA (resampler), SSSE3 (base64)"
+            : b64 ? "SSSE3 (base64), portable Swift (resampler)" : "portable Swift"
+        #expect(VectorKernel.bestDescription == expected)
+    }
 }
 
 @Suite struct InfoCommand {

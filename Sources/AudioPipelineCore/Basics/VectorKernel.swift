@@ -1,3 +1,5 @@
+import CVectorKernels
+
 /// Which code a stage with vector kernels (`Base64`, `PolyphaseResampler`) runs.
 ///
 /// The vector kernels are C functions compiled for one instruction set each (SSSE3 for base64,
@@ -9,4 +11,18 @@ public enum VectorKernel: Sendable, Hashable {
     case best
     /// The Swift code only.
     case portable
+
+    /// What `.best` runs on this CPU, as the same run-time checks decide: "AVX2+FMA (resampler),
+    /// SSSE3 (base64)" on a recent x86-64, "NEON" on AArch64, "portable Swift" where no kernel applies.
+    public static var bestDescription: String {
+        let resampler = cvk_fir_instruction_set().map { String(cString: $0) }
+        let base64 = cb64_instruction_set().map { String(cString: $0) }
+        switch (resampler, base64) {
+        case (nil, nil): return "portable Swift"
+        case let (r?, b?) where r == b: return r
+        case let (r?, b?): return "\(r) (resampler), \(b) (base64)"
+        case let (r?, nil): return "\(r) (resampler), portable Swift (base64)"
+        case let (nil, b?): return "\(b) (base64), portable Swift (resampler)"
+        }
+    }
 }

@@ -14,6 +14,8 @@
 /// 1 when this CPU runs the base64 kernels (x86-64 with SSSE3, or AArch64), else 0. Call the two kernels
 /// only after it returned 1 (they assume the instructions exist).
 int cb64_available(void);
+/// The instruction set the base64 kernels use on this CPU ("SSSE3", "NEON"), or NULL when they are not used.
+const char *cb64_instruction_set(void);
 
 /// Encodes whole 12-byte groups of `src` (leaving at least 4 bytes unread at the end) into `dst`;
 /// returns the bytes consumed (a multiple of 12); `dst` receives consumed / 3 * 4 characters.
@@ -31,6 +33,8 @@ size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst);
 
 /// 1 when this CPU has AVX2 and FMA (x86-64) or is AArch64, else 0.
 int cvk_fir_available(void);
+/// The instruction set the FIR kernels use on this CPU ("AVX2+FMA", "NEON"), or NULL when they are not used.
+const char *cvk_fir_instruction_set(void);
 /// Σ a[i]·b[i].
 float cvk_dot1(const float *a, const float *b, size_t n);
 /// Decimation: `count` outputs, output k = a·(b + k·stride), written to out[k·out_stride].
