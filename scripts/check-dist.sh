@@ -112,6 +112,7 @@ cd "$1"
 ./deb/usr/bin/audiopipe info mic-16k-pcm16-mono.wav
 ./deb/usr/bin/audiopipe convert phone-capture-48k-f32-stereo.wav out.flac --rate 16000 --channels 1 --no-progress
 ./deb/usr/bin/audiopipe info --json out.flac
+./deb/usr/bin/audiopipe bench --iterations 300 --warmup 10 --json >bench.json
 EOF
 check_run() { # $1: label; the output in $tmp/out
   local out=$tmp/out
@@ -132,7 +133,22 @@ if got != want or abs(report["frames"] - 163640 / 3) > 1 or report["peakDBFS"] <
     sys.exit(f"check-dist: FAIL: {sys.argv[2]}: converted file: {got}, {report['frames']} frames, peak {report['peakDBFS']}")
 print(f"  convert: {got}, {report['frames']} frames, peak {report['peakDBFS']} dBFS")
 EOF
-  rm -f "$tmp/out.flac"
+  # The bench, what the package is for on a target machine: both paths measured, allocations
+  # counted in-process (the interposer is in the static binary) and none on the hot path.
+  python3 - "$tmp/bench.json" "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+mic, speaker = r["paths"]["mic"]["total"], r["paths"]["speaker"]["total"]
+problems = [k for k, v in [("mic p50", mic["p50"] > 0), ("speaker p50", speaker["p50"] > 0),
+                           ("allocations counted", r["timer"]["allocationsCounted"]),
+                           ("mic allocations 0", mic["allocationsPerChunk"] == 0),
+                           ("speaker allocations 0", speaker["allocationsPerChunk"] == 0),
+                           ("release build", r["machine"]["build"] == "release")] if not v]
+if problems:
+    sys.exit(f"check-dist: FAIL: {sys.argv[2]}: bench: {', '.join(problems)}")
+print(f"  bench: mic p50 {mic['p50']:.0f} ns, speaker p50 {speaker['p50']:.0f} ns, 0 allocations per chunk")
+EOF
+  rm -f "$tmp/out.flac" "$tmp/bench.json"
 }
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= bash "$tmp/run.sh" "$tmp" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "env -i run"; }
 check_run "env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="
@@ -151,7 +167,7 @@ page=$tmp/deb/usr/share/man/man1/audiopipe.1.gz
 gzip -t "$page" || fail "man page: not gzip"
 MANWIDTH=100 man -l "$page" 2>"$tmp/man.err" >"$tmp/man.txt" || fail "man -l: $(cat "$tmp/man.err")"
 grep -q '^NAME' "$tmp/man.txt" && grep -q 'audiopipe' "$tmp/man.txt" || fail "man page: no NAME section"
-for cmd in info convert frame deframe jitter vad analyze; do
+for cmd in info convert frame deframe jitter vad analyze bench; do
   grep -qw "$cmd" "$tmp/man.txt" || fail "man page: no '$cmd'"
 done
 echo "check-dist: man page: $(wc -l <"$tmp/man.txt") lines rendered"
