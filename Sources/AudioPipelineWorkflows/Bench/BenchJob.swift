@@ -90,14 +90,7 @@ public enum BenchJob {
 
     /// Reads a report `bench --json` wrote.
     public static func read(_ path: String) throws(AudioPipelineError) -> BenchReport {
-        let text = try TextInput.text(path, what: "the bench report")
-        do {
-            return try JSONDecoder().decode(BenchReport.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw AudioPipelineError(.invalidData, "\(path): bench report: \(DecodingErrorText.describe(error))")
-        } catch {
-            throw AudioPipelineError(.invalidData, "\(path): bench report: not JSON: \(error)")
-        }
+        try JSONFile.decode(BenchReport.self, path, what: "bench report")
     }
 
     /// One line per row: path, kind (total, stage, peer), name, the latencies (ns) and costs.

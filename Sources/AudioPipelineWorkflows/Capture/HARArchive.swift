@@ -228,6 +228,21 @@ enum CaptureEntry {
     }
 }
 
+/// One JSON file (or "-") decoded as `T`, with one error mapping: unreadable → its code, not
+/// JSON or the wrong shape → `invalidData` naming the file, `what` it should be and where.
+enum JSONFile {
+    static func decode<T: Decodable>(_ type: T.Type, _ path: String, what: String) throws(AudioPipelineError) -> T {
+        let text = try TextInput.text(path, what: "the \(what)")
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw AudioPipelineError(.invalidData, "\(path): \(what): \(DecodingErrorText.describe(error))")
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): \(what): not JSON: \(error)")
+        }
+    }
+}
+
 /// Readable text for a `DecodingError`: where in the document (`events[2].match`) and what is wrong.
 enum DecodingErrorText {
     /// `keyIsSubject`: when the message already names the key (an unknown key), the path is left out.

@@ -34,13 +34,6 @@ public enum ProfileLoader {
     public static func template(_ name: String) throws(AudioPipelineError) -> CustomProfileTemplate? {
         guard name.hasPrefix("custom:") else { return nil }
         let path = String(name.dropFirst(7))
-        let text = try TextInput.text(path, what: "the profile template")
-        do {
-            return try JSONDecoder().decode(CustomProfileTemplate.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw AudioPipelineError(.invalidData, "\(path): profile template: \(DecodingErrorText.describe(error))")
-        } catch {
-            throw AudioPipelineError(.invalidData, "\(path): profile template: not JSON: \(error)")
-        }
+        return try JSONFile.decode(CustomProfileTemplate.self, path, what: "profile template")
     }
 }
