@@ -112,7 +112,7 @@ cd "$1"
 ./deb/usr/bin/audiopipe info mic-16k-pcm16-mono.wav
 ./deb/usr/bin/audiopipe convert phone-capture-48k-f32-stereo.wav out.flac --rate 16000 --channels 1 --no-progress
 ./deb/usr/bin/audiopipe info --json out.flac
-./deb/usr/bin/audiopipe bench --iterations 300 --warmup 10 --json >bench.json
+./deb/usr/bin/audiopipe bench --iterations 300 --warmup 10 --json >bench.json 2>bench.err
 EOF
 check_run() { # $1: label; the output in $tmp/out
   local out=$tmp/out
@@ -148,7 +148,7 @@ if problems:
     sys.exit(f"check-dist: FAIL: {sys.argv[2]}: bench: {', '.join(problems)}")
 print(f"  bench: mic p50 {mic['p50']:.0f} ns, speaker p50 {speaker['p50']:.0f} ns, 0 allocations per chunk")
 EOF
-  rm -f "$tmp/out.flac" "$tmp/bench.json"
+  rm -f "$tmp/out.flac" "$tmp/bench.json" "$tmp/bench.err"
 }
 env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH= bash "$tmp/run.sh" "$tmp" >"$tmp/out" 2>&1 || { cat "$tmp/out"; fail "env -i run"; }
 check_run "env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH="
