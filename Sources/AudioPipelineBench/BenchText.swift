@@ -16,12 +16,14 @@ public enum BenchText {
             if let note = path.note { out += "  \(note)\n" }
             guard path.total != nil else { continue }
             out += pad("", 2) + pad("row", 46) + ["p50", "p90", "p99", "p99.9", "max"].map { pad($0, 10) }.joined()
-            out += pad("×realtime", 11) + pad("core", 7) + pad("allocs", 8) + pad("spread", 8) + "ours ×faster\n"
+            out += pad("×realtime", 11) + pad("chunks/s", 10) + pad("cpu", 10) + pad("core", 7) + pad("allocs", 8)
+            out += pad("spread", 8) + "ours ×faster\n"
             for row in [path.total!] + path.stages + path.peers {
                 let label = row.peerOf.map { "peer \(row.name) (\($0))" } ?? row.name
                 out += pad("", 2) + pad(label, 46)
                 out += [row.p50, row.p90, row.p99, row.p999, row.max].map { pad(duration($0), 10) }.joined()
-                out += pad(String(format1(row.realtime)), 11) + pad(percent(row.coreShare, sign: false), 7)
+                out += pad(String(format1(row.realtime)), 11) + pad("\(Int(row.chunksPerSecond.rounded()))", 10)
+                out += pad(duration(row.cpuNsPerChunk), 10) + pad(percent(row.coreShare, sign: false), 7)
                 out += pad(row.allocationsPerChunk.map { format1($0) } ?? "n/m", 8)
                 out += pad(percent(row.spread, sign: false), 8)
                 out += row.ratio.map { format1($0) + "×" } ?? ""
