@@ -1,3 +1,5 @@
+import CVectorKernels
+
 /// Interleaved multichannel → mono: the mean of all channels, or one selected channel.
 ///
 /// Frame-wise: `consumed` counts input frames, `produced` output (mono) samples. Stateless, latency 0.
@@ -69,8 +71,11 @@ public struct ChannelMixer: StreamingStage, Sendable {
     }
 
     @inline(__always)
-    static func stereoMean(_ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ frames: Int) {
+    static func stereoMean(
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Float>, _ frames: Int, kernel: VectorKernel = .best
+    ) {
         var f = 0
+        if kernel == .best && PCMKernels.vectorized { f = cvk_stereo_mean(src, dst, frames) }
         let half = SIMD8<Float>(repeating: 0.5)
         let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
         while f &+ 8 <= frames {

@@ -31,6 +31,12 @@ struct TPDFNoise: Sendable {
         return high - low
     }
 
+    /// The eight lanes' state for a C kernel that draws as `draw` does (only while `isAligned`).
+    mutating func withLanes<R>(_ body: (UnsafeMutablePointer<UInt32>) -> R) -> R {
+        precondition(used == 8, "TPDFNoise: lanes taken mid-draw")
+        return withUnsafeMutableBytes(of: &a) { body($0.baseAddress!.assumingMemoryBound(to: UInt32.self)) }
+    }
+
     /// Whether the next sample starts a new draw (the vector loop takes whole draws only).
     var isAligned: Bool { used == 8 }
 

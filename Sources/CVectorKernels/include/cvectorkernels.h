@@ -48,4 +48,28 @@ void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, s
 long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                    size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 
+// --- PCM conversion (AVX2) for PCMKernels ------------------------------------------------------------
+// Bit-identical to the Swift SIMD loops (same operations in the same order). Each call handles whole
+// groups of 16 samples (8 frames for the stereo mean) and returns how many it did; the Swift code
+// does the rest. Call only after cvk_pcm_available() returned 1.
+
+/// 1 when this CPU runs the PCM kernels (x86-64 with AVX2; AVX-512 F+BW where present), else 0.
+int cvk_pcm_available(void);
+/// The widest PCM kernels in use: 0 none, 1 AVX2, 2 AVX-512; and their name ("AVX-512", "AVX2", or NULL).
+int cvk_pcm_level(void);
+const char *cvk_pcm_instruction_set(void);
+/// Caps the level (tests run every level this CPU has against the Swift code); 2 is no cap.
+void cvk_pcm_set_level(int level);
+/// Float32 → Int16, standard: clamp(round(x·32768)); NaN → -32768 here (the caller writes 0 for NaNs).
+/// `*odd` = 1 when any sample done was outside [-1, 1] or NaN (the caller counts them exactly).
+size_t cvk_f32_to_i16(const float *src, int16_t *dst, size_t n, int *odd);
+/// As cvk_f32_to_i16 with TPDF dither: `state` holds TPDFNoise's eight xorshift32 lanes (advanced).
+size_t cvk_f32_to_i16_tpdf(const float *src, int16_t *dst, size_t n, uint32_t state[8], int *odd);
+/// Float32 → Int16, iOS compatibility (truncating, NaN → 32767), counting clipped samples and NaNs.
+size_t cvk_f32_to_i16_ios(const float *src, int16_t *dst, size_t n, size_t *clipped, size_t *nans);
+/// Int16 → Float32: x · 2^-15 (standard) or x / 32767 (ios ≠ 0).
+size_t cvk_i16_to_f32(const int16_t *src, float *dst, size_t n, int ios);
+/// Interleaved stereo → mono: (L + R) · 0.5 per frame.
+size_t cvk_stereo_mean(const float *src, float *dst, size_t frames);
+
 #endif
