@@ -13,7 +13,7 @@ public struct BenchSettings {
     public var resampler: FormatConverter.ResamplerFactory = FormatConverter.polyphase(.high)
     public var resamplerName = "native-high"
     /// The vector kernels asked for (`portable` forces the resampler's Swift code; the wire
-    /// profile's base64 always takes the best the CPU has).
+    /// profile's base64 and the PCM conversion always take the best the CPU has).
     public var kernel: VectorKernel = .best
     public var compatibility: PCMCompatibility = .standard
     public var dither: Dither = .none
