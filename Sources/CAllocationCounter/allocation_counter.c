@@ -23,15 +23,25 @@
 #endif
 
 // Per thread: a bench counts the allocations of the thread that runs the stage, not those of
-// whatever else the process (an app, a parallel test runner) does meanwhile. initial-exec TLS, so
-// reading it from inside malloc never allocates.
-static _Thread_local int apc_counting __attribute__((tls_model("initial-exec")));
-static _Thread_local uint64_t apc_count __attribute__((tls_model("initial-exec")));
+// whatever else the process (an app, a parallel test runner) does meanwhile. On glibc, initial-exec
+// TLS, so reading it from inside malloc never allocates.
+#if defined(__GLIBC__)
+#define APC_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+#else
+#define APC_TLS _Thread_local
+#endif
+static APC_TLS int apc_counting;
+static APC_TLS uint64_t apc_count;
 
-// Defined by CAllocationInterposer when it is linked in and active.
+#if defined(__GLIBC__)
+// Defined by CAllocationInterposer when it is linked in and active (a weak reference: ELF resolves
+// a missing one to NULL).
 extern const int apc_interposer_active __attribute__((weak));
-
 int apc_available(void) { return &apc_interposer_active != NULL && apc_interposer_active; }
+#else
+// Only glibc has an interposer (Mach-O has no weak undefined references without a definition).
+int apc_available(void) { return 0; }
+#endif
 
 int apc_sanitized(void) {
 #if defined(APC_SANITIZED)
