@@ -40,4 +40,14 @@ public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvert
         case .srcZOH: return try LibSampleRateResampler(format: format, converter: .zeroOrderHold)
         }
     }
+
+    /// A factory of this resampler for streaming stages; `kernel` picks the native presets' vector
+    /// or Swift kernels (libsamplerate has only its own code).
+    public func factory(kernel: VectorKernel = .best) -> FormatConverter.ResamplerFactory {
+        switch self {
+        case .nativeHigh: return FormatConverter.polyphase(.high, kernel: kernel)
+        case .nativeFast: return FormatConverter.polyphase(.fast, kernel: kernel)
+        default: return { f throws(AudioPipelineError) in try make(f) }
+        }
+    }
 }

@@ -33,15 +33,7 @@ public struct BenchMachine: Codable, Sendable {
 
     /// The vector code taken, as `audiopipe --version` names it ("AVX2+FMA (resampler), SSSE3
     /// (base64)"); with `.portable` the resampler runs its Swift kernels.
-    public static func vectorPath(_ kernel: VectorKernel) -> String {
-        guard kernel == .portable else { return VectorKernel.bestDescription }
-        #if arch(x86_64)
-            let b64 = "SSSE3"
-        #else
-            let b64 = "NEON"
-        #endif
-        return "portable Swift (resampler), \(Base64.isVectorized ? b64 : "portable Swift") (base64)"
-    }
+    public static func vectorPath(_ kernel: VectorKernel) -> String { VectorKernel.description(resampler: kernel) }
 
     static func cpuModel() -> String {
         #if os(Linux)

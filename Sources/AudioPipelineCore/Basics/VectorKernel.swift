@@ -14,15 +14,19 @@ public enum VectorKernel: Sendable, Hashable {
 
     /// What `.best` runs on this CPU, as the same run-time checks decide: "AVX2+FMA (resampler),
     /// SSSE3 (base64)" on a recent x86-64, "NEON" on AArch64, "portable Swift" where no kernel applies.
-    public static var bestDescription: String {
-        let resampler = cvk_fir_instruction_set().map { String(cString: $0) }
+    public static var bestDescription: String { description(resampler: .best) }
+
+    /// What runs with the resampler's kernels chosen by `resampler` (`.portable`: its Swift code) and
+    /// base64's best, named as `bestDescription` names them.
+    public static func description(resampler kernel: VectorKernel) -> String {
+        let resampler = kernel == .best ? cvk_fir_instruction_set().map { String(cString: $0) } : nil
         let base64 = cb64_instruction_set().map { String(cString: $0) }
         switch (resampler, base64) {
         case (nil, nil): return "portable Swift"
         case let (r?, b?) where r == b: return r
         case let (r?, b?): return "\(r) (resampler), \(b) (base64)"
         case let (r?, nil): return "\(r) (resampler), portable Swift (base64)"
-        case let (nil, b?): return "\(b) (base64), portable Swift (resampler)"
+        case let (nil, b?): return "portable Swift (resampler), \(b) (base64)"
         }
     }
 }

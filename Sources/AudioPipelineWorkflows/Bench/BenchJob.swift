@@ -22,6 +22,9 @@ public struct BenchOptions: Sendable {
     public var cpu: Int?
     public var budget: String?
     public var peers = true
+    /// Also write the rows as CSV / the latency plot as SVG (atomically) to these paths.
+    public var csvPath: String?
+    public var plotPath: String?
 
     public init() {}
 }
@@ -38,9 +41,13 @@ public enum BenchJob {
             throw AudioPipelineError(.invalidConfiguration, "--kernels must be best or portable, not '\(o.kernels)'")
         }
         s.kernel = o.kernels == "best" ? .best : .portable
-        s.resampler = try factory(o.resampler, kernel: s.kernel)
+        let choice = try ResamplerChoice.selection(o.resampler)
+        guard choice.count == 1 else {
+            throw AudioPipelineError(.invalidConfiguration, "--resampler: the bench measures one resampler, not all")
+        }
+        s.resampler = choice[0].factory(kernel: s.kernel)
         s.resamplerName = o.resampler + (s.kernel == .portable && o.resampler.hasPrefix("native") ? " portable" : "")
-        s.peerResampler = ("src-fastest", { f throws(AudioPipelineError) in try ResamplerChoice.srcFastest.make(f) })
+        s.peerResampler = ("src-fastest", ResamplerChoice.srcFastest.factory())
         (s.compatibility, s.vad, s.withReference) = (o.compatibility, o.vad, o.withReference)
         s.dither = o.dither ? .tpdf(seed: 1) : .none
         s.jitter = try o.jitter.configuration(sampleRate: profile.serverRate)
@@ -55,22 +62,8 @@ public enum BenchJob {
         return s
     }
 
-    /// A resampler factory by catalogue name, with the kernels asked for.
-    static func factory(
-        _ name: String, kernel: VectorKernel
-    ) throws(AudioPipelineError) -> FormatConverter.ResamplerFactory {
-        guard let choice = ResamplerChoice(rawValue: name) else {
-            let names = ResamplerChoice.allCases.map(\.rawValue).joined(separator: ", ")
-            throw AudioPipelineError(.invalidConfiguration, "--resampler: unknown resampler '\(name)'; choose \(names)")
-        }
-        switch choice {
-        case .nativeHigh: return FormatConverter.polyphase(.high, kernel: kernel)
-        case .nativeFast: return FormatConverter.polyphase(.fast, kernel: kernel)
-        default: return { f throws(AudioPipelineError) in try choice.make(f) }
-        }
-    }
-
-    /// Runs the bench (pinned to `cpu` if asked); returns the report and the budgets it exceeds.
+    /// Runs the bench (pinned to `cpu` if asked), writes the CSV and plot if asked; returns the report
+    /// and the budgets it exceeds.
     public static func run(
         _ o: BenchOptions, progress: (String) -> Void = { _ in }
     ) throws(AudioPipelineError) -> (report: BenchReport, failures: [String]) {
@@ -85,6 +78,8 @@ public enum BenchJob {
         }
         var report = try BenchRun.run(s, progress: progress)
         report.settings["cpu"] = pinned ?? "not pinned"
+        if let path = o.csvPath { try ByteOutput.write(csv(report), to: path) }
+        if let path = o.plotPath { try ByteOutput.write(BenchPlot.svg(report), to: path) }
         return (report, BenchBudget.failures(budgets, in: report))
     }
 
@@ -164,15 +159,6 @@ enum ExampleMessage {
     }
 
     static func quote(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
+        String(decoding: (try? JSONEncoder().encode(s)) ?? Data(#""""#.utf8), as: UTF8.self)
     }
 }

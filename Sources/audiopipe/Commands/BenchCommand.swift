@@ -7,11 +7,9 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the mic and speaker paths per chunk on this machine, with your settings.",
         discussion: """
-            Per path and stage: latency p50/p90/p99/p99.9/max, × realtime, CPU share of one core, \
-            allocations per chunk (counted in-process on glibc, else null), beside the common client \
-            code (map ×32767, Foundation base64 and JSON, libsamplerate). \
-            Exit 1 when a --budget is exceeded. `bench compare BASE.json NEW.json` flags changes \
-            beyond the runs' own spread and exits 1 on a regression.
+            Latency per chunk per path and stage, × realtime, CPU share, allocations (glibc; else null), \
+            beside the common client code. Exit 1 over a --budget; `bench compare BASE NEW`: exit 1 on a \
+            regression beyond the runs' spread.
             """,
         subcommands: [BenchMeasureCommand.self, BenchCompare.self], defaultSubcommand: BenchMeasureCommand.self)
 }
@@ -48,11 +46,10 @@ struct BenchMeasureCommand: ParsableCommand {
             try vad.configuration(), withReference, buffer.settings, !noPeers
         )
         (o.seconds, o.iterations, o.warmup, o.cpu, o.budget) = (duration, iterations, warmup, cpu, budget)
+        (o.csvPath, o.plotPath) = (csv, plot)
         let bar = output.progressBar()
         let (report, failures) = try BenchJob.run(o) { p in bar.update { _ in "bench: \(p) path …" } }
         bar.finish()
-        if let csv { try ByteOutput.write(BenchJob.csv(report), to: csv) }
-        if let plot { try ByteOutput.write(BenchPlot.svg(report), to: plot) }
         try ReportPrinter(output, dataOutputs: [csv, plot]).print(
             report, text: BenchText.render(report, warnings: false))
         failures.forEach { Terminal.error("budget exceeded: " + $0) }
