@@ -85,14 +85,20 @@ public struct VADDecider: Sendable {
             refHistory[refHead] = reference
             let slots = delayMax + 1
             var maxR = SIMD4<Double>(repeating: -140)
+            var quietest = Double.infinity  // the weakest frame of the window (its loudest band)
             for d in delayMin...delayMax where d <= refFrames {
                 var slot = refHead - d
                 if slot < 0 { slot += slots }
                 maxR = pointwiseMax(maxR, refHistory[slot])
+                quietest = min(quietest, refHistory[slot].max())
             }
             refHead = refHead + 1 == slots ? 0 : refHead + 1
             refFrames += 1
-            let playing = maxR.max() > c.referenceActiveThreshold
+            // The echo gain learns only where the reference played through the whole delay window:
+            // then its echo has surely arrived, whatever the path's delay. (Learning from the first
+            // frames after the agent starts, before the echo reaches the mic, measured gains far too
+            // low, and the echo's arrival then read as speech.)
+            let playing = quietest > c.referenceActiveThreshold && quietest.isFinite
             for b in 0..<4 where maxR[b] > -120 {
                 if playing { gains[b].add(m[b] - maxR[b]) }
                 echo[b] = gains[b].value(or: c.initialEchoGain) + maxR[b]
