@@ -16,6 +16,7 @@ struct AudioPipe: ParsableCommand {
         version: BuildInfo.versionLine,
         subcommands: [
             Info.self, Convert.self, Frame.self, Deframe.self, Jitter.self, VAD.self, Analyze.self, Bench.self,
+            Session.self,
         ]
     )
 

@@ -9,6 +9,7 @@
 ///   "serverRate": 24000,
 ///   "clientMessage": "{\"type\":\"audio\",\"data\":\"{{audio}}\"}",
 ///   "clientAudio": {"match": {"type": "audio"}, "path": "data"},
+///   "interruptMessage": "{\"type\":\"interrupt\"}",
 ///   "serverAudio": {"match": {"type": "audio_out"}, "path": "payload.audio", "utterancePath": "payload.id"},
 ///   "events": [
 ///     {"event": "interrupted", "match": {"type": "interrupted"}},
@@ -20,6 +21,7 @@
 ///
 /// - `clientMessage` is the exact text of one client audio message, with `{{audio}}` where the
 ///   base64 goes and optionally `{{rate}}` for the client rate.
+/// - `interruptMessage` (optional) is what the client sends when the user barges in.
 /// - `match` maps dotted paths to the string each must hold; `path` is the dotted path of the
 ///   base64 audio (`utterancePath`: of the utterance id, server audio only).
 /// - Events: `interrupted`, `turnComplete`, `error`, `commit`, or any other name (reported as a
@@ -65,10 +67,13 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
     public var clientAudio: AudioRule?
     public var serverAudio: AudioRule?
     public var events: [EventRule]
+    /// The client's barge-in message, when the API has one.
+    public var interruptMessage: String?
 
     public init(
         name: String = "custom", clientRate: Int, serverRate: Int? = nil, clientMessage: String,
-        clientAudio: AudioRule? = nil, serverAudio: AudioRule? = nil, events: [EventRule] = []
+        clientAudio: AudioRule? = nil, serverAudio: AudioRule? = nil, events: [EventRule] = [],
+        interruptMessage: String? = nil
     ) {
         self.name = name
         self.clientRate = clientRate
@@ -77,10 +82,11 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
         self.clientAudio = clientAudio
         self.serverAudio = serverAudio
         self.events = events
+        self.interruptMessage = interruptMessage
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, clientRate, serverRate, clientMessage, clientAudio, serverAudio, events
+        case name, clientRate, serverRate, clientMessage, clientAudio, serverAudio, events, interruptMessage
     }
 
     public init(from decoder: any Decoder) throws {
@@ -92,5 +98,6 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
         clientAudio = try c.decodeIfPresent(AudioRule.self, forKey: .clientAudio)
         serverAudio = try c.decodeIfPresent(AudioRule.self, forKey: .serverAudio)
         events = try c.decodeIfPresent([EventRule].self, forKey: .events) ?? []
+        interruptMessage = try c.decodeIfPresent(String.self, forKey: .interruptMessage)
     }
 }

@@ -48,7 +48,7 @@ extension WireProfile {
                 name: which.rawValue, clientRate: try fixed(24000), serverRate: 24000,
                 template: #"{"type":"input_audio_buffer.append","audio":"{{audio}}"}"#,
                 commit: #"{"type":"input_audio_buffer.commit"}"#, minimumCommitMilliseconds: 100,
-                interpreter: openAI)
+                interrupt: #"{"type":"response.cancel"}"#, interpreter: openAI)
         case .geminiLive:
             return WireProfile(
                 name: which.rawValue, clientRate: try fixed(16000), serverRate: 24000,
@@ -58,7 +58,8 @@ extension WireProfile {
             return WireProfile(
                 name: which.rawValue, clientRate: try fixed(16000), serverRate: 24000,
                 template: #"{"type":"audio","payload":{"data":"{{audio}}"}}"#,
-                start: #"{"type":"start","payload":{}}"#, stop: #"{"type":"stop"}"#, interpreter: datagrid)
+                start: #"{"type":"start","payload":{}}"#, stop: #"{"type":"stop"}"#,
+                interrupt: #"{"type":"interrupt"}"#, interpreter: datagrid)
         case .atoms:
             let r = rate ?? 24000
             return WireProfile(

@@ -26,9 +26,16 @@ extension WireProfile {
         } catch {
             throw fail("\"clientMessage\" is not valid JSON: \(error)")
         }
+        if let interrupt = template.interruptMessage {
+            do {
+                _ = try JSON.parse(interrupt)
+            } catch {
+                throw fail("\"interruptMessage\" is not valid JSON: \(error)")
+            }
+        }
         return WireProfile(
             name: template.name, clientRate: clientRate, serverRate: serverRate, template: message,
-            interpreter: customInterpreter(template))
+            interrupt: template.interruptMessage, interpreter: customInterpreter(template))
     }
 
     /// A message matcher: every (dotted path, string) pair must hold.

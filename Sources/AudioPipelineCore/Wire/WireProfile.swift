@@ -21,6 +21,10 @@ public struct WireProfile: Sendable {
     public let startMessage: String?
     public let stopMessage: String?
     public let commitMessage: String?
+    /// What the client sends to cancel the agent's response when the user barges in, where the API
+    /// has such a message (`{"type":"interrupt"}`, `{"type":"response.cancel"}`); nil where the
+    /// server detects the interruption itself and the client only flushes its playback.
+    public let interruptMessage: String?
     /// Shortest audio a commit may hold (OpenAI Realtime rejects commits under 100 ms).
     public let minimumCommitMilliseconds: Double?
     let interpreter: @Sendable (JSONValue, WireDirection) -> WireEvent?
@@ -110,7 +114,7 @@ public struct WireProfile: Sendable {
     init(
         name: String, clientRate: Int, serverRate: Int, isBinary: Bool = false, template: String,
         start: String? = nil, stop: String? = nil, commit: String? = nil, minimumCommitMilliseconds: Double? = nil,
-        interpreter: @escaping @Sendable (JSONValue, WireDirection) -> WireEvent?
+        interrupt: String? = nil, interpreter: @escaping @Sendable (JSONValue, WireDirection) -> WireEvent?
     ) {
         self.name = name
         self.clientRate = clientRate
@@ -122,6 +126,7 @@ public struct WireProfile: Sendable {
         startMessage = start
         stopMessage = stop
         commitMessage = commit
+        interruptMessage = interrupt
         self.minimumCommitMilliseconds = minimumCommitMilliseconds
         self.interpreter = interpreter
     }

@@ -81,11 +81,38 @@ public final class TickReplay {
         return t
     }
 
+    /// Audio queued in the buffer, samples (0 before it starts).
+    public var queued: Int { buffer?.queued ?? 0 }
+
+    /// The buffer's clock (the next tick's start) on the arrival clock, ms; nil before it starts.
+    public var clockMs: Double? { buffer.map { Double($0.clock) / toSamples + shiftMs } }
+
     /// A warning when gaps were shortened.
     public var gapWarning: String? {
         guard cappedGaps > 0 else { return nil }
         return "\(cappedGaps) pause(s) between events longer than \(Int(maximumGapMs / 1000)) s were shortened to it "
             + "(\(NumberText.seconds(cappedMs / 1000)) s cut)"
+    }
+
+    /// Starts the clock at `timeMs` (rounded down to a tick) before any arrival, so ticks are played
+    /// (silence) from there on: a caller that runs other streams on the same clock (the session
+    /// simulator's room and microphone) needs every tick, not only those after the first packet.
+    public func start(atMs timeMs: Double) throws(AudioPipelineError) {
+        guard buffer == nil else { return }
+        let startTick = Int64((timeMs * toSamples / Double(tick)).rounded(.down))
+        buffer = try JitterBuffer(configuration: configuration, startTime: startTick * tick)
+        lastEventMs = timeMs
+    }
+
+    /// Plays every tick that starts before `timeMs` (after `start(atMs:)` or a first arrival).
+    public func advance(toMs timeMs: Double) throws(AudioPipelineError) {
+        try advance(to: Int64(((timeMs - shiftMs) * toSamples).rounded(.up)))
+    }
+
+    /// A flush decided inside `onTick` (a barge-in the caller detected in that tick's audio): it is
+    /// applied at the next tick, without playing any tick now. `timeMs` on the arrival clock.
+    public func requestFlush(throughUtterance: Int64?, timeMs: Double) {
+        flushes.append((Int64(((timeMs - shiftMs) * toSamples).rounded(.down)), throughUtterance))
     }
 
     /// Plays on until the buffer is empty (or ten minutes after the last event).

@@ -8,8 +8,13 @@ public enum AudacityLabels {
     /// Reads speech intervals (labels other than nonspeech/silence/noise), merged. Malformed lines
     /// are an error naming the file and line.
     public static func read(path: String) throws(AudioPipelineError) -> [SpeechSegment] {
+        merge(try entries(path: path).map(\.segment))
+    }
+
+    /// The speech labels as written, unmerged, each with its line number (from 1).
+    public static func entries(path: String) throws(AudioPipelineError) -> [(segment: SpeechSegment, line: Int)] {
         let text = try TextInput.text(path, what: "the label file")
-        var segments: [SpeechSegment] = []
+        var segments: [(segment: SpeechSegment, line: Int)] = []
         for (k, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("\\") { continue }  // blank, or Audacity's frequency line
@@ -33,9 +38,9 @@ public enum AudacityLabels {
             }
             let label = parts.count > 2 ? parts[2].trimmingCharacters(in: .whitespaces).lowercased() : "speech"
             if nonSpeech.contains(label) || e == s { continue }
-            segments.append(SpeechSegment(start: s, end: e))
+            segments.append((SpeechSegment(start: s, end: e), k + 1))
         }
-        return merge(segments)
+        return segments
     }
 
     public static func merge(_ segments: [SpeechSegment]) -> [SpeechSegment] {

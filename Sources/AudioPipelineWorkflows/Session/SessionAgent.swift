@@ -1,0 +1,172 @@
+import AudioPipelineCore
+import Foundation
+
+/// One packet of the agent's audio on its way to the client.
+public struct AgentPacket: Sendable {
+    public var arrivalMs: Double
+    public var sequence: Int64
+    /// The response (utterance) it belongs to, from 0.
+    public var utterance: Int64
+    /// Position of its first sample in the response, ms.
+    public var mediaMs: Double
+    /// Mono audio at the server rate.
+    public var samples: [Float]
+}
+
+/// The agent's side of a simulated session: its packets at the server rate, in arrival order
+/// (lost packets are not in it), and what was made of the input.
+public struct SessionAgent: Sendable {
+    public var rate: Int
+    public var packets: [AgentPacket]
+    /// Responses in the input, and packets lost on the way.
+    public var responses: Int
+    public var lostPackets: Int
+    public var warnings: [String] = []
+
+    /// The agent's audio (mono at `rate`) split into responses at silences of at least
+    /// `configuration.responseGapMs`, sent per `configuration.network`, or cut per the arrival
+    /// trace `trace` (each packet takes the audio at its utterance's first send time plus its
+    /// media time).
+    public static func fromAudio(
+        _ audio: [Float], rate: Int, configuration c: SessionConfiguration, trace: [TracePacket]? = nil
+    ) -> SessionAgent {
+        if let trace { return fromTrace(audio, rate: rate, trace: trace) }
+        let responses = ResponseSplitter.split(audio, rate: rate, gapMs: c.responseGapMs)
+        let n = c.network
+        var rng = SplitMix64(seed: c.seed ^ 0x6E65_7477_6F72_6B00)
+        let packetSamples = max(1, Int((n.packetMs * Double(rate) / 1000).rounded()))
+        var packets: [AgentPacket] = []
+        var lost = 0
+        var sequence: Int64 = 0
+        for (u, r) in responses.enumerated() {
+            let startMs = Double(r.lowerBound) * 1000 / Double(rate)
+            var at = r.lowerBound
+            while at < r.upperBound {
+                let end = min(r.upperBound, at + packetSamples)
+                let mediaMs = Double(at - r.lowerBound) * 1000 / Double(rate)
+                let sendMs = startMs + mediaMs / n.burst
+                let extra = n.jitterMs > 0 ? -n.jitterMs * log(1 - Double.random(in: 0..<1, using: &rng)) : 0
+                let isLost = n.lossPercent > 0 && Double.random(in: 0..<100, using: &rng) < n.lossPercent
+                if isLost {
+                    lost += 1
+                } else {
+                    packets.append(
+                        AgentPacket(
+                            arrivalMs: sendMs + n.delayMs + extra, sequence: sequence, utterance: Int64(u),
+                            mediaMs: mediaMs, samples: Array(audio[at..<end])))
+                }
+                sequence += 1
+                at = end
+            }
+        }
+        packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
+        return SessionAgent(rate: rate, packets: packets, responses: responses.count, lostPackets: lost)
+    }
+
+    private static func fromTrace(_ audio: [Float], rate: Int, trace: [TracePacket]) -> SessionAgent {
+        var firstSend: [Int64: Double] = [:]
+        for p in trace { firstSend[p.utterance] = min(firstSend[p.utterance] ?? p.sendMs, p.sendMs) }
+        var packets: [AgentPacket] = []
+        var lost = 0
+        let toSamples = Double(rate) / 1000
+        for p in trace {
+            guard let arrival = p.arrivalMs else {
+                lost += 1
+                continue
+            }
+            let start = Int(((firstSend[p.utterance]! + p.mediaMs) * toSamples).rounded())
+            let count = max(1, Int((p.durationMs * toSamples).rounded()))
+            var samples = [Float](repeating: 0, count: count)
+            let from = max(0, start), to = min(audio.count, start + count)
+            if from < to { samples.replaceSubrange((from - start)..<(to - start), with: audio[from..<to]) }
+            packets.append(
+                AgentPacket(
+                    arrivalMs: arrival, sequence: p.sequence, utterance: p.utterance, mediaMs: p.mediaMs,
+                    samples: samples))
+        }
+        packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
+        var agent = SessionAgent(rate: rate, packets: packets, responses: firstSend.count, lostPackets: lost)
+        if packets.isEmpty { agent.warnings.append("the arrival trace delivers no audio (every packet lost)") }
+        return agent
+    }
+
+    /// The server audio of a captured session (JSON Lines or HAR) at its arrival times; the
+    /// server's own interruption events are not replayed (the simulation decides barge-ins).
+    public static func fromSession(path: String, options: DeframeOptions) throws(AudioPipelineError) -> SessionAgent {
+        var packets: [AgentPacket] = []
+        var rate: Int?
+        var interruptions = 0
+        let walk = SessionWalk(input: path, options: options, needsTimes: true)
+        let session = try walk.run { (event) throws(AudioPipelineError) in
+            switch event {
+            case .audio(let samples, let r, let time, let utterance, let mediaMs):
+                guard let time else {
+                    throw AudioPipelineError(
+                        .invalidData, "\(path): audio message \(packets.count + 1) has no arrival time")
+                }
+                if let rate, rate != r {
+                    throw AudioPipelineError(
+                        .invalidData, "\(path): the server audio changes rate from \(rate) Hz to \(r) Hz")
+                }
+                rate = r
+                packets.append(
+                    AgentPacket(
+                        arrivalMs: time, sequence: Int64(packets.count), utterance: Int64(utterance),
+                        mediaMs: mediaMs,
+                        samples: samples.map { Float($0) / 32768 }))
+            case .interrupted:
+                interruptions += 1
+            }
+        }
+        guard let rate, !packets.isEmpty else {
+            throw AudioPipelineError(
+                .invalidData, "\(path): no server audio messages (\(session.messages) messages read)")
+        }
+        // SessionWalk's media times are on the utterance's arrival clock (first arrival + audio
+        // before); the buffer wants them relative to the utterance: subtract each one's first.
+        var first: [Int64: Double] = [:]
+        for p in packets where first[p.utterance] == nil { first[p.utterance] = p.mediaMs }
+        for k in packets.indices { packets[k].mediaMs -= first[packets[k].utterance]! }
+        packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
+        var agent = SessionAgent(rate: rate, packets: packets, responses: first.count, lostPackets: 0)
+        if interruptions > 0 {
+            agent.warnings.append(
+                "\(path): \(interruptions) interruption event(s) of the capture not replayed (the simulation "
+                    + "decides barge-ins)")
+        }
+        return agent
+    }
+}
+
+/// Splits an agent's audio into responses: 10 ms frames above `thresholdDbfs` are active, pauses
+/// shorter than `gapMs` stay inside a response.
+public enum ResponseSplitter {
+    public static func split(
+        _ audio: [Float], rate: Int, gapMs: Double, thresholdDbfs: Double = -55
+    ) -> [Range<Int>] {
+        let frame = max(1, rate / 100)
+        let gapFrames = max(1, Int((gapMs / 10).rounded()))
+        let threshold = Float(pow(10, thresholdDbfs / 10))
+        var out: [Range<Int>] = []
+        var start: Int?
+        var lastActive = -1
+        var k = 0
+        while k * frame < audio.count {
+            let from = k * frame, to = min(audio.count, from + frame)
+            var energy: Float = 0
+            for i in from..<to { energy += audio[i] * audio[i] }
+            if energy / Float(to - from) > threshold {
+                if let s = start, k - lastActive > gapFrames {
+                    out.append(s..<min(audio.count, (lastActive + 1) * frame))
+                    start = from
+                } else if start == nil {
+                    start = from
+                }
+                lastActive = k
+            }
+            k += 1
+        }
+        if let s = start { out.append(s..<min(audio.count, (lastActive + 1) * frame)) }
+        return out
+    }
+}

@@ -1,0 +1,180 @@
+import AudioPipelineCore
+import Foundation
+
+/// Everything a simulated barge-in conversation is made of (`SessionSimulator`), Codable so a
+/// scenario can live in a JSON file and an app's tests can build one in code.
+///
+/// Two modes:
+/// - **synthetic** (`agent` set): the agent's audio (a WAV, or a captured session) arrives per
+///   `trace` or `network`, plays through the jitter buffer to the loudspeaker; its echo (`echo`)
+///   plus the user's track (`user`) plus a noise floor is the microphone;
+/// - **recorded** (`recorded` and `reference` set): a microphone recording that already holds the
+///   agent's real echo, with what was played (`reference`) on the same timeline.
+public struct SessionConfiguration: Codable, Sendable, Hashable {
+    /// Synthetic mode: the agent's audio, a WAV (any format libsndfile reads) or a captured session
+    /// (JSON Lines or HAR; its server audio and arrival times).
+    public var agent: String?
+    /// Synthetic mode: the user's clean microphone track; nil: no user speech.
+    public var user: String?
+    /// The user's speech as Audacity labels; nil: derived from the clean user track (synthetic).
+    public var userLabels: String?
+    /// Recorded mode: the microphone recording (with real echo) and the audio that was played.
+    public var recorded: String?
+    public var reference: String?
+    /// Arrival trace (the jitter kit's CSV) for the agent's packets; else `network`.
+    public var trace: String?
+    public var network = NetworkConditions()
+    public var echo = EchoSettings()
+    /// RMS of the microphone's own noise floor, dBFS (white); nil: none.
+    public var noiseDbfs: Double? = -70
+    /// Wire profile: a built-in name or `custom:FILE` (`ProfileLoader`).
+    public var profile = "openai-realtime"
+    /// The audio device's rate (loudspeaker and microphone), Hz.
+    public var deviceRate = 48_000
+    /// Client audio per message, ms.
+    public var chunkMs = 20.0
+    public var vad = VADConfiguration()
+    public var jitter = JitterSettings()
+    public var policy = BargeInPolicy()
+    /// The agent's audio is split into responses at silences at least this long, ms (a WAV or the
+    /// played reference); a captured session has its own utterances.
+    public var responseGapMs = 1_500.0
+    /// Seed of the noise floor and of the synthetic network.
+    public var seed: UInt64 = 1
+
+    public init() {}
+
+    /// Which mode the inputs select.
+    public var isRecorded: Bool { recorded != nil }
+
+    /// Checks values and that the inputs make one mode; messages name the option.
+    public func validate() throws(AudioPipelineError) {
+        func usage(_ s: String) -> AudioPipelineError { AudioPipelineError(.invalidConfiguration, s) }
+        if recorded != nil || reference != nil {
+            guard recorded != nil, reference != nil else {
+                throw usage("--recorded and --reference go together (the microphone and what was played)")
+            }
+            guard agent == nil, user == nil, trace == nil else {
+                throw usage("--recorded takes no --agent, --user or --trace (the recording already holds them)")
+            }
+            guard userLabels != nil else {
+                throw usage("--recorded needs --user-labels (where the user speaks in the recording)")
+            }
+        } else if agent == nil {
+            throw usage("give --agent (synthetic mode) or --recorded with --reference (recorded mode)")
+        }
+        _ = try Checked.number(Double(deviceRate), in: 8_000...192_000, "--device-rate", code: .invalidConfiguration)
+        _ = try Checked.number(chunkMs, in: 1...1_000, "--chunk-ms", code: .invalidConfiguration)
+        _ = try Checked.number(responseGapMs, in: 10...600_000, "--response-gap-ms", code: .invalidConfiguration)
+        if let n = noiseDbfs { _ = try Checked.number(n, in: -200...0, "--noise-dbfs", code: .invalidConfiguration) }
+        try network.validate()
+        try echo.validate()
+        try policy.validate()
+        try vad.validate()
+        try jitter.validate()
+        guard jitter.tickMs == 10 || jitter.tickMs == 20 || jitter.tickMs == 5 else {
+            throw usage("--tick-ms: the session simulator runs 5, 10 or 20 ms ticks, not \(jitter.tickMs)")
+        }
+    }
+}
+
+/// Synthetic network conditions for the agent's packets: `delay=MS,jitter=MS,loss=PCT,burst=X,
+/// packet=MS` (the form `--network` takes).
+///
+/// Each packet of `packetMs` is sent when the server has it — in real time, or `burst` times
+/// faster (a TTS that renders ahead) — and arrives `delayMs` plus an exponentially distributed
+/// extra delay of mean `jitterMs` later, unless lost (`lossPercent`, independently per packet).
+/// Packets may overtake each other (a datagram transport; a WebSocket's TCP would hold them in
+/// order instead, which `burst` and the jitter buffer's margin cover the same way).
+public struct NetworkConditions: Codable, Sendable, Hashable {
+    public var delayMs = 40.0
+    public var jitterMs = 0.0
+    public var lossPercent = 0.0
+    public var burst = 1.0
+    public var packetMs = 20.0
+
+    public init(delayMs: Double = 40, jitterMs: Double = 0, lossPercent: Double = 0, burst: Double = 1,
+                packetMs: Double = 20) {
+        self.delayMs = delayMs
+        self.jitterMs = jitterMs
+        self.lossPercent = lossPercent
+        self.burst = burst
+        self.packetMs = packetMs
+    }
+
+    /// Parses `delay=MS,jitter=MS,loss=PCT,burst=X,packet=MS` (any subset, any order).
+    public static func parse(_ text: String) throws(AudioPipelineError) -> NetworkConditions {
+        var n = NetworkConditions()
+        for item in text.split(separator: ",") {
+            let kv = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard kv.count == 2, let v = Double(kv[1]), v.isFinite else {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "--network: expected NAME=NUMBER (delay, jitter, loss, burst, packet), got '\(item)'")
+            }
+            switch kv[0] {
+            case "delay": n.delayMs = v
+            case "jitter": n.jitterMs = v
+            case "loss": n.lossPercent = v
+            case "burst": n.burst = v
+            case "packet": n.packetMs = v
+            default:
+                throw AudioPipelineError(
+                    .invalidConfiguration, "--network: unknown name '\(kv[0])' (delay, jitter, loss, burst, packet)")
+            }
+        }
+        try n.validate()
+        return n
+    }
+
+    public func validate() throws(AudioPipelineError) {
+        _ = try Checked.number(delayMs, in: 0...60_000, "--network delay", code: .invalidConfiguration)
+        _ = try Checked.number(jitterMs, in: 0...60_000, "--network jitter", code: .invalidConfiguration)
+        _ = try Checked.number(lossPercent, in: 0...100, "--network loss", code: .invalidConfiguration)
+        _ = try Checked.number(burst, in: 0.1...1_000, "--network burst", code: .invalidConfiguration)
+        _ = try Checked.number(packetMs, in: 2...2_000, "--network packet", code: .invalidConfiguration)
+    }
+}
+
+/// The acoustic path from the loudspeaker to the microphone.
+public struct EchoSettings: Codable, Sendable, Hashable {
+    /// false: no echo at all (`--no-echo`).
+    public var enabled = true
+    /// Delay of the direct path, ms (device buffers plus distance).
+    public var delayMs = 40.0
+    /// Level of the echo relative to the loudspeaker signal, dB (above 0 dB: louder than played,
+    /// allowed and reported).
+    public var gainDb = -10.0
+    /// A small loudspeaker's response (high-pass near 300 Hz, a resonance near 1 kHz, low-pass
+    /// near 5 kHz); false: flat.
+    public var smallSpeaker = true
+    /// An impulse response (WAV) convolved after the delay and gain instead of the small-speaker
+    /// response: a measured room and device.
+    public var impulseResponse: String?
+
+    public init() {}
+
+    public func validate() throws(AudioPipelineError) {
+        _ = try Checked.number(delayMs, in: 0...2_000, "--echo-delay-ms", code: .invalidConfiguration)
+        _ = try Checked.number(gainDb, in: -120...40, "--echo-gain-db", code: .invalidConfiguration)
+    }
+}
+
+/// When the client stops the agent.
+public struct BargeInPolicy: Codable, Sendable, Hashable {
+    /// The VAD must have said speech this long, ms, before the client barges in (0: at the VAD's
+    /// own confirmation).
+    public var minimumSpeechMs = 0.0
+    /// Barge-ins in the first this-many ms of a response are ignored (the echo canceller of a real
+    /// device, or a policy against cutting the agent off at once).
+    public var ignoreFirstMs = 0.0
+
+    public init(minimumSpeechMs: Double = 0, ignoreFirstMs: Double = 0) {
+        self.minimumSpeechMs = minimumSpeechMs
+        self.ignoreFirstMs = ignoreFirstMs
+    }
+
+    public func validate() throws(AudioPipelineError) {
+        _ = try Checked.number(minimumSpeechMs, in: 0...10_000, "--min-barge-in-ms", code: .invalidConfiguration)
+        _ = try Checked.number(ignoreFirstMs, in: 0...600_000, "--ignore-first-ms", code: .invalidConfiguration)
+    }
+}

@@ -1,0 +1,252 @@
+import AudioPipelineCore
+import Foundation
+
+/// One simulated client, tick by tick, after the loudspeaker: the room (echo and noise into the
+/// microphone), the capture path (conversion, chunking, framing into the profile's messages), the
+/// VAD with the far-end reference, and the barge-in policy. The caller plays the agent (jitter
+/// buffer or a recorded reference) and hands over each tick's loudspeaker audio; `process` answers
+/// the response to flush when the client barges in.
+///
+/// Buffers are sized at init for the largest block; nothing is allocated per tick but the records
+/// kept for the metrics and the timeline (one `SessionTick` per tick).
+final class SessionEngine {
+    let configuration: SessionConfiguration
+    let profile: WireProfile
+    let deviceRate: Int
+    let tickS: Double
+    private var room: SessionRoom
+    private let capture: CapturePath
+    private let micToClient: FormatConverter
+    private let referenceToClient: FormatConverter
+    private var vad: EnergyVAD
+    private let maxBlock: Int
+    private var message: [UInt8]
+    private var mic: [Float], echo: [Float], micClient: [Float], referenceClient: [Float], quantised: [Int16]
+    private var frames: [VADDecider.Frame]
+    private let userTrack: [Float]
+    private let recorded: Bool
+    private var writer: SessionWriter?
+
+    private(set) var devicePosition = 0
+    private(set) var ticks: [SessionTick] = []
+    private(set) var interrupts: [SessionReport.Interrupt] = []
+    private(set) var interruptMessages = 0
+    private(set) var messages = 0
+    private(set) var micToMessageMs: [Double] = []
+    /// Last audible loudspeaker sample (−60 dBFS after quantising to PCM16) of each response, s.
+    private(set) var lastAudibleS: [Int64: Double] = [:]
+    private(set) var responseStartS: [Int64: Double] = [:]
+    private(set) var flushed: Set<Int64> = []
+    private var speechMs = 0.0
+    /// Whether the VAD's last decision was speech.
+    var userSpeaking: Bool { speechMs > 0 }
+    private var attributed: Int64?
+    private var echoEnergy = 0.0, echoFrames = 0
+
+    init(
+        configuration c: SessionConfiguration, profile: WireProfile, tracks: SessionTracks, maxBlock: Int,
+        writer: SessionWriter?
+    ) throws(AudioPipelineError) {
+        configuration = c
+        self.profile = profile
+        deviceRate = tracks.deviceRate
+        tickS = c.jitter.tickMs / 1000
+        recorded = tracks.reference != nil
+        userTrack = tracks.user
+        self.maxBlock = maxBlock
+        self.writer = writer
+        room = SessionRoom(
+            settings: recorded ? EchoSettings.off : c.echo, rate: deviceRate,
+            impulseResponse: tracks.impulseResponse, noiseDbfs: recorded ? nil : c.noiseDbfs, seed: c.seed)
+        let device = try StreamFormat(sampleRate: try SampleRate(deviceRate), channels: 1)
+        capture = try CapturePath(
+            profile: profile,
+            configuration: .init(device: device, chunkMilliseconds: c.chunkMs, blockFrames: maxBlock))
+        let clientRate = try SampleRate(profile.clientRate)
+        micToClient = try FormatConverter(.init(input: device, outputRate: clientRate, blockFrames: maxBlock))
+        referenceToClient = try FormatConverter(.init(input: device, outputRate: clientRate, blockFrames: maxBlock))
+        vad = try EnergyVAD(sampleRate: profile.clientRate, configuration: c.vad)
+        let clientMax = max(micToClient.maxOutputCount(forInput: maxBlock), 1)
+        message = [UInt8](repeating: 0, count: capture.maximumMessageLength)
+        mic = [Float](repeating: 0, count: maxBlock)
+        echo = [Float](repeating: 0, count: maxBlock)
+        micClient = [Float](repeating: 0, count: clientMax)
+        referenceClient = [Float](repeating: 0, count: clientMax)
+        quantised = [Int16](repeating: 0, count: maxBlock)
+        frames = [VADDecider.Frame](
+            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false),
+            count: vad.maxOutputCount(forInput: clientMax) + 2)
+    }
+
+    /// What the jitter buffer (or the recording) says about the tick.
+    struct Playout {
+        /// The response whose audio this tick played, if any.
+        var sounding: Int64?
+        /// The response in progress (started, not finished, not flushed), if any.
+        var playing: Int64?
+        var bufferMs = 0.0
+        var concealedMs = 0.0
+        var lateMs = 0.0
+    }
+
+    /// One tick: `heard` is the loudspeaker's audio (device rate), `reference` what the VAD gets as
+    /// the far end (nil: `heard`). Returns the response to flush when the client barges in.
+    func process(
+        heard: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>?, playout p: Playout
+    ) throws(AudioPipelineError) -> Int64? {
+        let n = heard.count
+        precondition(n <= maxBlock, "session: block of \(n) frames over \(maxBlock)")
+        if let s = p.sounding { attributed = s }
+        if let r = p.playing, responseStartS[r] == nil {
+            responseStartS[r] = Double(devicePosition) / Double(deviceRate)
+        }
+        let levels = try makeMicrophone(heard)
+        let endS = Double(devicePosition + n) / Double(deviceRate)
+        try send(n, endS)
+        let (score, speech, bargeIn) = detect(n, reference: reference ?? heard, playing: p.playing, endS: endS)
+        var flush: Int64?
+        if let r = bargeIn {
+            flushed.insert(r)
+            interrupts.append(SessionReport.Interrupt(timeS: endS, response: r, userOnset: nil, falseBargeIn: true))
+            if let text = profile.interruptMessage {
+                interruptMessages += 1
+                try writer?.sent(Array(text.utf8), timeS: endS, binary: false)
+            }
+            flush = r
+        }
+        let tick = SessionTick(
+            timeS: endS, playing: p.playing, vadScore: score, vadSpeech: speech, bufferMs: p.bufferMs,
+            heardDbfs: levels.heard, echoDbfs: levels.echo, micDbfs: levels.mic, concealedMs: p.concealedMs,
+            lateMs: p.lateMs, bargeIn: bargeIn != nil)
+        ticks.append(tick)
+        try writer?.event(tick)
+        devicePosition += n
+        return flush
+    }
+
+    /// The microphone block: the recording, or the user's track plus the echo of `heard` plus the
+    /// noise floor; writes heard.wav and mic.wav and tracks the last audible loudspeaker sample.
+    private func makeMicrophone(
+        _ heard: UnsafeBufferPointer<Float>
+    ) throws(AudioPipelineError) -> (heard: Double, echo: Double, mic: Double) {
+        let n = heard.count
+        let start = devicePosition
+        let user = userTrack
+        let echoLevel: Double = mic.withUnsafeMutableBufferPointer { m in
+            echo.withUnsafeMutableBufferPointer { e in
+                let e = UnsafeMutableBufferPointer(rebasing: e[0..<n])
+                let m = UnsafeMutableBufferPointer(rebasing: m[0..<n])
+                room.echo(heard, into: e)
+                for i in 0..<n {
+                    let k = start + i
+                    m[i] = (k < user.count ? user[k] : 0) + (recorded ? 0 : e[i])
+                }
+                if !recorded { room.addNoise(m) }
+                return Self.dbfs(UnsafeBufferPointer(e))
+            }
+        }
+        if !recorded, echoLevel > -120 {
+            echoEnergy += pow(10, echoLevel / 10)
+            echoFrames += 1
+        }
+        // heard.wav, and the last audible sample (|x| ≥ 33 LSB, −60 dBFS) in PCM16 as written.
+        var converter = try Float32ToInt16Converter()
+        let lastAudible: Int? = quantised.withUnsafeMutableBufferPointer { q in
+            let q = UnsafeMutableBufferPointer(rebasing: q[0..<n])
+            _ = converter.process(heard, into: q)
+            return q.lastIndex { abs(Int($0)) >= Self.audibleLSB }
+        }
+        if let k = lastAudible, let r = attributed {
+            lastAudibleS[r] = Double(start + k + 1) / Double(deviceRate)
+        }
+        try writer?.heard(quantised, count: n)
+        try writer?.mic(mic, count: n)
+        let micLevel = mic.withUnsafeBufferPointer { Self.dbfs(UnsafeBufferPointer(rebasing: $0[0..<n])) }
+        return (Self.dbfs(heard), echoLevel, micLevel)
+    }
+
+    /// Loudspeaker samples at or above this many LSB of PCM16 (−60 dBFS) are audible.
+    static let audibleLSB = 33
+
+    /// The capture path: converts and chunks the microphone block and sends the messages.
+    private func send(_ n: Int, _ endS: Double) throws(AudioPipelineError) {
+        var failure: AudioPipelineError?
+        let latency = Double(capture.latency) / Double(profile.clientRate)
+        let clientRate = Double(profile.clientRate)
+        mic.withUnsafeBufferPointer { m in
+            message.withUnsafeMutableBytes { buffer in
+                capture.process(UnsafeBufferPointer(rebasing: m[0..<n]), into: buffer) { msg in
+                    guard failure == nil else { return }
+                    messages += 1
+                    let lastSampleS = Double(msg.startFrame + msg.frames) / clientRate + latency
+                    micToMessageMs.append(max(0, endS - lastSampleS) * 1000)
+                    do throws(AudioPipelineError) {
+                        try writer?.sent(Array(msg.bytes), timeS: endS, binary: msg.opcode == .binary)
+                    } catch {
+                        failure = error
+                    }
+                }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// The VAD on the block at the client rate, with the reference; the policy on its decisions.
+    private func detect(
+        _ n: Int, reference: UnsafeBufferPointer<Float>, playing: Int64?, endS: Double
+    ) -> (score: Double, speech: Bool, bargeIn: Int64?) {
+        let produced = mic.withUnsafeBufferPointer { m in
+            micClient.withUnsafeMutableBufferPointer {
+                micToClient.process(UnsafeBufferPointer(rebasing: m[0..<n]), into: $0).produced
+            }
+        }
+        let producedRef = referenceClient.withUnsafeMutableBufferPointer {
+            referenceToClient.process(reference, into: $0).produced
+        }
+        let count = min(produced, producedRef)
+        let frameCount = micClient.withUnsafeBufferPointer { m in
+            referenceClient.withUnsafeBufferPointer { r in
+                frames.withUnsafeMutableBufferPointer { f in
+                    vad.process(
+                        UnsafeBufferPointer(rebasing: m[0..<count]),
+                        reference: UnsafeBufferPointer(rebasing: r[0..<count]), into: f
+                    ).produced
+                }
+            }
+        }
+        var score = -Double.infinity
+        var speech = speechMs > 0
+        var bargeIn: Int64?
+        let frameMs = configuration.vad.frameMilliseconds
+        for k in 0..<frameCount {
+            let f = frames[k]
+            score = max(score, f.score)
+            speech = f.speech
+            speechMs = f.speech ? speechMs + frameMs : 0
+            guard bargeIn == nil, f.speech, speechMs >= configuration.policy.minimumSpeechMs, let r = playing,
+                !flushed.contains(r)
+            else { continue }
+            let age = (endS - (responseStartS[r] ?? endS)) * 1000
+            if age >= configuration.policy.ignoreFirstMs { bargeIn = r }
+        }
+        return (score, speech, bargeIn)
+    }
+
+    /// Mean level of the echo at the microphone over the ticks that had any, dBFS.
+    var meanEchoDbfs: Double? { echoFrames > 0 ? 10 * log10(echoEnergy / Double(echoFrames)) : nil }
+
+    static func dbfs(_ x: UnsafeBufferPointer<Float>) -> Double {
+        guard !x.isEmpty else { return -120 }
+        var e: Float = 0
+        for v in x { e += v * v }
+        return max(-120, 10 * log10(Double(e) / Double(x.count) + 1e-30))
+    }
+}
+
+extension EchoSettings {
+    static var off: EchoSettings {
+        var e = EchoSettings()
+        e.enabled = false
+        return e
+    }
+}

@@ -1,0 +1,158 @@
+import AudioPipelineCore
+import Foundation
+
+/// What a simulated session measured (`report.json`, `--json`). Times are seconds on the device
+/// timeline (sample 0 of the microphone and the loudspeaker is time 0); durations ms.
+public struct SessionReport: WorkflowReport, Codable, Hashable {
+    /// One user onset during agent playout.
+    public struct BargeIn: Codable, Sendable, Hashable {
+        public var userOnsetS: Double
+        /// When the client flushed the agent (nil: missed).
+        @NullWhenAbsent public var detectedS: Double?
+        @NullWhenAbsent public var latencyMs: Double?
+        /// Agent audio still audible after the user's onset (what heard.wav shows), ms.
+        public var talkOverMs: Double
+        /// The response that was playing.
+        public var response: Int64
+    }
+
+    /// Every barge-in the client made, true or false.
+    public struct Interrupt: Codable, Sendable, Hashable {
+        public var timeS: Double
+        public var response: Int64
+        /// Index into `bargeIns` of the user onset it answers (nil: none).
+        @NullWhenAbsent public var userOnset: Int?
+        /// No user speech at the time (from its onset to `SessionMetrics.graceS` after its end): the
+        /// agent stopped for nothing (echo, noise).
+        public var falseBargeIn: Bool
+    }
+
+    public var mode: String
+    public var profile: String
+    public var durationS: Double
+    public var bargeIns: [BargeIn]
+    @NullWhenAbsent public var latencyMsP50: Double?
+    @NullWhenAbsent public var latencyMsP90: Double?
+    public var missedBargeIns: Int
+    public var falseBargeIns: Int
+    /// Agent playout without user speech, minutes (what false barge-ins are counted against).
+    public var agentOnlyMinutes: Double
+    @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+    @NullWhenAbsent public var talkOverMsP50: Double?
+    public var interrupts: [Interrupt]
+    /// Interrupt messages sent (profiles that have one).
+    public var interruptMessagesSent: Int
+    public var messagesSent: Int
+    /// From a chunk's last microphone sample to its message being sent, ms.
+    public var micToMessageMsP50: Double
+    public var micToMessageMsMax: Double
+    /// The jitter buffer's accounting (synthetic mode): late loss, concealment, delay, flushes.
+    @NullWhenAbsent public var playout: JitterMetrics?
+    /// Responses of the agent, user speech segments in the labels.
+    public var responses: Int
+    public var userSegments: Int
+    /// Mean level of the echo at the microphone and of the user's speech there, dBFS (synthetic).
+    @NullWhenAbsent public var echoLevelDbfs: Double?
+    public var configuration: SessionConfiguration
+    /// The output directory (nil when run without outputs).
+    @NullWhenAbsent public var output: String?
+    public var warnings: [String]
+
+    /// The headline a person reads.
+    public var text: String {
+        func ms(_ v: Double?) -> String { v.map { String(format: "%.0f ms", $0) } ?? "n/a" }
+        let detected = bargeIns.count - missedBargeIns
+        var lines = [
+            String(
+                format: "%@ session, %.1f s, profile %@: %d user onset(s) during agent playout, %d detected, %d missed",
+                mode, durationS, profile, bargeIns.count, detected, missedBargeIns),
+            "  barge-in latency p50 \(ms(latencyMsP50)), p90 \(ms(latencyMsP90)); talk-over p50 \(ms(talkOverMsP50))",
+            String(
+                format: "  false barge-ins %d in %.2f min of agent-only playout (%@ per min)", falseBargeIns,
+                agentOnlyMinutes, falseBargeInsPerMinute.map { String(format: "%.2f", $0) } ?? "n/a"),
+            String(
+                format: "  %d messages sent (%d interrupt), mic to message p50 %.1f ms, max %.1f ms", messagesSent,
+                interruptMessagesSent, micToMessageMsP50, micToMessageMsMax),
+        ]
+        if let p = playout {
+            lines.append(
+                String(
+                    format: "  playout: late %.2f %%, concealed %.2f %%, mean delay %.0f ms, %d flush(es)",
+                    p.lateLossPct, p.concealPct, p.meanDelayMs, p.flushes))
+        }
+        if let output { lines.append("  -> \(output)/report.html") }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// The measurements of one tick (the events.jsonl row, and what the metrics and the timeline use).
+public struct SessionTick: Sendable, Hashable {
+    /// End of the tick on the device timeline, s.
+    public var timeS: Double
+    /// The response the agent is playing (nil: none).
+    public var playing: Int64?
+    /// Largest VAD score of the tick's frames and the decision of its last frame.
+    public var vadScore: Double
+    public var vadSpeech: Bool
+    /// Audio queued in the jitter buffer, ms.
+    public var bufferMs: Double
+    /// RMS levels of the tick, dBFS: loudspeaker, echo at the microphone, microphone.
+    public var heardDbfs: Double
+    public var echoDbfs: Double
+    public var micDbfs: Double
+    /// Concealed (silence inside a response) and late audio so far, ms.
+    public var concealedMs: Double
+    public var lateMs: Double
+    public var bargeIn: Bool
+}
+
+enum SessionMetrics {
+    /// Nearest-rank percentile of `values` (nil when empty).
+    static func percentile(_ values: [Double], _ p: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let s = values.sorted()
+        return s[min(s.count - 1, max(0, Int((p * Double(s.count)).rounded(.up)) - 1))]
+    }
+
+    /// Seconds after a user segment's end in which a barge-in still answers it.
+    static let graceS = 0.5
+
+    /// The barge-in metrics from the user's speech, the ticks (who was playing when), the client's
+    /// interrupts and the last audible loudspeaker sample of each response.
+    static func bargeIns(
+        user: [SpeechSegment], ticks: [SessionTick], tickS: Double, interrupts: inout [SessionReport.Interrupt],
+        lastAudibleS: [Int64: Double]
+    ) -> (bargeIns: [SessionReport.BargeIn], agentOnlyMinutes: Double) {
+        func tickIndex(_ t: Double) -> Int { min(ticks.count - 1, max(0, Int((t / tickS).rounded(.down)))) }
+        var out: [SessionReport.BargeIn] = []
+        for segment in user where !ticks.isEmpty {
+            guard let response = ticks[tickIndex(segment.start)].playing else { continue }
+            let answer = interrupts.indices.first {
+                interrupts[$0].userOnset == nil && interrupts[$0].response == response
+                    && interrupts[$0].timeS >= segment.start && interrupts[$0].timeS <= segment.end + graceS
+            }
+            if let answer { interrupts[answer].userOnset = out.count }
+            let detected = answer.map { interrupts[$0].timeS }
+            let audibleUntil = lastAudibleS[response] ?? segment.start
+            out.append(
+                SessionReport.BargeIn(
+                    userOnsetS: segment.start, detectedS: detected,
+                    latencyMs: detected.map { ($0 - segment.start) * 1000 },
+                    talkOverMs: max(0, audibleUntil - segment.start) * 1000, response: response))
+        }
+        // A barge-in while the user speaks is not false, also when the speech did not start in
+        // agent playout (the user was already talking when a response began).
+        for k in interrupts.indices {
+            let t = interrupts[k].timeS
+            interrupts[k].falseBargeIn = !user.contains { t >= $0.start && t <= $0.end + graceS }
+        }
+        var agentOnly = 0
+        var s = 0
+        for (k, t) in ticks.enumerated() where t.playing != nil {
+            let start = Double(k) * tickS
+            while s < user.count && user[s].end + graceS <= start { s += 1 }
+            if !(s < user.count && user[s].start <= start + tickS) { agentOnly += 1 }
+        }
+        return (out, Double(agentOnly) * tickS / 60)
+    }
+}

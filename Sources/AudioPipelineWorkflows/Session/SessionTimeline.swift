@@ -1,0 +1,182 @@
+import AudioPipelineCore
+import Foundation
+
+/// The session on one time axis (timeline.svg) and the page around it (report.html): lanes for the
+/// user's labelled speech, the agent's playout (and loudspeaker level), the echo at the microphone,
+/// the VAD's score with its thresholds and decision, the jitter buffer's depth, and every barge-in
+/// (green: answered a user onset; red: false) and user onset (dashed) across all lanes. Long
+/// sessions are drawn per pixel column (the column's extreme), so nothing short disappears.
+struct SessionTimeline {
+    let report: SessionReport
+    let ticks: [SessionTick]
+    let user: [SpeechSegment]
+    let configuration: SessionConfiguration
+
+    static let width = 1200.0
+    static let left = 120.0
+    static let right = 20.0
+    static let laneHeight = 70.0
+    static let lanes = ["user speech", "agent playout", "echo / mic dBFS", "VAD score dB", "buffer ms"]
+
+    var svg: String {
+        let duration = max(report.durationS, 0.01)
+        let plotW = Self.width - Self.left - Self.right
+        let height = 30 + Double(Self.lanes.count) * Self.laneHeight + 40
+        var s = SVG(width: Self.width, height: height, fontSize: 11)
+        func x(_ t: Double) -> Double { Self.left + plotW * min(max(t, 0), duration) / duration }
+        func top(_ lane: Int) -> Double { 30 + Double(lane) * Self.laneHeight }
+        s.text(
+            "\(report.mode) session, \(report.profile): \(report.bargeIns.count) user onsets in agent playout, "
+                + "\(report.falseBargeIns) false barge-ins", x: Self.left, y: 18, bold: true)
+        for (k, name) in Self.lanes.enumerated() {
+            s.element("g", ["class": "lane", "data-lane": name])
+            s.rect(x: Self.left, y: top(k) + 4, width: plotW, height: Self.laneHeight - 8, fill: "#f7f7f7")
+            s.text(name, x: Self.left - 8, y: top(k) + Self.laneHeight / 2 + 4, anchor: .end)
+        }
+        for seg in user {
+            s.rect(
+                x: x(seg.start), y: top(0) + 14, width: max(1, x(seg.end) - x(seg.start)), height: Self.laneHeight - 28,
+                fill: "#4a90d9", title: String(format: "user %.2f–%.2f s", seg.start, seg.end))
+        }
+        drawRuns(&s, lane: top(1), x: x, color: "#f5a623") { $0.playing != nil }
+        drawLevel(&s, lane: top(1), x: x, range: -80...0, color: "#8a5a00") { $0.heardDbfs }
+        drawLevel(&s, lane: top(2), x: x, range: -90...0, color: "#999") { $0.micDbfs }
+        drawLevel(&s, lane: top(2), x: x, range: -90...0, color: "#d0021b") { $0.echoDbfs }
+        drawRuns(&s, lane: top(3), x: x, color: "#7ed321", band: 0.25) { $0.vadSpeech }
+        drawLevel(&s, lane: top(3), x: x, range: -10...40, color: "#417505") { $0.vadScore.isFinite ? $0.vadScore : -10 }
+        for (v, dash) in [(configuration.vad.enterThreshold, "4,3"), (configuration.vad.exitThreshold, "1,3")] {
+            let y = top(3) + 4 + (Self.laneHeight - 8) * (1 - (v + 10) / 50)
+            s.line(x1: Self.left, y1: y, x2: Self.width - Self.right, y2: y, stroke: "#417505", dash: dash)
+        }
+        let maxBuffer = max(100, ticks.map(\.bufferMs).max() ?? 0)
+        drawLevel(&s, lane: top(4), x: x, range: 0...maxBuffer, color: "#9013fe") { $0.bufferMs }
+        let bottom = top(Self.lanes.count)
+        for b in report.bargeIns {
+            s.line(x1: x(b.userOnsetS), y1: top(0), x2: x(b.userOnsetS), y2: bottom, stroke: "#4a90d9", dash: "3,3")
+        }
+        for i in report.interrupts {
+            s.line(
+                x1: x(i.timeS), y1: top(0), x2: x(i.timeS), y2: bottom, stroke: i.falseBargeIn ? "#d0021b" : "#2e7d32",
+                width: 2)
+            s.element("title", [:], text: String(format: "barge-in at %.2f s", i.timeS))
+        }
+        drawAxis(&s, y: bottom, x: x, duration: duration)
+        return s.document
+    }
+
+    /// Bars where `on` holds, per pixel column.
+    private func drawRuns(
+        _ s: inout SVG, lane: Double, x: (Double) -> Double, color: String, band: Double = 0.2,
+        on: (SessionTick) -> Bool
+    ) {
+        var start: Double?
+        let tick = configuration.jitter.tickMs / 1000
+        for t in ticks {
+            if on(t) {
+                if start == nil { start = t.timeS - tick }
+            } else if let s0 = start {
+                s.rect(x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(t.timeS - tick) - x(s0)),
+                       height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
+                start = nil
+            }
+        }
+        if let s0 = start, let last = ticks.last {
+            s.rect(x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(last.timeS) - x(s0)),
+                   height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
+        }
+    }
+
+    /// A line of `value`, the maximum of each pixel column.
+    private func drawLevel(
+        _ s: inout SVG, lane: Double, x: (Double) -> Double, range: ClosedRange<Double>, color: String,
+        value: (SessionTick) -> Double
+    ) {
+        var d = PathData()
+        var column = -1.0
+        var peak = -Double.infinity
+        func y(_ v: Double) -> Double {
+            let f = (min(max(v, range.lowerBound), range.upperBound) - range.lowerBound)
+                / (range.upperBound - range.lowerBound)
+            return lane + 4 + (Self.laneHeight - 8) * (1 - f)
+        }
+        var started = false
+        for t in ticks {
+            let c = x(t.timeS).rounded(.down)
+            if c != column, column >= 0 {
+                if started { d.line(column, y(peak)) } else { d.move(column, y(peak)); started = true }
+                peak = -Double.infinity
+            }
+            column = c
+            peak = max(peak, value(t))
+        }
+        if column >= 0 { if started { d.line(column, y(peak)) } else { d.move(column, y(peak)) } }
+        s.path(d.d, stroke: color, width: 1)
+    }
+
+    /// Time ticks at a 1-2-5 step giving 8–16 labels; mm:ss beyond two minutes.
+    private func drawAxis(_ s: inout SVG, y: Double, x: (Double) -> Double, duration: Double) {
+        let step = Self.niceStep(duration / 10)
+        var t = 0.0
+        while t <= duration + 1e-9 {
+            s.line(x1: x(t), y1: y, x2: x(t), y2: y + 5, stroke: "#333")
+            s.text(Self.timeLabel(t, step: step, duration: duration), x: x(t), y: y + 18, anchor: .middle)
+            t += step
+        }
+        s.text("time", x: Self.width - Self.right, y: y + 32, anchor: .end)
+    }
+
+    static func niceStep(_ raw: Double) -> Double {
+        let p = pow(10, (log10(max(raw, 1e-3))).rounded(.down))
+        for m in [1.0, 2, 5, 10] where m * p >= raw { return m * p }
+        return 10 * p
+    }
+
+    static func timeLabel(_ t: Double, step: Double, duration: Double) -> String {
+        if duration >= 120 {
+            let s = Int(t.rounded())
+            return String(format: "%d:%02d", s / 60, s % 60)
+        }
+        return step < 1 ? String(format: "%.1f s", t) : String(format: "%.0f s", t)
+    }
+
+    /// report.html: the headline figures, the timeline, the barge-ins, the settings.
+    var page: String {
+        func ms(_ v: Double?) -> String { v.map { String(format: "%.0f ms", $0) } ?? "–" }
+        var h = """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>Session simulation</title>
+            <style>body{font-family:sans-serif;margin:24px;max-width:1260px}table{border-collapse:collapse}
+            td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}th{background:#eee}
+            .false{color:#d0021b}.missed{color:#d0021b}</style></head><body>
+            <h1>Session simulation</h1>
+
+            """
+        let r = report
+        h += "<p id=\"headline\">\(r.mode) session, \(SVG.escape(r.profile)), \(String(format: "%.1f", r.durationS)) s: "
+        h += "<b>\(r.bargeIns.count)</b> user onsets during agent playout, <b>\(r.missedBargeIns)</b> missed; "
+        h += "barge-in latency p50 <b>\(ms(r.latencyMsP50))</b>, p90 <b>\(ms(r.latencyMsP90))</b>; "
+        h += "talk-over p50 \(ms(r.talkOverMsP50)); <b>\(r.falseBargeIns)</b> false barge-ins in "
+        h += String(format: "%.2f min of agent-only playout.</p>\n", r.agentOnlyMinutes)
+        h += "<object id=\"timeline\" type=\"image/svg+xml\" data=\"timeline.svg\" width=\"1200\"></object>\n"
+        h += "<h2>User onsets during agent playout</h2>\n<table id=\"bargeins\"><tr><th>onset s</th>"
+        h += "<th>detected s</th><th>latency</th><th>talk-over</th><th>response</th></tr>\n"
+        for b in r.bargeIns {
+            let missed = b.detectedS == nil
+            h += "<tr\(missed ? " class=\"missed\"" : "")><td>\(String(format: "%.2f", b.userOnsetS))</td>"
+            h += "<td>\(b.detectedS.map { String(format: "%.2f", $0) } ?? "missed")</td><td>\(ms(b.latencyMs))</td>"
+            h += "<td>\(ms(b.talkOverMs))</td><td>\(b.response)</td></tr>\n"
+        }
+        h += "</table>\n<h2>Barge-ins the client made</h2>\n<table id=\"interrupts\"><tr><th>time s</th>"
+        h += "<th>response</th><th>verdict</th></tr>\n"
+        for i in r.interrupts {
+            h += "<tr\(i.falseBargeIn ? " class=\"false\"" : "")><td>\(String(format: "%.2f", i.timeS))</td>"
+            h += "<td>\(i.response)</td><td>\(i.falseBargeIn ? "false (no user speech)" : "user speech")</td></tr>\n"
+        }
+        h += "</table>\n"
+        if !r.warnings.isEmpty {
+            h += "<h2>Warnings</h2><ul>" + r.warnings.map { "<li>\(SVG.escape($0))</li>" }.joined() + "</ul>\n"
+        }
+        h += "<p>Files: heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json.</p></body></html>\n"
+        return h
+    }
+}

@@ -1,0 +1,139 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+
+/// The audio a simulated session is made of, loaded and brought to the device rate: the agent's
+/// packets (synthetic) or the played reference (recorded), the user's track or the recorded
+/// microphone, the user's speech, an optional impulse response. Build one in code (an app's tests)
+/// or with `load(_:)` from the files a `SessionConfiguration` names.
+public struct SessionTracks: Sendable {
+    public var deviceRate: Int
+    /// Synthetic mode: the agent's packets.
+    public var agent: SessionAgent?
+    /// Synthetic: the user's clean track; recorded: the microphone recording (device rate, mono).
+    public var user: [Float]
+    /// Recorded mode: what was played, on the microphone's timeline.
+    public var reference: [Float]?
+    /// Where the user speaks, s.
+    public var userSpeech: [SpeechSegment]
+    /// The echo path's impulse response at the device rate.
+    public var impulseResponse: [Float]?
+    public var warnings: [String] = []
+
+    public init(
+        deviceRate: Int, agent: SessionAgent? = nil, user: [Float], reference: [Float]? = nil,
+        userSpeech: [SpeechSegment], impulseResponse: [Float]? = nil
+    ) {
+        self.deviceRate = deviceRate
+        self.agent = agent
+        self.user = user
+        self.reference = reference
+        self.userSpeech = userSpeech
+        self.impulseResponse = impulseResponse
+    }
+
+    /// Longest impulse response taken, s.
+    public static let maximumImpulseResponseS = 2.0
+
+    /// Reads the files of `c` (checked with `validate()` first).
+    public static func load(_ c: SessionConfiguration, profile: WireProfile) throws(AudioPipelineError) -> SessionTracks {
+        try c.validate()
+        if let recorded = c.recorded, let reference = c.reference {
+            let (mic, rate) = try AudioLoader.mono(path: recorded)
+            let played = try AudioLoader.reference(path: reference, rate: rate, length: mic.count)
+            let speech = try readLabels(c.userLabels!, durationS: Double(mic.count) / Double(rate))
+            var t = SessionTracks(deviceRate: rate, user: mic, reference: played.samples, userSpeech: speech)
+            if let w = played.warning { t.warnings.append(w) }
+            return t
+        }
+        let rate = c.deviceRate
+        let agentPath = c.agent!
+        var agent: SessionAgent
+        if ["jsonl", "json", "har", "bin"].contains(fileExtension(agentPath)) {
+            var o = DeframeOptions()
+            o.profile = nil
+            agent = try SessionAgent.fromSession(path: agentPath, options: o)
+        } else {
+            let audio = try AudioLoader.mono(path: agentPath, rate: profile.serverRate)
+            let trace = try c.trace.map { (t) throws(AudioPipelineError) in try ArrivalTrace.readPackets(path: t) }
+            agent = SessionAgent.fromAudio(audio.samples, rate: audio.rate, configuration: c, trace: trace)
+        }
+        let user = try c.user.map { (u) throws(AudioPipelineError) in try AudioLoader.mono(path: u, rate: rate).samples }
+        let duration = Double(user?.count ?? 0) / Double(rate)
+        let speech: [SpeechSegment]
+        if let labels = c.userLabels {
+            speech = try readLabels(labels, durationS: user == nil ? nil : duration)
+        } else {
+            speech = user.map { UserSpeech.derive($0, rate: rate) } ?? []
+        }
+        var ir: [Float]?
+        var warnings = agent.warnings
+        if let path = c.echo.impulseResponse {
+            var h = try AudioLoader.mono(path: path, rate: rate).samples
+            let most = Int(maximumImpulseResponseS * Double(rate))
+            if h.count > most {
+                warnings.append("\(path): impulse response cut to \(Int(maximumImpulseResponseS)) s")
+                h.removeLast(h.count - most)
+            }
+            ir = h
+        }
+        agent.warnings = []
+        var t = SessionTracks(
+            deviceRate: rate, agent: agent, user: user ?? [], userSpeech: speech, impulseResponse: ir)
+        t.warnings = warnings
+        return t
+    }
+
+    /// Audacity labels of the user's speech, strictly: reversed, overlapping or beyond the audio
+    /// (when its duration is known) is an error naming the file and line (exit 65).
+    static func readLabels(_ path: String, durationS: Double?) throws(AudioPipelineError) -> [SpeechSegment] {
+        let entries = try AudacityLabels.entries(path: path)
+        var previous: (segment: SpeechSegment, line: Int)?
+        for e in entries {
+            if let d = durationS, e.segment.end > d + 0.01 {
+                throw AudioPipelineError(
+                    .invalidData,
+                    "\(path):\(e.line): label ends at \(NumberText.seconds(e.segment.end)) s, after the audio "
+                        + "(\(NumberText.seconds(d)) s)")
+            }
+            if let p = previous, e.segment.start < p.segment.end {
+                throw AudioPipelineError(
+                    .invalidData,
+                    "\(path):\(e.line): label \(NumberText.seconds(e.segment.start))–"
+                        + "\(NumberText.seconds(e.segment.end)) s overlaps or precedes line \(p.line)")
+            }
+            previous = e
+        }
+        return entries.map(\.segment)
+    }
+}
+
+/// Where a clean track holds speech: 10 ms frames within 30 dB of the loud frames (95th percentile)
+/// and above −55 dBFS, pauses under 250 ms bridged, blips under 80 ms dropped.
+public enum UserSpeech {
+    public static func derive(_ x: [Float], rate: Int) -> [SpeechSegment] {
+        let frame = max(1, rate / 100)
+        var levels: [Double] = []
+        var k = 0
+        while k < x.count {
+            let end = min(x.count, k + frame)
+            var e: Float = 0
+            for i in k..<end { e += x[i] * x[i] }
+            levels.append(10 * log10(Double(e) / Double(end - k) + 1e-12))
+            k = end
+        }
+        guard !levels.isEmpty else { return [] }
+        let loud = levels.sorted()[min(levels.count - 1, Int(0.95 * Double(levels.count)))]
+        let threshold = max(-55, loud - 30)
+        var segments: [SpeechSegment] = []
+        for (i, l) in levels.enumerated() where l > threshold {
+            let s = Double(i) / 100, e = Double(i + 1) / 100
+            if let last = segments.last, s - last.end < 0.25 {
+                segments[segments.count - 1].end = e
+            } else {
+                segments.append(SpeechSegment(start: s, end: e))
+            }
+        }
+        return segments.filter { $0.end - $0.start >= 0.08 }
+    }
+}

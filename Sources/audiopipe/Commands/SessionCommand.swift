@@ -1,0 +1,80 @@
+import ArgumentParser
+import AudioPipelineCore
+import AudioPipelineWorkflows
+
+struct Session: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Simulate a whole barge-in conversation offline: how soon the agent stops, how often for nothing.",
+        subcommands: [SessionSimulate.self])
+
+    func run() throws { throw ValidationError("choose a subcommand: session simulate") }
+}
+
+struct SessionSimulate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run one conversation through the client pipeline on a simulated clock.",
+        discussion: """
+            Synthetic: the agent's audio (WAV, or a captured session) arrives per --trace or \
+            --network, plays through the jitter buffer; its echo plus the user's track and a noise \
+            floor is the microphone; the VAD with the far-end reference barges in (flush, interrupt \
+            message). Recorded: a microphone recording with real echo and the played reference.
+              audiopipe session simulate --agent agent.wav --user user.wav -o sim
+              audiopipe session simulate --recorded mic.wav --reference played.wav --user-labels user.txt -o sim
+            -o DIR gets heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json, timeline.svg and \
+            report.html (all or nothing). --sweep NAME=v1,v2,… runs once per value (NAME: \
+            echo_gain_db, echo_delay_ms, min_barge_in_ms, ignore_first_ms, jitter_ms, or any VAD \
+            parameter such as enter_db) into DIR/sweep.csv and sweep.svg.
+            """)
+
+    @Option(help: "Agent audio: WAV (or any audio file) or a captured session (.jsonl, .har).") var agent: String?
+    @Option(help: "The user's clean microphone track.") var user: String?
+    @Option(help: "User speech as Audacity labels (default: from the clean user track).") var userLabels: String?
+    @Option(help: "Recorded mode: microphone recording that holds real echo.") var recorded: String?
+    @Option(help: "Recorded mode: what was played, on the microphone's timeline.") var reference: String?
+    @Option(help: "Arrival trace of the agent's packets (the jitter kit's CSV).") var trace: String?
+    @Option(help: "Synthetic network: delay=MS,jitter=MS,loss=PCT,burst=X,packet=MS.") var network: String?
+    @Option(help: "Echo path delay, ms.") var echoDelayMs: Double?
+    @Option(help: "Echo level relative to the loudspeaker, dB.") var echoGainDb: Double?
+    @Option(help: "Echo path impulse response (WAV), instead of the small-speaker response.") var echoIr: String?
+    @Flag(help: "No echo path.") var noEcho = false
+    @Option(help: "Microphone noise floor, dBFS RMS (default −70).") var noiseDbfs: Double?
+    @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
+    @Option(help: "Audio device rate, Hz (synthetic mode).") var deviceRate = 48_000
+    @Option(help: "Client audio per message, ms.") var chunkMs = 20.0
+    @Option(help: "Speech the VAD must have confirmed before the client barges in, ms.") var minBargeInMs = 0.0
+    @Option(help: "Ignore barge-ins in a response's first N ms.") var ignoreFirstMs = 0.0
+    @Option(help: "Pauses at least this long split the agent's audio into responses, ms.") var responseGapMs = 1500.0
+    @Option(help: "Seed of the noise floor and the synthetic network.") var seed: UInt64 = 1
+    @Option(help: "Vary one parameter: NAME=v1,v2,… (see above).") var sweep: String?
+    @Option(name: dataOutput, help: help("Output directory.")) var outputPath: String
+    @OptionGroup var vad: VADParameterOptions
+    @OptionGroup var buffer: JitterBufferOptions
+    @OptionGroup var output: OutputOptions
+
+    func run() throws {
+        var c = SessionConfiguration()
+        (c.agent, c.user, c.userLabels, c.recorded, c.reference) = (agent, user, userLabels, recorded, reference)
+        c.trace = trace
+        if let network { c.network = try NetworkConditions.parse(network) }
+        c.echo.enabled = !noEcho
+        if let echoDelayMs { c.echo.delayMs = echoDelayMs }
+        if let echoGainDb { c.echo.gainDb = echoGainDb }
+        c.echo.impulseResponse = echoIr
+        if let noiseDbfs { c.noiseDbfs = noiseDbfs }
+        (c.profile, c.deviceRate, c.chunkMs, c.responseGapMs, c.seed) = (
+            profile, deviceRate, chunkMs, responseGapMs, seed
+        )
+        c.policy = BargeInPolicy(minimumSpeechMs: minBargeInMs, ignoreFirstMs: ignoreFirstMs)
+        c.vad = try vad.configuration()
+        c.jitter = buffer.settings
+        let printer = ReportPrinter(output, dataOutputs: [outputPath])
+        if let sweep {
+            let r = try SessionSweep.run(configuration: c, sweep: sweep, output: outputPath)
+            try printer.print(r, text: r.text)
+        } else {
+            let r = try SessionSimulator(configuration: c).run(outputDirectory: outputPath)
+            try printer.print(r, text: r.text)
+        }
+    }
+}
