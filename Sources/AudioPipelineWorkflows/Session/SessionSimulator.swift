@@ -47,7 +47,7 @@ public final class SessionSimulator {
         }
         let engine = try SessionEngine(
             configuration: c, profile: profile, tracks: tracks, maxBlock: maxBlock, writer: writer)
-        var warnings = tracks.warnings
+        var warnings = tracks.warnings + (tracks.agent?.warnings ?? [])
         var playout: JitterMetrics?
         var responses = 0
         if let reference = tracks.reference {

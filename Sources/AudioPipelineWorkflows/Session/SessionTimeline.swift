@@ -29,27 +29,12 @@ struct SessionTimeline {
             "\(report.mode) session, \(report.profile): \(report.bargeIns.count) user onsets in agent playout, "
                 + "\(report.falseBargeIns) false barge-ins", x: Self.left, y: 18, bold: true)
         for (k, name) in Self.lanes.enumerated() {
-            s.element("g", ["class": "lane", "data-lane": name])
+            s.open(["class": "lane", "data-lane": name])
             s.rect(x: Self.left, y: top(k) + 4, width: plotW, height: Self.laneHeight - 8, fill: "#f7f7f7")
             s.text(name, x: Self.left - 8, y: top(k) + Self.laneHeight / 2 + 4, anchor: .end)
+            drawLane(&s, k, top: top(k), x: x)
+            s.close()
         }
-        for seg in user {
-            s.rect(
-                x: x(seg.start), y: top(0) + 14, width: max(1, x(seg.end) - x(seg.start)), height: Self.laneHeight - 28,
-                fill: "#4a90d9", title: String(format: "user %.2f–%.2f s", seg.start, seg.end))
-        }
-        drawRuns(&s, lane: top(1), x: x, color: "#f5a623") { $0.playing != nil }
-        drawLevel(&s, lane: top(1), x: x, range: -80...0, color: "#8a5a00") { $0.heardDbfs }
-        drawLevel(&s, lane: top(2), x: x, range: -90...0, color: "#999") { $0.micDbfs }
-        drawLevel(&s, lane: top(2), x: x, range: -90...0, color: "#d0021b") { $0.echoDbfs }
-        drawRuns(&s, lane: top(3), x: x, color: "#7ed321", band: 0.25) { $0.vadSpeech }
-        drawLevel(&s, lane: top(3), x: x, range: -10...40, color: "#417505") { $0.vadScore.isFinite ? $0.vadScore : -10 }
-        for (v, dash) in [(configuration.vad.enterThreshold, "4,3"), (configuration.vad.exitThreshold, "1,3")] {
-            let y = top(3) + 4 + (Self.laneHeight - 8) * (1 - (v + 10) / 50)
-            s.line(x1: Self.left, y1: y, x2: Self.width - Self.right, y2: y, stroke: "#417505", dash: dash)
-        }
-        let maxBuffer = max(100, ticks.map(\.bufferMs).max() ?? 0)
-        drawLevel(&s, lane: top(4), x: x, range: 0...maxBuffer, color: "#9013fe") { $0.bufferMs }
         let bottom = top(Self.lanes.count)
         for b in report.bargeIns {
             s.line(x1: x(b.userOnsetS), y1: top(0), x2: x(b.userOnsetS), y2: bottom, stroke: "#4a90d9", dash: "3,3")
@@ -62,6 +47,34 @@ struct SessionTimeline {
         }
         drawAxis(&s, y: bottom, x: x, duration: duration)
         return s.document
+    }
+
+    /// The data of lane `k` (in the order of `lanes`).
+    private func drawLane(_ s: inout SVG, _ k: Int, top: Double, x: (Double) -> Double) {
+        switch k {
+        case 0:
+            for seg in user {
+                s.rect(
+                    x: x(seg.start), y: top + 14, width: max(1, x(seg.end) - x(seg.start)),
+                    height: Self.laneHeight - 28, fill: "#4a90d9", title: String(format: "user %.2f–%.2f s", seg.start, seg.end))
+            }
+        case 1:
+            drawRuns(&s, lane: top, x: x, color: "#f5a623") { $0.playing != nil }
+            drawLevel(&s, lane: top, x: x, range: -80...0, color: "#8a5a00") { $0.heardDbfs }
+        case 2:
+            drawLevel(&s, lane: top, x: x, range: -90...0, color: "#999") { $0.micDbfs }
+            drawLevel(&s, lane: top, x: x, range: -90...0, color: "#d0021b") { $0.echoDbfs }
+        case 3:
+            drawRuns(&s, lane: top, x: x, color: "#7ed321", band: 0.25) { $0.vadSpeech }
+            drawLevel(&s, lane: top, x: x, range: -10...40, color: "#417505") { $0.vadScore.isFinite ? $0.vadScore : -10 }
+            for (v, dash) in [(configuration.vad.enterThreshold, "4,3"), (configuration.vad.exitThreshold, "1,3")] {
+                let y = top + 4 + (Self.laneHeight - 8) * (1 - (v + 10) / 50)
+                s.line(x1: Self.left, y1: y, x2: Self.width - Self.right, y2: y, stroke: "#417505", dash: dash)
+            }
+        default:
+            let maxBuffer = max(100, ticks.map(\.bufferMs).max() ?? 0)
+            drawLevel(&s, lane: top, x: x, range: 0...maxBuffer, color: "#9013fe") { $0.bufferMs }
+        }
     }
 
     /// Bars where `on` holds, per pixel column.
@@ -157,7 +170,7 @@ struct SessionTimeline {
         h += "barge-in latency p50 <b>\(ms(r.latencyMsP50))</b>, p90 <b>\(ms(r.latencyMsP90))</b>; "
         h += "talk-over p50 \(ms(r.talkOverMsP50)); <b>\(r.falseBargeIns)</b> false barge-ins in "
         h += String(format: "%.2f min of agent-only playout.</p>\n", r.agentOnlyMinutes)
-        h += "<object id=\"timeline\" type=\"image/svg+xml\" data=\"timeline.svg\" width=\"1200\"></object>\n"
+        h += "<div id=\"timeline\">\n" + svg + "</div>\n"
         h += "<h2>User onsets during agent playout</h2>\n<table id=\"bargeins\"><tr><th>onset s</th>"
         h += "<th>detected s</th><th>latency</th><th>talk-over</th><th>response</th></tr>\n"
         for b in r.bargeIns {
@@ -176,7 +189,11 @@ struct SessionTimeline {
         if !r.warnings.isEmpty {
             h += "<h2>Warnings</h2><ul>" + r.warnings.map { "<li>\(SVG.escape($0))</li>" }.joined() + "</ul>\n"
         }
-        h += "<p>Files: heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json.</p></body></html>\n"
+        h += "<p>Files: heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json, timeline.svg.</p>\n"
+        // Marks the page with the lanes the browser laid out (width > 0), which a test reads back.
+        h += "<script>window.addEventListener('load',()=>{const n=[...document.querySelectorAll('#timeline g.lane')]"
+        h += ".filter(g=>g.getBBox().width>100).length;document.body.setAttribute('data-lanes-rendered',n);});"
+        h += "</script></body></html>\n"
         return h
     }
 }

@@ -48,7 +48,7 @@ public struct SessionTracks: Sendable {
         }
         let rate = c.deviceRate
         let agentPath = c.agent!
-        var agent: SessionAgent
+        let agent: SessionAgent
         if ["jsonl", "json", "har", "bin"].contains(fileExtension(agentPath)) {
             var o = DeframeOptions()
             o.profile = nil
@@ -67,7 +67,7 @@ public struct SessionTracks: Sendable {
             speech = user.map { UserSpeech.derive($0, rate: rate) } ?? []
         }
         var ir: [Float]?
-        var warnings = agent.warnings
+        var warnings: [String] = []
         if let path = c.echo.impulseResponse {
             var h = try AudioLoader.mono(path: path, rate: rate).samples
             let most = Int(maximumImpulseResponseS * Double(rate))
@@ -77,7 +77,6 @@ public struct SessionTracks: Sendable {
             }
             ir = h
         }
-        agent.warnings = []
         var t = SessionTracks(
             deviceRate: rate, agent: agent, user: user ?? [], userSpeech: speech, impulseResponse: ir)
         t.warnings = warnings

@@ -23,6 +23,15 @@ public struct SVG {
         if let text { body += ">" + Self.escape(text) + "</\(name)>\n" } else { body += "/>\n" }
     }
 
+    /// Opens a group (`<g …>`); `close()` ends it.
+    public mutating func open(_ attributes: KeyValuePairs<String, String>) {
+        body += "<g"
+        for (k, v) in attributes where !v.isEmpty { body += " \(k)=\"\(Self.escape(v))\"" }
+        body += ">\n"
+    }
+
+    public mutating func close() { body += "</g>\n" }
+
     public mutating func rect(
         x: Double, y: Double, width: Double, height: Double, fill: String = "none",
         stroke: String = "", opacity: String = "", title: String? = nil
