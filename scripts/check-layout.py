@@ -3,9 +3,10 @@
 
 - every Swift file in Sources/AudioPipelineAdapters imports a C library module (the resampler
   catalogue excepted): workflows belong in AudioPipelineWorkflows;
-- the CLI stays thin: no FileManager, JSON.parse, JSONSerialization or DispatchQueue; at most 850
-  lines in all (750 for the seven commands of the architecture review, plus `bench`'s options)
-  and 150 per command file;
+- the CLI stays thin: no FileManager, JSON.parse, JSONSerialization or DispatchQueue; at most 950
+  lines in all (750 for the seven commands of the architecture review, plus `bench`'s options,
+  plus `session simulate`'s: each command's options are its interface, the jobs are in the
+  library) and 150 per command file;
 - no `[String: Any]` or JSONSerialization anywhere in Sources (reports are Codable), but in the
   bench's peers (Sources/AudioPipelineBench/BenchPeers.swift), whose point is to time that code;
 - the core is in stage folders, no core file over 400 lines;
@@ -46,8 +47,8 @@ for f in cli:
             problems.append(f"{rel(f)}: uses {word}; that is library logic (AudioPipelineWorkflows)")
     if "Commands" in f.parts and n > 150:
         problems.append(f"{rel(f)}: {n} lines, a command file has at most 150")
-if cli_lines > 850:
-    problems.append(f"Sources/audiopipe: {cli_lines} lines, the CLI has at most 850")
+if cli_lines > 950:
+    problems.append(f"Sources/audiopipe: {cli_lines} lines, the CLI has at most 950")
 
 for f in swift_files(sources):
     text = f.read_text()

@@ -42,7 +42,8 @@ import _AudioPipelineTestSupport
         let second = voice(seconds: 2, rate: rate, f0: 120)
         for (i, v) in second.enumerated() { agentAudio[5 * rate + i] = v }
         let agent = SessionAgent.fromAudio(agentAudio, rate: rate, configuration: c)
-        let userTrack = user ? place(voice(seconds: 1, rate: rate, f0: 210, level: 0.3), at: 1.5, seconds: 8, rate: rate) : []
+        let userTrack =
+            user ? place(voice(seconds: 1, rate: rate, f0: 210, level: 0.3), at: 1.5, seconds: 8, rate: rate) : []
         let speech = user ? [SpeechSegment(start: 1.5, end: 2.5)] : []
         return (c, SessionTracks(deviceRate: rate, agent: agent, user: userTrack, userSpeech: speech), agentAudio)
     }
@@ -77,7 +78,9 @@ import _AudioPipelineTestSupport
         #expect((after..<secondHeard).allSatisfy { abs(Int(heard[$0])) < 33 }, "audio after the flush")
         // Response 1 plays whole (the user is silent then), between the buffer's fade in from
         // silence and its fade out at the end of the audio.
-        let secondDiffers = (secondHeard + fade..<(7 * Self.rate + delay - fade)).first { heard[$0] != agent[$0 - delay] }
+        let secondDiffers = (secondHeard + fade..<(7 * Self.rate + delay - fade)).first {
+            heard[$0] != agent[$0 - delay]
+        }
         #expect(secondDiffers == nil, "response 1 differs at \(secondDiffers ?? 0), started at \(secondHeard)")
     }
 
@@ -145,10 +148,12 @@ import _AudioPipelineTestSupport
                 sequence: Int64($0), sendMs: Double($0) * 20, arrivalMs: nil, durationMs: 20, mediaMs: Double($0) * 20,
                 utterance: 0, line: $0 + 2)
         }
-        let agent = SessionAgent.fromAudio(Self.voice(seconds: 1, rate: Self.rate, f0: 100), rate: Self.rate,
-                                           configuration: c, trace: lost)
-        let tracks = SessionTracks(deviceRate: Self.rate, agent: agent, user: [Float](repeating: 0, count: 24_000),
-                                   userSpeech: [])
+        let agent = SessionAgent.fromAudio(
+            Self.voice(seconds: 1, rate: Self.rate, f0: 100), rate: Self.rate,
+            configuration: c, trace: lost)
+        let tracks = SessionTracks(
+            deviceRate: Self.rate, agent: agent, user: [Float](repeating: 0, count: 24_000),
+            userSpeech: [])
         let r = try SessionSimulator(configuration: c).run(tracks, outputDirectory: nil)
         #expect(r.warnings.contains { $0.contains("delivers no audio") })
         #expect(r.interrupts.isEmpty && r.durationS >= 0.99)
@@ -179,7 +184,9 @@ import _AudioPipelineTestSupport
             Issue.record("no error for \(labels)")
 
         } catch {
-            #expect(error.code == .invalidData && error.message.contains(dir.file("user.txt") + ":" + message), "\(error.message)")
+            #expect(
+                error.code == .invalidData && error.message.contains(dir.file("user.txt") + ":" + message),
+                "\(error.message)")
         }
         #expect(dir.contents == ["mic.wav", "ref.wav", "user.txt"], "nothing written")
     }
@@ -188,8 +195,9 @@ import _AudioPipelineTestSupport
         let dir = TempDir()
         let voice = Self.place(Self.voice(seconds: 3, rate: 16_000, f0: 100), at: 0.5, seconds: 6, rate: 16_000)
         try writeWAV(voice.map { $0 * 0.3 }, rate: 16_000, to: dir.file("mic.wav"))
-        try writeWAV(Array(Self.place(Self.voice(seconds: 3, rate: 8_000, f0: 100), at: 0.45, seconds: 5, rate: 8_000)),
-                     rate: 8_000, to: dir.file("ref.wav"))
+        try writeWAV(
+            Array(Self.place(Self.voice(seconds: 3, rate: 8_000, f0: 100), at: 0.45, seconds: 5, rate: 8_000)),
+            rate: 8_000, to: dir.file("ref.wav"))
         try "".write(toFile: dir.file("user.txt"), atomically: true, encoding: .utf8)
         var c = SessionConfiguration()
         (c.recorded, c.reference, c.userLabels) = (dir.file("mic.wav"), dir.file("ref.wav"), dir.file("user.txt"))
@@ -202,7 +210,8 @@ import _AudioPipelineTestSupport
 /// A mono PCM16 WAV of `samples`.
 func writeWAV(_ samples: [Float], rate: Int, to path: String) throws {
     let out = try AudioOutput(
-        path: path, type: .wav, encoding: .pcm16, format: try StreamFormat(sampleRate: try SampleRate(rate), channels: 1))
+        path: path, type: .wav, encoding: .pcm16,
+        format: try StreamFormat(sampleRate: try SampleRate(rate), channels: 1))
     try samples.withUnsafeBufferPointer { try out.write($0) }
     try out.commit()
 }

@@ -38,6 +38,21 @@ public struct JitterSettings: Codable, Sendable, Hashable {
         self.decelerateMs = decelerateMs
     }
 
+    /// From JSON (a session scenario's `jitter`): keys left out keep their defaults.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let d = try PartialDecoding(
+            decoder,
+            known: [
+                "tickMs", "policy", "quantile", "capacityS", "holeWaitMs", "marginMs", "maxStallMs", "historyS",
+                "baselineS", "accelerateMs", "decelerateMs",
+            ])
+        try d("tickMs", &tickMs); try d("policy", &policy); try d("quantile", &quantile)
+        try d("capacityS", &capacityS); try d("holeWaitMs", &holeWaitMs); try d("marginMs", &marginMs)
+        try d("maxStallMs", &maxStallMs); try d("historyS", &historyS); try d("baselineS", &baselineS)
+        try d("accelerateMs", &accelerateMs); try d("decelerateMs", &decelerateMs)
+    }
+
     /// Checks every value; the message names the option (`--hole-wait-ms`).
     public func validate() throws(AudioPipelineError) {
         func range(_ v: Double?, _ r: ClosedRange<Double>, _ option: String) throws(AudioPipelineError) {

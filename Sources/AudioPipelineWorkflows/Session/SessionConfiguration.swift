@@ -93,8 +93,10 @@ public struct NetworkConditions: Codable, Sendable, Hashable {
     public var burst = 1.0
     public var packetMs = 20.0
 
-    public init(delayMs: Double = 40, jitterMs: Double = 0, lossPercent: Double = 0, burst: Double = 1,
-                packetMs: Double = 20) {
+    public init(
+        delayMs: Double = 40, jitterMs: Double = 0, lossPercent: Double = 0, burst: Double = 1,
+        packetMs: Double = 20
+    ) {
         self.delayMs = delayMs
         self.jitterMs = jitterMs
         self.lossPercent = lossPercent
@@ -109,7 +111,8 @@ public struct NetworkConditions: Codable, Sendable, Hashable {
             let kv = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard kv.count == 2, let v = Double(kv[1]), v.isFinite else {
                 throw AudioPipelineError(
-                    .invalidConfiguration, "--network: expected NAME=NUMBER (delay, jitter, loss, burst, packet), got '\(item)'")
+                    .invalidConfiguration,
+                    "--network: expected NAME=NUMBER (delay, jitter, loss, burst, packet), got '\(item)'")
             }
             switch kv[0] {
             case "delay": n.delayMs = v
@@ -176,5 +179,85 @@ public struct BargeInPolicy: Codable, Sendable, Hashable {
     public func validate() throws(AudioPipelineError) {
         _ = try Checked.number(minimumSpeechMs, in: 0...10_000, "--min-barge-in-ms", code: .invalidConfiguration)
         _ = try Checked.number(ignoreFirstMs, in: 0...600_000, "--ignore-first-ms", code: .invalidConfiguration)
+    }
+}
+
+/// Decoding that starts from a value's defaults: every key may be left out; an unknown key is an
+/// error that names it (a typo in a scenario file is not silently ignored).
+struct PartialDecoding {
+    let container: KeyedDecodingContainer<JSONKey>
+
+    init(_ decoder: any Decoder, known: [String]) throws {
+        container = try decoder.container(keyedBy: JSONKey.self)
+        for key in container.allKeys where !known.contains(key.stringValue) {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container, debugDescription: "unknown key (known: \(known.joined(separator: ", ")))")
+        }
+    }
+
+    func callAsFunction<T: Decodable>(_ key: String, _ value: inout T) throws {
+        if let v = try container.decodeIfPresent(T.self, forKey: JSONKey(key)) { value = v }
+    }
+}
+
+extension SessionConfiguration {
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let d = try PartialDecoding(
+            decoder,
+            known: [
+                "agent", "user", "userLabels", "recorded", "reference", "trace", "network", "echo", "noiseDbfs",
+                "profile", "deviceRate", "chunkMs", "vad", "jitter", "policy", "responseGapMs", "seed",
+            ])
+        try d("agent", &agent); try d("user", &user); try d("userLabels", &userLabels)
+        try d("recorded", &recorded); try d("reference", &reference); try d("trace", &trace)
+        try d("network", &network); try d("echo", &echo); try d("noiseDbfs", &noiseDbfs)
+        try d("profile", &profile); try d("deviceRate", &deviceRate); try d("chunkMs", &chunkMs)
+        try d("vad", &vad); try d("jitter", &jitter); try d("policy", &policy)
+        try d("responseGapMs", &responseGapMs); try d("seed", &seed)
+    }
+
+    /// A scenario file: a JSON `SessionConfiguration` whose relative paths are relative to the file.
+    public static func read(scenario path: String) throws(AudioPipelineError) -> SessionConfiguration {
+        var c = try JSONFile.decode(SessionConfiguration.self, path, what: "session scenario")
+        let directory = AtomicOutput.split(path).directory
+        func resolve(_ p: inout String?) {
+            if let v = p, !v.hasPrefix("/") { p = directory + "/" + v }
+        }
+        resolve(&c.agent); resolve(&c.user); resolve(&c.userLabels); resolve(&c.recorded)
+        resolve(&c.reference); resolve(&c.trace); resolve(&c.echo.impulseResponse)
+        do {
+            try c.validate()
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): \(error.message)")
+        }
+        return c
+    }
+}
+
+extension NetworkConditions {
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let d = try PartialDecoding(decoder, known: ["delayMs", "jitterMs", "lossPercent", "burst", "packetMs"])
+        try d("delayMs", &delayMs); try d("jitterMs", &jitterMs); try d("lossPercent", &lossPercent)
+        try d("burst", &burst); try d("packetMs", &packetMs)
+    }
+}
+
+extension EchoSettings {
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let d = try PartialDecoding(
+            decoder, known: ["enabled", "delayMs", "gainDb", "smallSpeaker", "impulseResponse"])
+        try d("enabled", &enabled); try d("delayMs", &delayMs); try d("gainDb", &gainDb)
+        try d("smallSpeaker", &smallSpeaker); try d("impulseResponse", &impulseResponse)
+    }
+}
+
+extension BargeInPolicy {
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let d = try PartialDecoding(decoder, known: ["minimumSpeechMs", "ignoreFirstMs"])
+        try d("minimumSpeechMs", &minimumSpeechMs); try d("ignoreFirstMs", &ignoreFirstMs)
     }
 }

@@ -62,11 +62,13 @@ public final class SessionSimulator {
         if c.echo.enabled && c.echo.gainDb > 0 && tracks.reference == nil {
             warnings.append("echo gain \(NumberText.plain(c.echo.gainDb)) dB: the echo is louder than the loudspeaker")
         }
-        let report = makeReport(engine, tracks, playout: playout, responses: responses, warnings: warnings,
-                                output: outputDirectory)
+        let report = makeReport(
+            engine, tracks, playout: playout, responses: responses, warnings: warnings,
+            output: outputDirectory)
         if let writer {
-            let timeline = SessionTimeline(report: report, ticks: engine.ticks, user: tracks.userSpeech,
-                                           configuration: c)
+            let timeline = SessionTimeline(
+                report: report, ticks: engine.ticks, user: tracks.userSpeech,
+                configuration: c)
             try writer.finish(report: try ReportJSON.encode(report), timeline: timeline.svg, page: timeline.page)
         }
         return report
@@ -157,7 +159,8 @@ struct SessionSyntheticPlayout {
         try r.start(atMs: 0)
         var lastArrival = 0.0
         for p in agent.packets {
-            try r.arrive(p.samples, sequence: p.sequence, utterance: p.utterance, mediaMs: p.mediaMs, arrivalMs: p.arrivalMs)
+            try r.arrive(
+                p.samples, sequence: p.sequence, utterance: p.utterance, mediaMs: p.mediaMs, arrivalMs: p.arrivalMs)
             remaining[p.utterance]! -= 1
             lastArrival = p.arrivalMs
         }

@@ -71,10 +71,13 @@ public enum SessionSweep {
     /// Parses `NAME=v1,v2,…` (2 to 100 values).
     public static func parse(_ text: String) throws(AudioPipelineError) -> (name: String, values: [Double]) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-        let values = parts.count == 2 ? parts[1].split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) } : []
+        let values =
+            parts.count == 2
+            ? parts[1].split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) } : []
         guard parts.count == 2, !values.isEmpty, values.count <= 100, values.allSatisfy({ $0?.isFinite ?? false })
         else {
-            throw AudioPipelineError(.invalidConfiguration, "--sweep: expected NAME=v1,v2,… (1–100 numbers), got '\(text)'")
+            throw AudioPipelineError(
+                .invalidConfiguration, "--sweep: expected NAME=v1,v2,… (1–100 numbers), got '\(text)'")
         }
         return (parts[0], values.map { $0! })
     }
@@ -107,10 +110,12 @@ public enum SessionSweep {
 
     static func csv(_ r: SessionSweepReport) -> String {
         func f(_ v: Double?) -> String { v.map { NumberText.plain($0) } ?? "" }
-        var out = "\(r.parameter),user_onsets,missed,false_barge_ins,false_per_min,latency_p50_ms,latency_p90_ms,"
+        var out =
+            "\(r.parameter),user_onsets,missed,false_barge_ins,false_per_min,latency_p50_ms,latency_p90_ms,"
             + "talk_over_p50_ms\n"
         for row in r.rows {
-            out += "\(NumberText.plain(row.value)),\(row.bargeIns),\(row.missedBargeIns),\(row.falseBargeIns),"
+            out +=
+                "\(NumberText.plain(row.value)),\(row.bargeIns),\(row.missedBargeIns),\(row.falseBargeIns),"
                 + "\(f(row.falseBargeInsPerMinute)),\(f(row.latencyMsP50)),\(f(row.latencyMsP90)),"
                 + "\(f(row.talkOverMsP50))\n"
         }
@@ -125,8 +130,13 @@ public enum SessionSweep {
         let xs = r.rows.map(\.value)
         let lo = xs.min() ?? 0, hi = max(xs.max() ?? 1, lo + 1e-9)
         let panels: [(String, [(String, String, (SessionSweepReport.Row) -> Double?)])] = [
-            ("ms", [("latency p50", "#2e7d32", { $0.latencyMsP50 }), ("latency p90", "#81c784", { $0.latencyMsP90 }),
-                    ("talk-over p50", "#f5a623", { $0.talkOverMsP50 })]),
+            (
+                "ms",
+                [
+                    ("latency p50", "#2e7d32", { $0.latencyMsP50 }), ("latency p90", "#81c784", { $0.latencyMsP90 }),
+                    ("talk-over p50", "#f5a623", { $0.talkOverMsP50 }),
+                ]
+            ),
             ("false barge-ins / min", [("false / min", "#d0021b", { $0.falseBargeInsPerMinute })]),
         ]
         for (p, (unit, panel)) in panels.enumerated() {

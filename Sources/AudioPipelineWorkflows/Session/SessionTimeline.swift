@@ -56,7 +56,8 @@ struct SessionTimeline {
             for seg in user {
                 s.rect(
                     x: x(seg.start), y: top + 14, width: max(1, x(seg.end) - x(seg.start)),
-                    height: Self.laneHeight - 28, fill: "#4a90d9", title: String(format: "user %.2f–%.2f s", seg.start, seg.end))
+                    height: Self.laneHeight - 28, fill: "#4a90d9",
+                    title: String(format: "user %.2f–%.2f s", seg.start, seg.end))
             }
         case 1:
             drawRuns(&s, lane: top, x: x, color: "#f5a623") { $0.playing != nil }
@@ -66,7 +67,9 @@ struct SessionTimeline {
             drawLevel(&s, lane: top, x: x, range: -90...0, color: "#d0021b") { $0.echoDbfs }
         case 3:
             drawRuns(&s, lane: top, x: x, color: "#7ed321", band: 0.25) { $0.vadSpeech }
-            drawLevel(&s, lane: top, x: x, range: -10...40, color: "#417505") { $0.vadScore.isFinite ? $0.vadScore : -10 }
+            drawLevel(&s, lane: top, x: x, range: -10...40, color: "#417505") {
+                $0.vadScore.isFinite ? $0.vadScore : -10
+            }
             for (v, dash) in [(configuration.vad.enterThreshold, "4,3"), (configuration.vad.exitThreshold, "1,3")] {
                 let y = top + 4 + (Self.laneHeight - 8) * (1 - (v + 10) / 50)
                 s.line(x1: Self.left, y1: y, x2: Self.width - Self.right, y2: y, stroke: "#417505", dash: dash)
@@ -88,14 +91,16 @@ struct SessionTimeline {
             if on(t) {
                 if start == nil { start = t.timeS - tick }
             } else if let s0 = start {
-                s.rect(x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(t.timeS - tick) - x(s0)),
-                       height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
+                s.rect(
+                    x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(t.timeS - tick) - x(s0)),
+                    height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
                 start = nil
             }
         }
         if let s0 = start, let last = ticks.last {
-            s.rect(x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(last.timeS) - x(s0)),
-                   height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
+            s.rect(
+                x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(last.timeS) - x(s0)),
+                height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
         }
     }
 
@@ -108,7 +113,8 @@ struct SessionTimeline {
         var column = -1.0
         var peak = -Double.infinity
         func y(_ v: Double) -> Double {
-            let f = (min(max(v, range.lowerBound), range.upperBound) - range.lowerBound)
+            let f =
+                (min(max(v, range.lowerBound), range.upperBound) - range.lowerBound)
                 / (range.upperBound - range.lowerBound)
             return lane + 4 + (Self.laneHeight - 8) * (1 - f)
         }
@@ -165,7 +171,8 @@ struct SessionTimeline {
 
             """
         let r = report
-        h += "<p id=\"headline\">\(r.mode) session, \(SVG.escape(r.profile)), \(String(format: "%.1f", r.durationS)) s: "
+        h +=
+            "<p id=\"headline\">\(r.mode) session, \(SVG.escape(r.profile)), \(String(format: "%.1f", r.durationS)) s: "
         h += "<b>\(r.bargeIns.count)</b> user onsets during agent playout, <b>\(r.missedBargeIns)</b> missed; "
         h += "barge-in latency p50 <b>\(ms(r.latencyMsP50))</b>, p90 <b>\(ms(r.latencyMsP90))</b>; "
         h += "talk-over p50 \(ms(r.talkOverMsP50)); <b>\(r.falseBargeIns)</b> false barge-ins in "

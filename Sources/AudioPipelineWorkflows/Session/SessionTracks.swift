@@ -36,7 +36,8 @@ public struct SessionTracks: Sendable {
     public static let maximumImpulseResponseS = 2.0
 
     /// Reads the files of `c` (checked with `validate()` first).
-    public static func load(_ c: SessionConfiguration, profile: WireProfile) throws(AudioPipelineError) -> SessionTracks {
+    public static func load(_ c: SessionConfiguration, profile: WireProfile) throws(AudioPipelineError) -> SessionTracks
+    {
         try c.validate()
         if let recorded = c.recorded, let reference = c.reference {
             let (mic, rate) = try AudioLoader.mono(path: recorded)
@@ -58,7 +59,8 @@ public struct SessionTracks: Sendable {
             let trace = try c.trace.map { (t) throws(AudioPipelineError) in try ArrivalTrace.readPackets(path: t) }
             agent = SessionAgent.fromAudio(audio.samples, rate: audio.rate, configuration: c, trace: trace)
         }
-        let user = try c.user.map { (u) throws(AudioPipelineError) in try AudioLoader.mono(path: u, rate: rate).samples }
+        let user = try c.user.map { (u) throws(AudioPipelineError) in try AudioLoader.mono(path: u, rate: rate).samples
+        }
         let duration = Double(user?.count ?? 0) / Double(rate)
         let speech: [SpeechSegment]
         if let labels = c.userLabels {

@@ -24,7 +24,9 @@ struct SessionSimulate: ParsableCommand {
             -o DIR gets heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json, timeline.svg and \
             report.html (all or nothing). --sweep NAME=v1,v2,… runs once per value (NAME: \
             echo_gain_db, echo_delay_ms, min_barge_in_ms, ignore_first_ms, jitter_ms, or any VAD \
-            parameter such as enter_db) into DIR/sweep.csv and sweep.svg.
+            parameter such as enter_db) into DIR/sweep.csv and sweep.svg. --scenarios SDIR runs every \
+            scenario file SDIR/*.json (a SessionConfiguration; paths relative to it) on --jobs workers \
+            into DIR/NAME/ and one table, DIR/scenarios.csv.
             """)
 
     @Option(help: "Agent audio: WAV (or any audio file) or a captured session (.jsonl, .har).") var agent: String?
@@ -47,12 +49,27 @@ struct SessionSimulate: ParsableCommand {
     @Option(help: "Pauses at least this long split the agent's audio into responses, ms.") var responseGapMs = 1500.0
     @Option(help: "Seed of the noise floor and the synthetic network.") var seed: UInt64 = 1
     @Option(help: "Vary one parameter: NAME=v1,v2,… (see above).") var sweep: String?
+    @Option(help: "A directory of scenario files (*.json) to run instead.") var scenarios: String?
+    @Option(help: "Scenarios simulated at once (default: the cores).") var jobs: Int?
     @Option(name: dataOutput, help: help("Output directory.")) var outputPath: String
     @OptionGroup var vad: VADParameterOptions
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
+        let printer = ReportPrinter(output, dataOutputs: [outputPath])
+        if let scenarios {
+            var o = BatchOptions()
+            if let jobs {
+                o.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
+            }
+            let r = try SessionScenarios.run(directory: scenarios, output: outputPath, options: o)
+            try printer.print(r, text: r.text)
+            if r.summary.exitCode != 0 {
+                throw FailureExit(status: ExitStatus(rawValue: r.summary.exitCode) ?? .ioError)
+            }
+            return
+        }
         var c = SessionConfiguration()
         (c.agent, c.user, c.userLabels, c.recorded, c.reference) = (agent, user, userLabels, recorded, reference)
         c.trace = trace
@@ -68,7 +85,6 @@ struct SessionSimulate: ParsableCommand {
         c.policy = BargeInPolicy(minimumSpeechMs: minBargeInMs, ignoreFirstMs: ignoreFirstMs)
         c.vad = try vad.configuration()
         c.jitter = buffer.settings
-        let printer = ReportPrinter(output, dataOutputs: [outputPath])
         if let sweep {
             let r = try SessionSweep.run(configuration: c, sweep: sweep, output: outputPath)
             try printer.print(r, text: r.text)
