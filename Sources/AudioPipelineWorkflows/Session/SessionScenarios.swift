@@ -44,8 +44,10 @@ public struct SessionScenariosReport: WorkflowReport, Codable, Hashable {
 }
 
 public enum SessionScenarios {
+    /// `result` sees every scenario as it finishes (its error or warnings, for printing).
     public static func run(
-        directory: String, output: String, options: BatchOptions = BatchOptions()
+        directory: String, output: String, options: BatchOptions = BatchOptions(),
+        result: @escaping (BatchResult) -> Void = { _ in }
     ) throws(AudioPipelineError) -> SessionScenariosReport {
         var selection = BatchSelection()
         selection.paths = [directory]
@@ -57,7 +59,7 @@ public enum SessionScenarios {
             return BatchItem(input: input, output: output + "/" + name)
         }
         let rows = RowCollector()
-        let summary = try BatchRunner.run(items, options: options) { item in
+        let summary = try BatchRunner.run(items, options: options, result: result) { item in
             let name = AtomicOutput.split(item.output!).name
             do {
                 let c = try SessionConfiguration.read(scenario: item.input.path)

@@ -63,7 +63,10 @@ struct SessionSimulate: ParsableCommand {
             if let jobs {
                 o.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
             }
-            let r = try SessionScenarios.run(directory: scenarios, output: outputPath, options: o)
+            let r = try SessionScenarios.run(directory: scenarios, output: outputPath, options: o) { f in
+                f.error.map(Terminal.error)
+                f.warnings.forEach { printer.note("warning: \($0)") }
+            }
             try printer.print(r, text: r.text)
             if r.summary.exitCode != 0 {
                 throw FailureExit(status: ExitStatus(rawValue: r.summary.exitCode) ?? .ioError)
