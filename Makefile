@@ -145,6 +145,7 @@ check-dist:
 
 samples:
 	samples/make-samples.sh
+	samples/make-scenario.sh
 
 clean:
 	rm -rf .build .build-asan .build-tsan dist $(DEMO_OUT) Benchmarks/.build Fuzz/.build

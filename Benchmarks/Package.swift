@@ -86,5 +86,16 @@ let package = Package(
             path: "Benchmarks/PCMConversion",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "Session",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                "BenchSupport",
+                .product(name: "AudioPipelineCore", package: "AudioPipeline"),
+                .product(name: "AudioPipelineWorkflows", package: "AudioPipeline"),
+            ],
+            path: "Benchmarks/Session",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -74,7 +74,7 @@ import _AudioPipelineTestSupport
 
     @Test func recordedModeOnTheSampleBargeInRecording() throws {
         let s = Scratch()
-        try "1.800000\t3.100000\tspeech\n".write(toFile: s.file("user.txt"), atomically: true, encoding: .utf8)
+        try "2.540000\t4.650000\tspeech\n".write(toFile: s.file("user.txt"), atomically: true, encoding: .utf8)
         let r = try CLI.run([
             "session", "simulate", "--recorded", root + "/samples/bargein-mic-16k.wav", "--reference",
             root + "/samples/bargein-mic-16k.ref.wav", "--user-labels", s.file("user.txt"), "-o", s.file("sim"),
@@ -84,6 +84,10 @@ import _AudioPipelineTestSupport
         let o = try Self.report(r.stdout)
         #expect(o["mode"] as? String == "recorded" && o["profile"] as? String == "datagrid")
         #expect(o["playout"] is NSNull, "no jitter buffer in recorded mode")
+        // The user talks over the agent from 2.54 s: found, and the agent's echo alone never barges in.
+        let bargeIns = try #require(o["bargeIns"] as? [[String: Any]])
+        #expect(bargeIns.count == 1 && (bargeIns[0]["latencyMs"] as? Double ?? 1e9) < 300)
+        #expect(o["falseBargeIns"] as? Int == 0)
     }
 
     @Test func aSweepGivesOneRowPerValueAndAPlot() throws {

@@ -7,7 +7,8 @@ public struct AgentPacket: Sendable {
     public var sequence: Int64
     /// The response (utterance) it belongs to, from 0.
     public var utterance: Int64
-    /// Position of its first sample in the response, ms.
+    /// Position of its first sample on the sender's media clock, ms (the jitter kit's `media_ms`:
+    /// where the response's audio sits on the agent's timeline, whatever its send time).
     public var mediaMs: Double
     /// Mono audio at the server rate.
     public var samples: [Float]
@@ -25,8 +26,7 @@ public struct SessionAgent: Sendable {
 
     /// The agent's audio (mono at `rate`) split into responses at silences of at least
     /// `configuration.responseGapMs`, sent per `configuration.network`, or cut per the arrival
-    /// trace `trace` (each packet takes the audio at its utterance's first send time plus its
-    /// media time).
+    /// trace `trace` (each packet takes the agent's audio at its media time).
     public static func fromAudio(
         _ audio: [Float], rate: Int, configuration c: SessionConfiguration, trace: [TracePacket]? = nil
     ) -> SessionAgent {
@@ -43,8 +43,8 @@ public struct SessionAgent: Sendable {
             var at = r.lowerBound
             while at < r.upperBound {
                 let end = min(r.upperBound, at + packetSamples)
-                let mediaMs = Double(at - r.lowerBound) * 1000 / Double(rate)
-                let sendMs = startMs + mediaMs / n.burst
+                let offsetMs = Double(at - r.lowerBound) * 1000 / Double(rate)
+                let sendMs = startMs + offsetMs / n.burst
                 let extra = n.jitterMs > 0 ? -n.jitterMs * log(1 - Double.random(in: 0..<1, using: &rng)) : 0
                 let isLost = n.lossPercent > 0 && Double.random(in: 0..<100, using: &rng) < n.lossPercent
                 if isLost {
@@ -53,7 +53,7 @@ public struct SessionAgent: Sendable {
                     packets.append(
                         AgentPacket(
                             arrivalMs: sendMs + n.delayMs + extra, sequence: sequence, utterance: Int64(u),
-                            mediaMs: mediaMs, samples: Array(audio[at..<end])))
+                            mediaMs: startMs + offsetMs, samples: Array(audio[at..<end])))
                 }
                 sequence += 1
                 at = end
@@ -64,8 +64,7 @@ public struct SessionAgent: Sendable {
     }
 
     private static func fromTrace(_ audio: [Float], rate: Int, trace: [TracePacket]) -> SessionAgent {
-        var firstSend: [Int64: Double] = [:]
-        for p in trace { firstSend[p.utterance] = min(firstSend[p.utterance] ?? p.sendMs, p.sendMs) }
+        let utterances = Set(trace.map(\.utterance))
         var packets: [AgentPacket] = []
         var lost = 0
         let toSamples = Double(rate) / 1000
@@ -74,7 +73,7 @@ public struct SessionAgent: Sendable {
                 lost += 1
                 continue
             }
-            let start = Int(((firstSend[p.utterance]! + p.mediaMs) * toSamples).rounded())
+            let start = Int((p.mediaMs * toSamples).rounded())
             let count = max(1, Int((p.durationMs * toSamples).rounded()))
             var samples = [Float](repeating: 0, count: count)
             let from = max(0, start), to = min(audio.count, start + count)
@@ -85,7 +84,7 @@ public struct SessionAgent: Sendable {
                     samples: samples))
         }
         packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
-        var agent = SessionAgent(rate: rate, packets: packets, responses: firstSend.count, lostPackets: lost)
+        var agent = SessionAgent(rate: rate, packets: packets, responses: utterances.count, lostPackets: lost)
         if packets.isEmpty { agent.warnings.append("the arrival trace delivers no audio (every packet lost)") }
         return agent
     }
@@ -122,13 +121,11 @@ public struct SessionAgent: Sendable {
             throw AudioPipelineError(
                 .invalidData, "\(path): no server audio messages (\(session.messages) messages read)")
         }
-        // SessionWalk's media times are on the utterance's arrival clock (first arrival + audio
-        // before); the buffer wants them relative to the utterance: subtract each one's first.
-        var first: [Int64: Double] = [:]
-        for p in packets where first[p.utterance] == nil { first[p.utterance] = p.mediaMs }
-        for k in packets.indices { packets[k].mediaMs -= first[packets[k].utterance]! }
+        // SessionWalk's media times are the utterance's first arrival plus the audio before: the
+        // media clock a WebSocket client can rebuild (as `jitter play` replays it).
+        let utterances = Set(packets.map(\.utterance))
         packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
-        var agent = SessionAgent(rate: rate, packets: packets, responses: first.count, lostPackets: 0)
+        var agent = SessionAgent(rate: rate, packets: packets, responses: utterances.count, lostPackets: 0)
         if interruptions > 0 {
             agent.warnings.append(
                 "\(path): \(interruptions) interruption event(s) of the capture not replayed (the simulation "
