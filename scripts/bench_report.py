@@ -57,6 +57,9 @@ SECTIONS = [
     ("Speaker path", r"^Speaker path ",
      "Server JSON message → base64 decode → PCM16 → Float32 → jitter buffer → 48 kHz, per chunk. Peer: "
      "JSONSerialization + Foundation base64 + `map` + SINC_FASTEST."),
+    ("Session simulator", r"^Session ",
+     "A whole barge-in conversation simulated offline (`SessionSimulator`, in memory, no output files): "
+     "jitter buffer, room, capture path, VAD and policy, tick by tick. Not a hot-path stage (it allocates)."),
 ]
 
 
