@@ -1,3 +1,4 @@
+import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 
@@ -10,17 +11,17 @@ struct SessionRoom {
     private var delayAt = 0
     private let gain: Float
     private var speaker: [Biquad]
-    /// The impulse response (reversed) and the recent delayed samples, twice over so that the
-    /// newest `ir.count` are contiguous.
-    private let ir: [Float]
-    private var history: [Float]
-    private var historyAt = 0
+    /// The measured impulse response, convolved by FFT (its block latency taken from the delay).
+    private let convolver: FFTWConvolver?
+    private var scratch: [Float]
     private var noise: SplitMix64
     private let noiseScale: Float
 
     init(settings e: EchoSettings, rate: Int, impulseResponse: [Float]?, noiseDbfs: Double?, seed: UInt64) {
+        convolver = e.enabled ? impulseResponse.flatMap { $0.isEmpty ? nil : FFTWConvolver(impulseResponse: $0) } : nil
         let d = e.enabled ? Int((e.delayMs * Double(rate) / 1000).rounded()) : 0
-        delay = [Float](repeating: 0, count: d + 1)
+        delay = [Float](repeating: 0, count: max(0, d - (convolver?.latency ?? 0)) + 1)
+        scratch = [Float](repeating: 0, count: convolver == nil ? 0 : 4096)
         gain = e.enabled ? Float(pow(10, e.gainDb / 20)) : 0
         if e.enabled && e.smallSpeaker && impulseResponse == nil {
             let r = Double(rate)
@@ -31,8 +32,6 @@ struct SessionRoom {
         } else {
             speaker = []
         }
-        ir = (impulseResponse ?? []).reversed()
-        history = [Float](repeating: 0, count: 2 * max(1, ir.count))
         noise = SplitMix64(seed: seed ^ 0x6E6F_6973_6500)
         // Uniform noise on (−a, a) has RMS a/√3.
         noiseScale = noiseDbfs.map { Float(pow(10, $0 / 20) * 3.0.squareRoot()) } ?? 0
@@ -49,7 +48,17 @@ struct SessionRoom {
             delayAt = delayAt + 1 == delay.count ? 0 : delayAt + 1
             var y = delay[delayAt] * gain  // the oldest: `delay.count - 1` samples ago
             for k in speaker.indices { y = speaker[k].process(y) }
-            out[i] = ir.isEmpty ? y : convolve(y)
+            out[i] = y
+        }
+        guard let convolver else { return }
+        var done = 0
+        while done < played.count {
+            let n = min(scratch.count, played.count - done)
+            scratch.withUnsafeMutableBufferPointer { s in
+                convolver.process(UnsafeBufferPointer(rebasing: out[done..<(done + n)]), into: s)
+                for i in 0..<n { out[done + i] = s[i] }
+            }
+            done += n
         }
     }
 
@@ -62,21 +71,6 @@ struct SessionRoom {
         }
     }
 
-    /// One output sample of the impulse response over the delayed echo (direct form).
-    private mutating func convolve(_ x: Float) -> Float {
-        let n = ir.count
-        history[historyAt] = x
-        history[historyAt + n] = x
-        historyAt = historyAt + 1 == n ? 0 : historyAt + 1
-        var sum: Float = 0
-        ir.withUnsafeBufferPointer { h in
-            history.withUnsafeBufferPointer { x in
-                let base = x.baseAddress! + historyAt
-                for k in 0..<n { sum += h[k] * base[k] }
-            }
-        }
-        return sum
-    }
 }
 
 /// A second-order IIR section (the Audio EQ Cookbook's designs), transposed direct form II.
