@@ -161,3 +161,109 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect(nothing.status == 66 && nothing.stderr.contains("no recording in it"))
     }
 }
+
+/// The report page in a real browser (headless Chromium): it renders, clicking a header sorts the
+/// table, and every plot loads.
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+        "needs chromium (make test-deps installs it)"))
+struct VADTuneReportPage {
+    /// Six recordings from easy to hard (white noise of peak 0.001 to 0.2 under the same bursts), labels
+    /// beside them, and a manifest with two conditions (one field quoted, with a comma).
+    static func corpus(_ s: Scratch) throws -> String {
+        let dir = s.file("corpus")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var manifest = "name,noise,detail\n"
+        for (k, noise) in [0.001, 0.01, 0.03, 0.06, 0.1, 0.2].enumerated() {
+            let name = "f\(k + 1)"
+            try wav(dir + "/\(name).wav", bursts(noise: Float(noise), [(1, 2, low), (3, 3.5, low), (4, 4.3, whistle)]))
+            try "1\t2\tspeech\n3\t3.5\tspeech\n4\t4.3\tspeech\n".write(
+                toFile: dir + "/\(name).txt", atomically: true, encoding: .utf8)
+            manifest += "\(name),\(k < 3 ? "quiet" : "loud"),\"peak \(noise), white\"\n"
+        }
+        try manifest.write(toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    /// The page's DOM after its scripts ran and everything loaded (`index.html?QUERY`).
+    static func dom(_ page: String, query: String = "") throws -> String {
+        let r = try runTool(
+            "/usr/bin/chromium",
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom",
+                "file://" + page + query,
+            ])
+        #expect(r.status == 0, "\(r.err)")
+        return r.out
+    }
+
+    /// Column `k` of a table's body rows, as the cells' sort values (`data-v`, else their text).
+    static func column(_ dom: String, table: String, _ k: Int) -> [String] {
+        guard let start = dom.range(of: "<table id=\"\(table)\"") else { return [] }
+        let rest = dom[start.upperBound...]
+        let body = rest[rest.range(of: "<tbody>")!.upperBound..<rest.range(of: "</tbody>")!.lowerBound]
+        return body.components(separatedBy: "<tr>").dropFirst().map { row in
+            let cell = row.components(separatedBy: "<td")[k + 1]
+            if let v = cell.range(of: "data-v=\"") {
+                return String(cell[v.upperBound...].prefix { $0 != "\"" })
+            }
+            let text = cell[cell.index(after: cell.firstIndex(of: ">")!)...]
+            return String(
+                text.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).prefix { $0 != "<" })
+        }
+    }
+
+    @Test func rendersSortsAndLoadsItsPlots() throws {
+        let s = Scratch()
+        let dir = try Self.corpus(s)
+        let t = try CLI.run([
+            "vad", "tune", "--audio", dir, "--report", s.file("rep"), "--set", "enter_db=8,10,12",
+            "--max-false-alarm", "0.5",
+        ])
+        #expect(t.status == 0, "\(t.stderr)")
+        #expect(t.stderr.contains("manifest.csv: 2 conditions by noise"))
+        let page = s.file("rep/index.html")
+        // It opens with the choice and why, in words; the per-condition table from the manifest.
+        let plain = try Self.dom(page)
+        #expect(plain.contains("<b>Chosen setting:</b> <code>enter_db="))
+        #expect(plain.contains("It has the best F1 among the settings whose false alarm ≤ 50 %: "))
+        #expect(plain.contains(" of 3 qualify."))
+        #expect(Self.column(plain, table: "conditions", 0).sorted() == ["loud", "quiet"])
+        #expect(
+            try String(contentsOfFile: s.file("rep/per-condition.csv"), encoding: .utf8).hasPrefix(
+                "condition,files,f1,"))
+        // Every image loaded (6 plots and 2 charts): the page's own check after the load event.
+        #expect(plain.contains("data-images=\"8 of 8 loaded\""), "\(plain.suffix(400))")
+        // Worst first: F1 ascending (column 2, after file and condition).
+        let f1 = Self.column(plain, table: "files", 2).map { Double($0)! }
+        #expect(f1.count == 6 && f1 == f1.sorted())
+        // Clicking a header sorts by it; clicking again reverses (`?sort=` clicks the header).
+        let miss = Self.column(plain, table: "files", 4).map { Double($0)! }
+        #expect(Set(miss).count > 1, "the corpus must give files different miss rates: \(miss)")
+        let up = try Self.dom(page, query: "?sort=files.miss")
+        #expect(Self.column(up, table: "files", 4).map { Double($0)! } == miss.sorted())
+        #expect(up.contains("data-key=\"files.miss\" data-dir=\"asc\"") || up.contains("data-dir=\"asc\""))
+        let down = try Self.dom(page, query: "?sort=-files.miss")
+        #expect(Self.column(down, table: "files", 4).map { Double($0)! } == miss.sorted(by: >))
+        let names = try Self.dom(page, query: "?sort=-files.file")
+        #expect(Self.column(names, table: "files", 0) == ["f6", "f5", "f4", "f3", "f2", "f1"])
+        // Each row links to its plot, on the page.
+        #expect(plain.contains("<a href=\"#plots/f1.svg\">f1</a>") && plain.contains("<h3 id=\"plots/f1.svg\">"))
+        // A missing plot is named on the page (the check can fail).
+        try FileManager.default.removeItem(atPath: s.file("rep/plots/f3.svg"))
+        let broken = try Self.dom(page)
+        #expect(broken.contains("data-images=\"7 of 8 loaded\"") && broken.contains("could not load plots/f3.svg"))
+        // The page renders: a screenshot with a good deal drawn.
+        let png = s.file("index.png")
+        let shot = try runTool(
+            "/usr/bin/chromium",
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--screenshot=\(png)",
+                "--window-size=1280,1600", "file://" + page,
+            ])
+        #expect(shot.status == 0, "\(shot.err)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 30_000, "\(data.count) bytes")
+    }
+}

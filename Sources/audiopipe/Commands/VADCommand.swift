@@ -74,7 +74,8 @@ struct VADTune: ParsableCommand {
             far-end reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
             NAME=V1,V2,… (default: enter_db, exit_db, hangover_ms, min_speech_ms) with the VAD kit's \
             metrics. --report DIR gets best.json (for `vad detect --config`), sweep.csv/json, \
-            per-file.csv, one plot per file, F1 and precision-recall plots and index.html.
+            per-file.csv, per-condition.csv (with a manifest.csv), one plot per file and index.html: \
+            the chosen setting and why, sortable tables of the files and conditions, the plots.
               audiopipe vad tune --audio recordings --labels labels --report tuned
             """)
 
@@ -89,6 +90,7 @@ struct VADTune: ParsableCommand {
     @Option(help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid.maximumSettings
     @Option(help: "Resampler for references at another rate.") var resampler: ResamplerChoice = .default
     @Option(help: "Report directory (written when the sweep is done).") var report: String
+    @Option(help: "manifest.csv columns of a condition (default: condition or noise).") var conditionBy: String?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -100,6 +102,7 @@ struct VADTune: ParsableCommand {
 
     func run() throws {
         var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
+        o.conditionColumns = conditionBy?.split(separator: ",").map(String.init)
         (o.referenceSuffix, o.base) = (referenceSuffix, try parameters.configuration())
         (o.grid, o.objective) = (try VADGrid.load(file: grid, set: axes), objective)
         (o.maxFalseAlarm, o.maxSettings, o.resampler) = (maxFalseAlarm, maxSettings, resampler)
