@@ -182,6 +182,47 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(try detect(Array(x[0..<(x.count - 37)]), reference: Array(ref[0..<(ref.count - 37)])).count == 400)
     }
 
+    @Test func detailExplainsTheSameDecisions() throws {
+        // The detail path decides exactly as the plain one, with and without a reference, and its
+        // parts add up: the score is the mean of the two largest band excesses, each excess is the
+        // level over floor (⊕ echo), and speech starts only after `confirmFrames` passed enter tests.
+        var x = noise(4 * rate, dbfs: -55, seed: 31)
+        add(&x, voice(rate, dbfs: -25), at: rate)
+        let ref = voice(4 * rate, dbfs: -30, f0: 180)
+        for reference in [nil, ref] {
+            var c = VADConfiguration()
+            c.minimumSpeechMilliseconds = 30
+            var plain = try VADDecider(configuration: c), explained = try VADDecider(configuration: c)
+            var mic = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
+            var far = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
+            var bands: [SIMD4<Double>] = [], refBands: [SIMD4<Double>] = []
+            x.withUnsafeBufferPointer { mic.process($0) { bands.append($0) } }
+            ref.withUnsafeBufferPointer { far.process($0) { refBands.append($0) } }
+            var detail = VADDecider.Detail()
+            var passed = 0, onsets = 0
+            for (k, b) in bands.enumerated() {
+                let r = reference == nil ? nil : refBands[k]
+                let a = plain.process(mic: b, reference: r)
+                let wasSpeaking = explained.speaking
+                let e = explained.process(mic: b, reference: r, detail: &detail)
+                #expect(a == e, "frame \(k)")
+                let sorted = (0..<4).map { detail.excess[$0] }.sorted(by: >)
+                #expect(abs((sorted[0] + sorted[1]) / 2 - e.score) < 1e-9)
+                if reference == nil {
+                    for i in 0..<4 { #expect(abs(detail.bands[i] - detail.floors[i] - detail.excess[i]) < 1e-9) }
+                }
+                #expect(detail.enterTest == (e.score >= c.enterThreshold && detail.loud && detail.dominant))
+                passed = detail.enterTest ? passed + 1 : 0
+                if !wasSpeaking && e.speech {
+                    onsets += 1
+                    #expect(passed == c.confirmFrames)
+                }
+            }
+            #expect(reference == nil ? onsets == 1 : onsets >= 1)
+        }
+        #expect(VADDecider.Detail.bandNames == ["< 300 Hz", "300–1000 Hz", "1000–3000 Hz", "> 3000 Hz"])
+    }
+
     @Test func stageContract() throws {
         var vad = try EnergyVAD(sampleRate: rate, configuration: .init())
         #expect(vad.latency == 1 && vad.frameLength == 160)

@@ -1,5 +1,6 @@
 import AudioPipelineAdapters
 import AudioPipelineCore
+import AudioPipelineWorkflows
 import Foundation
 import Testing
 import _AudioPipelineTestSupport
@@ -269,8 +270,16 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
                 "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"), "--set",
                 "enter_db=8,10",
             ]).status == 0)
+        // The file plot shows what the detector uses: the score and each band's level, floor and threshold.
+        let plot = try String(contentsOfFile: s.file("rep/plots/b.svg"), encoding: .utf8)
+        for title in [
+            "score, dB over noise floor", "< 300 Hz, dB", "300–1000 Hz, dB", "> 3000 Hz, dB", "expected echo",
+        ] {
+            #expect(plot.contains(SVG.escape(title)), "\(title)")
+        }
+        let height = plot.firstMatch(of: /height="(\d+)"/).map { String($0.1) } ?? "0"
         for (svg, size) in [
-            ("plots/b.svg", "1200,560"), ("precision-recall.svg", "760,520"), ("f1-vs-threshold.svg", "760,520"),
+            ("plots/b.svg", "1200,\(height)"), ("precision-recall.svg", "760,520"), ("f1-vs-threshold.svg", "760,520"),
         ] {
             let png = s.file(svg.replacingOccurrences(of: "/", with: "_") + ".png")
             let r = try runTool(

@@ -75,6 +75,25 @@ public struct VADDecider: Sendable {
     /// over a floor alone is a difference of dB values. (The first version converted back and forth
     /// per band, about 20 transcendental calls, 0.4–0.5 µs of a 1.3 µs frame.)
     public mutating func process(mic p: SIMD4<Double>, reference rp: SIMD4<Double>? = nil) -> Frame {
+        // The detail is a local nobody reads: the optimiser drops its stores (the inlined `decide`
+        // is the whole cost, as before the detail existed).
+        var unused = Detail()
+        return decide(mic: p, reference: rp, detail: &unused)
+    }
+
+    /// As `process(mic:reference:)`, and what the decision was made of, in `detail` (per band: the
+    /// level, floor, expected echo and excess; the tests that opened or held speech): for
+    /// `vad detect --explain` and the tuning report's plots. The same decisions, a little slower.
+    public mutating func process(
+        mic p: SIMD4<Double>, reference rp: SIMD4<Double>? = nil, detail: inout Detail
+    ) -> Frame {
+        let frame = decide(mic: p, reference: rp, detail: &detail)
+        detail.loudest = talker.value(or: frame.level)
+        return frame
+    }
+
+    @inline(__always)
+    private mutating func decide(mic p: SIMD4<Double>, reference rp: SIMD4<Double>?, detail: inout Detail) -> Frame {
         let c = configuration
         let m = SIMD4(db(p[0]), db(p[1]), db(p[2]), db(p[3]))
         var echo = SIMD4<Double>(repeating: -.infinity)
@@ -118,6 +137,7 @@ public struct VADDecider: Sendable {
                 excess[b] = m[b] - f.db
             }
             floorPower += f.power
+            detail.floors[b] = f.db
         }
         let level = pointwiseMax(p, SIMD4(repeating: 1e-14)).sum()
         // Mean of the two largest band excesses.
@@ -141,6 +161,11 @@ public struct VADDecider: Sendable {
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
         let dominant = c.talkerGate <= 0 || levelDB >= talker.value(or: levelDB) - c.talkerGate
+        (detail.bands, detail.echoes, detail.excess, detail.exitScore) = (m, echo, excess, exitScore)
+        detail.noiseScore = noiseScore
+        (detail.loud, detail.dominant) = (loud, dominant)
+        detail.enterTest = score >= c.enterThreshold && loud && dominant
+        detail.exitTest = exitScore >= c.exitThreshold && loud && dominant
         if speaking {
             if exitScore >= c.exitThreshold && loud && dominant { quiet = 0 } else { quiet += 1 }
             if quiet > hangoverFrames { speaking = false; quiet = 0; run = 0 }

@@ -79,26 +79,77 @@ public struct VADCorpus: Sendable {
                     features: features))
         }
         guard !items.isEmpty else {
-            throw AudioPipelineError(
-                .invalidData, "no audio file in \(audioDirectory) has a label file in \(labelDirectory)")
+            throw Self.missingLabels(
+                audioDirectory: audioDirectory, labelDirectory: labelDirectory, recordings: pairs.recordings,
+                labelFiles: pairs.labelFiles)
         }
+    }
+
+    /// The error of a corpus without a single labelled recording: what `vad tune` needs, the label
+    /// format and how to make labels. Missing input (exit code 66).
+    /// - Parameters:
+    ///   - recordings: the audio files found (names with their extension);
+    ///   - labelFiles: the `.txt` files in the label directory, nil when it cannot be listed.
+    static func missingLabels(
+        audioDirectory: String, labelDirectory: String, recordings: [String], labelFiles: Int?
+    ) -> AudioPipelineError {
+        let first = recordings.first ?? "NAME.wav"
+        let stem = (first as NSString).deletingPathExtension
+        let count = "\(recordings.count) recording\(recordings.count == 1 ? "" : "s") in \(audioDirectory)"
+        if recordings.isEmpty {
+            return AudioPipelineError(
+                .inputUnavailable,
+                "\(audioDirectory): no recording in it (\(audioExtensions.sorted().joined(separator: ", ")); "
+                    + "a far-end reference NAME.ref.wav is not one): nothing to tune on")
+        }
+        let found: String
+        switch labelFiles {
+        case nil:
+            found = "\(labelDirectory): no such directory: vad tune needs a label file for each of the \(count)"
+        case 0:
+            found = "\(labelDirectory): no label file NAME.txt for any of the \(count): vad tune needs labels"
+        case let n?:
+            found =
+                "\(labelDirectory): \(n) .txt file\(n == 1 ? "" : "s"), but none named after one of the \(count) "
+                + "(\(first) wants \(stem).txt)"
+        }
+        return AudioPipelineError(
+            .inputUnavailable,
+            found + "\n"
+                + """
+                  vad tune scores every setting against labels, so each recording NAME.wav needs an \
+                Audacity label file NAME.txt: in --labels DIR or, without --labels, next to the recording. \
+                One line per speech segment, start and end in seconds, tab-separated, then a label:
+                    1.250000\t2.800000\tspeech
+                  Time outside the labels is non-speech (as are lines labelled nonspeech, silence or noise).
+                  To make labels, start from the detector's own guess and correct it in Audacity (File > \
+                Import > Labels…, drag the edges, File > Export > Export Labels…):
+                    audiopipe vad detect \(audioDirectory) --align -o LABELS
+                  writes LABELS/\(stem).txt and one per other recording; then:
+                    audiopipe vad tune --audio \(audioDirectory) --labels LABELS --report REPORT
+                """)
     }
 
     /// Matches audio files with label files by name.
     static func pair(
         audioDirectory: String, labelDirectory: String, referenceSuffix: String
-    ) throws(AudioPipelineError) -> (items: [(String, String, String)], skipped: [String]) {
+    ) throws(AudioPipelineError) -> (
+        items: [(String, String, String)], skipped: [String], recordings: [String], labelFiles: Int
+    ) {
         let fm = FileManager.default
         guard let audioFiles = try? fm.contentsOfDirectory(atPath: audioDirectory) else {
             throw AudioPipelineError(.inputUnavailable, "\(audioDirectory): cannot list the audio directory")
-        }
-        guard let labelFiles = try? fm.contentsOfDirectory(atPath: labelDirectory) else {
-            throw AudioPipelineError(.inputUnavailable, "\(labelDirectory): cannot list the label directory")
         }
         var audio: [String: String] = [:]
         for f in audioFiles.sorted() where !f.hasSuffix(referenceSuffix) {
             guard audioExtensions.contains(fileExtension(f)) else { continue }
             audio[(f as NSString).deletingPathExtension] = audioDirectory + "/" + f
+        }
+        let recordings = audio.keys.sorted().map { (audio[$0]! as NSString).lastPathComponent }
+        guard let labelFiles = try? fm.contentsOfDirectory(atPath: labelDirectory) else {
+            // A label directory that is not there: say what it should hold.
+            throw missingLabels(
+                audioDirectory: audioDirectory, labelDirectory: labelDirectory, recordings: recordings, labelFiles: nil)
         }
         var labels: [String: String] = [:]
         for f in labelFiles.sorted() where f.hasSuffix(".txt") {
@@ -113,7 +164,7 @@ public struct VADCorpus: Sendable {
             skipped.append("\(labels[name]!): no audio \(name).* in \(audioDirectory)")
         }
         let items = audio.keys.sorted().compactMap { name in labels[name].map { (name, audio[name]!, $0) } }
-        return (items, skipped)
+        return (items, skipped, recordings, labels.count)
     }
 
     static func features(_ mic: [Float], _ reference: [Float]?, rate: Int, frameMilliseconds: Double) -> Features {
@@ -142,27 +193,40 @@ public struct VADCorpus: Sendable {
         }
     }
 
-    /// The decider's frames for one item and configuration (the streaming detector's decisions).
-    public func run(_ item: Item, configuration: VADConfiguration) throws(AudioPipelineError) -> VADRun {
+    /// The decider's frames for one item and configuration (the streaming detector's decisions);
+    /// with `details`, also what each decision was made of (`VADRun.details`, for the plots).
+    public func run(_ item: Item, configuration: VADConfiguration, details: Bool = false) throws(AudioPipelineError)
+        -> VADRun
+    {
         guard let f = item.features[configuration.frameMilliseconds] else {
             throw AudioPipelineError(
                 .invalidConfiguration, "VAD corpus: no features for \(configuration.frameMilliseconds) ms frames")
         }
+        let (frames, detail) = try Self.decide(f, configuration: configuration, details: details)
         return VADRun(
-            frames: try Self.decide(f, configuration: configuration), frameSeconds: f.frameSeconds,
-            duration: item.duration,
-            configuration: configuration)
+            frames: frames, frameSeconds: f.frameSeconds, duration: item.duration, configuration: configuration,
+            details: detail)
     }
 
-    static func decide(_ f: Features, configuration: VADConfiguration) throws(AudioPipelineError) -> [VADDecider.Frame]
+    /// The decider over a file's band powers: its frames and, with `details`, each frame's detail.
+    static func decide(_ f: Features, configuration: VADConfiguration, details: Bool = false)
+        throws(AudioPipelineError) -> (frames: [VADDecider.Frame], details: [VADDecider.Detail])
     {
         var d = try VADDecider(configuration: configuration)
         var frames: [VADDecider.Frame] = []
+        var out: [VADDecider.Detail] = []
         frames.reserveCapacity(f.mic.count)
+        out.reserveCapacity(details ? f.mic.count : 0)
+        var detail = VADDecider.Detail()
         for i in f.mic.indices {
-            frames.append(
-                d.process(mic: f.mic[i], reference: f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }))
+            let reference = f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }
+            if details {
+                frames.append(d.process(mic: f.mic[i], reference: reference, detail: &detail))
+                out.append(detail)
+            } else {
+                frames.append(d.process(mic: f.mic[i], reference: reference))
+            }
         }
-        return frames
+        return (frames, out)
     }
 }

@@ -25,6 +25,9 @@ public struct VADDetectOptions: Sendable {
     public var format = LabelFormat.audacity
     /// Converts a reference whose rate differs from the microphone's.
     public var resampler = ResamplerChoice.default
+    /// Explain every segment (`VADDetectReport.Segment.explain`): which bands and rules opened it,
+    /// what closed it.
+    public var explain = false
     public init() {}
 }
 
@@ -36,13 +39,26 @@ public struct VADDetectReport: WorkflowReport, Codable, Hashable {
     public var duration: Double
     /// `streaming` (decision times) or `aligned` (`--align`).
     public var timeline: String
-    public var segments: [SpeechSegment]
+    public var segments: [Segment]
     /// Every parameter by its JSON name.
     public var configuration: VADConfiguration
     /// Warnings (a reference padded or cut).
     public var warnings: [String]
 
     public var speechSeconds: Double { segments.reduce(0) { $0 + $1.end - $1.start } }
+
+    /// A detected segment, and with `--explain` why it opened and closed (the key is absent otherwise).
+    public struct Segment: Codable, Hashable, Sendable {
+        public var start: Double
+        public var end: Double
+        public var explain: VADSegmentExplanation?
+
+        public init(_ s: SpeechSegment, explain: VADSegmentExplanation? = nil) {
+            (start, end, self.explain) = (s.start, s.end, explain)
+        }
+
+        public var span: SpeechSegment { SpeechSegment(start: start, end: end) }
+    }
 }
 
 public enum VADDetector {
@@ -59,16 +75,23 @@ public enum VADDetector {
             if let w = r.warning { warnings.append(w) }
             ref = r.samples
         }
-        let result = try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
+        let result =
+            o.explain
+            ? try VADRun(explaining: mic, rate: rate, reference: ref, configuration: o.configuration)
+            : try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
+        // Only a last, partial frame's run can yield no segment (it ends where it starts): the
+        // explanations are the segments' in order.
+        let explanations = o.explain ? VADExplainer.explain(result) : []
+        let segments = result.segments(align: o.align).enumerated().map { k, s in
+            VADDetectReport.Segment(s, explain: k < explanations.count ? explanations[k] : nil)
+        }
         let report = VADDetectReport(
             input: input, reference: o.reference, sampleRate: rate, duration: result.duration,
-            timeline: o.align ? "aligned" : "streaming",
-            segments: result.segments(align: o.align),
-            configuration: o.configuration,
+            timeline: o.align ? "aligned" : "streaming", segments: segments, configuration: o.configuration,
             warnings: warnings)
         let text: String
         switch o.format {
-        case .audacity: text = AudacityLabels.format(report.segments)
+        case .audacity: text = AudacityLabels.format(report.segments.map(\.span))
         case .csv:
             text = "start,end\n" + report.segments.map { String(format: "%.6f,%.6f\n", $0.start, $0.end) }.joined()
         case .json: text = try ReportJSON.encode(report) + "\n"
@@ -84,5 +107,19 @@ extension VADDetectReport {
         String(
             format: "%@: %d segments, %.2f s of speech in %.2f s -> %@", input, segments.count, speechSeconds, duration,
             output)
+    }
+
+    /// `vad detect --explain`: each segment's times, then why it opened and closed; the summary line
+    /// first when the labels went to a file.
+    public func explanationText(output: String) -> String {
+        var s = output == "-" ? "" : text(output: output) + "\n"
+        for seg in segments {
+            s += String(format: "%.3f–%.3f s", seg.start, seg.end) + (timeline == "aligned" ? " (aligned)" : "") + "\n"
+            s += seg.explain?.text ?? ""
+        }
+        if segments.isEmpty {
+            s += "no speech: the score never stayed ≥ enter_db for min_speech_ms with the level ≥ absolute_dbfs\n"
+        }
+        return String(s.dropLast())
     }
 }

@@ -8,6 +8,9 @@ public struct VADRun: Sendable {
     public var frameSeconds: Double
     public var duration: Double
     public var configuration: VADConfiguration
+    /// What each frame's decision was made of, when asked for (`init(explaining:…)`,
+    /// `VADCorpus.run(_:configuration:details:)`); empty otherwise.
+    public var details: [VADDecider.Detail] = []
 
     public init(samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration)
         throws(AudioPipelineError)
@@ -35,11 +38,28 @@ public struct VADRun: Sendable {
         self.configuration = configuration
     }
 
-    public init(frames: [VADDecider.Frame], frameSeconds: Double, duration: Double, configuration: VADConfiguration) {
+    public init(
+        frames: [VADDecider.Frame], frameSeconds: Double, duration: Double, configuration: VADConfiguration,
+        details: [VADDecider.Detail] = []
+    ) {
         self.frames = frames
         self.frameSeconds = frameSeconds
         self.duration = duration
         self.configuration = configuration
+        self.details = details
+    }
+
+    /// As `init(samples:rate:reference:configuration:)` — the same decisions — with every frame's
+    /// `VADDecider.Detail` (the band analysis of the whole file first, then the decider over it).
+    public init(explaining samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration)
+        throws(AudioPipelineError)
+    {
+        _ = try EnergyVAD(sampleRate: rate, configuration: configuration)  // the same checks
+        let f = VADCorpus.features(samples, reference, rate: rate, frameMilliseconds: configuration.frameMilliseconds)
+        let (frames, details) = try VADCorpus.decide(f, configuration: configuration, details: true)
+        self.init(
+            frames: frames, frameSeconds: f.frameSeconds, duration: Double(samples.count) / Double(rate),
+            configuration: configuration, details: details)
     }
 
     /// Speech segments. Streaming (default): a segment starts at the end of the frame whose decision

@@ -18,6 +18,9 @@ public struct VADTuneOptions: Sendable {
     public var resampler = ResamplerChoice.default
     /// The report directory (written whole, or not at all).
     public var reportDirectory: String
+    /// The columns of the corpus's `manifest.csv` whose values make a condition for the report's
+    /// per-condition table (nil: `condition`, else `noise`, if the manifest has one).
+    public var conditionColumns: [String]?
 
     public init(audioDirectory: String, labelDirectory: String, reportDirectory: String) {
         self.audioDirectory = audioDirectory
@@ -63,11 +66,26 @@ public enum VADTuner {
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
             frameMilliseconds: Set(settings.map(\.configuration.frameMilliseconds)), resampler: o.resampler)
         for s in corpus.skipped { notes("skipped \(s)") }
+        // The manifest's conditions (a missing column is an error before the sweep, not after).
+        var conditions: [String] = [], conditionColumns: [String] = []
+        if let manifest = try VADManifest.find(audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory),
+            let columns = try manifest.conditionColumns(o.conditionColumns)
+        {
+            conditionColumns = columns
+            conditions = corpus.items.map { manifest.condition(of: $0.name, columns: columns) }
+            notes("\(manifest.path): \(Set(conditions).count) conditions by \(columns.joined(separator: ", "))")
+        } else if o.conditionColumns != nil {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--condition-by needs a manifest.csv in \(o.audioDirectory) or \(o.labelDirectory)")
+        }
         let withReference = corpus.items.filter { $0.referencePath != nil }.count
         notes("\(corpus.items.count) files (\(withReference) with a reference), \(settings.count) settings")
         let outcomes = try VADSweep.run(settings, on: corpus, progress: progress)
         let (best, qualified) = VADSweep.best(outcomes, objective: o.objective, maxFalseAlarm: o.maxFalseAlarm)
-        let writer = VADTuningReport(options: o, corpus: corpus, outcomes: outcomes, best: best, qualified: qualified)
+        let writer = VADTuningReport(
+            options: o, corpus: corpus, outcomes: outcomes, best: best, qualified: qualified, conditions: conditions,
+            conditionColumns: conditionColumns)
         try writer.write(into: report)
         try report.publish()
         return VADTuningSummary(
@@ -150,16 +168,23 @@ public final class ReportDirectory {
 }
 
 extension VADTuningSummary {
-    /// The human summary `audiopipe` prints.
+    /// The human summary `audiopipe` prints: the choice and why, its scores, where the report is.
     public var text: String {
         let m = scores
+        var why = "\(objective) of \(settings) settings"
+        if let limit = maxFalseAlarm {
+            let pct = NumberText.plain((limit * 1000).rounded() / 10) + " %"
+            why =
+                qualified > 0
+                ? "\(objective) among the \(qualified) of \(settings) settings with false alarm ≤ \(pct)"
+                : why + "; none kept false alarm ≤ \(pct), so the limit was set aside"
+        }
         return String(
             format:
                 "best (%@): F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, fresh onset latency p50 "
-                + "%.0f ms, "
-                + "%.2f false triggers/min\n  %@\nswept in %.1f s -> %@/best.json",
-            objective, m.f1, m.precision, m.recall, m.falseAlarm * 100, m.freshLatencyP50, m.falseTriggersPerMinute,
+                + "%.0f ms, %.2f false triggers/min\n  %@\nswept in %.1f s -> %@/best.json; the report: %@/index.html",
+            why, m.f1, m.precision, m.recall, m.falseAlarm * 100, m.freshLatencyP50, m.falseTriggersPerMinute,
             best.keys.sorted().map { "\($0)=\(NumberText.plain(best[$0]!))" }.joined(separator: " "), elapsedSeconds,
-            report)
+            report, report)
     }
 }

@@ -1,9 +1,11 @@
 import AudioPipelineCore
 import Foundation
 
-/// `index.html` of a `vad tune` report: the chosen setting and why, the charts, and a table of the
-/// files (worst first, sortable by any column in the browser with a few lines of inline script; each
-/// row links to its plot), then the plots.
+/// `index.html` of a `vad tune` report, to be read in a minute: the chosen setting and why (the
+/// objective and the false-alarm limit in words, how many settings qualified), the scores over the
+/// corpus and where they are weakest; then a table of the files (worst first, sortable by any column
+/// by clicking its header — inline script, nothing external; each row links to its plot), the
+/// per-condition table when the corpus has a manifest, the charts and the plots.
 struct VADTuningPage {
     struct FileRow {
         var name: String
@@ -11,14 +13,29 @@ struct VADTuningPage {
         var metrics: VADScoring.Metrics
         var falseTriggers: Int
         var hasReference: Bool
+        var condition: String?
+        /// The file has labelled speech (else F1 is undefined and only false alarms count).
+        var hasSpeech: Bool { metrics.recall.isFinite }
+    }
+
+    struct ConditionRow {
+        var name: String
+        var files: Int
+        var metrics: VADScoring.Metrics
     }
 
     let options: VADTuneOptions
     let best: VADSweep.Outcome
     let settings: Int
     let qualified: Int
+    /// The lowest false-alarm rate of any setting (what to say when none met the limit).
+    let lowestFalseAlarm: Double
     let files: [FileRow]
+    /// Per condition, and the manifest columns that make one (empty without a manifest).
+    let conditions: [ConditionRow]
+    let conditionColumns: [String]
     let setting: String
+    let minutes: Double
 
     /// A plot file name safe in a URL and on any file system: the item name with anything but
     /// letters, digits, `-`, `_`, `.` replaced, plus its index when that changed it.
@@ -31,89 +48,210 @@ struct VADTuningPage {
     }
 
     static func h(_ s: String) -> String { SVG.escape(s) }
+    static func pct(_ v: Double) -> String { v.isFinite ? String(format: "%.1f %%", v * 100) : "–" }
+    /// A limit as given: 15 %, 2.5 %.
+    static func limit(_ v: Double) -> String { NumberText.plain((v * 1000).rounded() / 10) + " %" }
 
-    var why: String {
-        let objective: String
+    /// How bad a file is, for "worst first": its F1, or for a file without labelled speech
+    /// 1 − its false-alarm rate (lower is worse).
+    static func goodness(_ m: VADScoring.Metrics) -> Double {
+        m.recall.isFinite ? m.f1 : 1 - (m.falseAlarm.isFinite ? m.falseAlarm : 0)
+    }
+
+    /// The objective in words.
+    var objectiveText: String {
         switch options.objective {
-        case .f1: objective = "the highest F1 (frames)"
-        case .precision: objective = "the highest precision"
-        case .recall: objective = "the highest recall"
-        case .falseAlarm: objective = "the lowest false-alarm rate (ties: higher F1)"
-        case .f1Latency: objective = "the highest F1 minus the fresh-onset latency p50 in seconds"
+        case .f1: return "the best F1"
+        case .precision: return "the best precision"
+        case .recall: return "the best recall"
+        case .falseAlarm: return "the lowest false alarm (ties: the better F1)"
+        case .f1Latency: return "the best F1 less the fresh-onset latency p50 in seconds (100 ms costs 0.1 of F1)"
         }
-        guard let limit = options.maxFalseAlarm else { return "Chosen: \(objective) among all \(settings) settings." }
-        let pct = String(format: "%.1f %%", limit * 100)
+    }
+
+    /// Why this setting: the objective and the constraint in words, with how many settings qualified.
+    var why: String {
+        guard let limit = options.maxFalseAlarm else {
+            return
+                "It has \(objectiveText) of all \(settings) settings (no false-alarm limit was set; "
+                + "--max-false-alarm sets one)."
+        }
         if qualified == 0 {
             return
-                "Chosen: \(objective) among all \(settings) settings — none kept false alarm ≤ \(pct), so the "
-                + "constraint was dropped."
+                "It has \(objectiveText) of all \(settings) settings: none kept false alarm ≤ \(Self.limit(limit)) "
+                + "(the lowest was \(Self.pct(lowestFalseAlarm))), so the limit was set aside."
         }
         return
-            "Chosen: \(objective) among the settings whose false alarm ≤ \(pct): \(qualified) of \(settings) qualify."
+            "It has \(objectiveText) among the settings whose false alarm ≤ \(Self.limit(limit)): \(qualified) of "
+            + "\(settings) qualify."
+    }
+
+    /// Files, worst first (ties by name).
+    var worstFirst: [FileRow] {
+        files.sorted { (Self.goodness($0.metrics), $0.name) < (Self.goodness($1.metrics), $1.name) }
+    }
+
+    /// The three worst files and the worst condition, in words.
+    var weakest: String {
+        func what(_ m: VADScoring.Metrics) -> String {
+            m.recall.isFinite
+                ? String(format: "F1 %.3f, false alarm %@, miss %@", m.f1, Self.pct(m.falseAlarm), Self.pct(m.miss))
+                : "no labelled speech, false alarm \(Self.pct(m.falseAlarm))"
+        }
+        var s = worstFirst.prefix(3).map { "\(Self.h($0.name)) (\(what($0.metrics)))" }.joined(separator: "; ")
+        if let c = conditions.min(by: { Self.goodness($0.metrics) < Self.goodness($1.metrics) }) {
+            s += "; worst condition \(Self.h(c.name)) (\(what(c.metrics)), \(c.files) files)"
+        }
+        return s + "."
     }
 
     var html: String {
         let m = best.metrics
-        var s = "<!doctype html><meta charset=\"utf-8\"><title>VAD tune report</title>\n"
+        var s = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>VAD tune report</title>\n"
+        s += style + "<body>\n<h1>VAD tune report</h1>\n"
+        s += "<p id=\"chosen\"><b>Chosen setting:</b> <code>\(Self.h(setting))</code> (every other parameter as in "
         s +=
-            "<style>body{font-family:sans-serif;max-width:1240px;margin:auto}table{border-collapse:collapse}"
-            + "td,th{padding:2px 8px;text-align:right}th{cursor:pointer;background:#eee}td:first-child{text-align:left}"
-            + "tr:nth-child(even){background:#f8f8f8}</style>\n"
-        s += "<h1>VAD tune report</h1>\n<p><b>Setting:</b> <code>\(Self.h(setting))</code></p>\n<p>\(Self.h(why))</p>\n"
+            "<a href=\"best.json\">best.json</a>; use it with <code>audiopipe vad detect IN --config best.json</code>)."
+        s += "</p>\n<p id=\"why\"><b>Why:</b> \(Self.h(why))</p>\n"
         s += String(
-            format: "<p>Over all %d files: F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, miss %.1f %%, "
-                + "fresh-onset latency p50 %@ ms, %.2f false triggers per minute.</p>\n",
-            files.count, m.f1, m.precision, m.recall, m.falseAlarm * 100, m.miss * 100,
-            m.freshLatencyP50.isFinite ? String(format: "%.0f", m.freshLatencyP50) : "–", m.falseTriggersPerMinute)
+            format: "<p id=\"scores\"><b>Over all %d files</b> (%.1f min): F1 %.3f, precision %.3f, recall %.3f, "
+                + "false alarm %@, miss %@, onset latency p50 %@ (fresh onsets %@), "
+                + "%.2f false triggers per minute.</p>\n",
+            files.count, minutes, m.f1, m.precision, m.recall, Self.pct(m.falseAlarm), Self.pct(m.miss),
+            Self.ms(m.latencyP50), Self.ms(m.freshLatencyP50), m.falseTriggersPerMinute)
+        s += "<p id=\"weakest\"><b>Weakest:</b> \(weakest)</p>\n"
         s +=
-            "<p>Use it: <code>audiopipe vad detect IN --config best.json</code>. Every setting: "
-            + "<a href=\"sweep.csv\">sweep.csv</a>, <a href=\"sweep.json\">sweep.json</a>; per file: <a "
-            + "href=\"per-file.csv\">per-file.csv</a>.</p>\n"
+            "<p class=\"terms\">F1, precision and recall are over 10 ms frames (F1 balances the share of detected "
+            + "speech that is speech and the share of speech detected); false alarm: non-speech frames called speech; "
+            + "miss: speech frames not detected; onset latency: from a labelled onset to the detection (fresh: the "
+            + "detector was off); false trigger: a detection touching no labelled speech. As the VAD kit's score.py "
+            + "defines them. Every setting: <a href=\"sweep.csv\">sweep.csv</a>, <a href=\"sweep.json\">sweep.json"
+            + "</a>; per file: <a href=\"per-file.csv\">per-file.csv</a>"
+            + (conditions.isEmpty ? "" : "; per condition: <a href=\"per-condition.csv\">per-condition.csv</a>")
+            + ". Click a column's header to sort by it (again to reverse).</p>\n"
+        s += conditionTable + fileTable
         s +=
-            "<img src=\"f1-vs-threshold.svg\" alt=\"F1 against the enter threshold\"> "
+            "<h2>The sweep</h2>\n<img src=\"f1-vs-threshold.svg\" alt=\"F1 against the enter threshold\"> "
             + "<img src=\"precision-recall.svg\" alt=\"precision against recall\">\n"
-        s += table + plots + sortScript
-        return s + "</body>\n"
+        s += plots + VADTuningPageScript.script
+        return s + "</body></html>\n"
     }
 
-    var table: String {
-        var s = "<h2>Files (chosen setting), worst F1 first</h2>\n<table id=\"files\"><thead><tr>"
-        for (i, title) in ["file", "F1", "false alarm %", "miss %", "onset latency p50 ms", "false triggers"]
-            .enumerated()
-        {
-            s += "<th onclick=\"sortBy(\(i))\">\(title)</th>"
-        }
-        s += "</tr></thead><tbody>\n"
-        func cell(_ v: Double, _ f: String) -> String { v.isFinite ? String(format: f, v) : "" }
-        for r in files.sorted(by: { ($0.metrics.f1, $0.name) < ($1.metrics.f1, $1.name) }) {
+    static func ms(_ v: Double) -> String { v.isFinite ? String(format: "%.0f ms", v) : "–" }
+
+    var style: String {
+        "<style>body{font-family:sans-serif;max-width:1240px;margin:auto;padding:0 8px}table{border-collapse:collapse}"
+            + "td,th{padding:2px 8px;text-align:right}th{cursor:pointer;background:#eee;user-select:none}"
+            + "th[data-dir=asc]::after{content:' ▲'}th[data-dir=desc]::after{content:' ▼'}"
+            + "td:first-child,th:first-child,td.t,th.t{text-align:left}tr:nth-child(even){background:#f8f8f8}"
+            + ".terms{color:#555;font-size:90%}.missing{color:#b00}img{max-width:100%}</style>\n"
+    }
+
+    /// A table cell: the shown text and the value it sorts by (none: sorts last).
+    static func cell(_ v: Double, _ format: String, scale: Double = 1) -> String {
+        v.isFinite ? "<td data-v=\"\(v)\">\(String(format: format, v * scale))</td>" : "<td></td>"
+    }
+
+    static func header(_ table: String, _ columns: [(key: String, title: String)]) -> String {
+        "<thead><tr>"
+            + columns.map {
+                "<th data-key=\"\(table).\($0.key)\"\($0.key == "condition" ? " class=\"t\"" : "")>\($0.title)</th>"
+            }
+            .joined()
+            + "</tr></thead>"
+    }
+
+    var fileTable: String {
+        let condition = conditionColumns.isEmpty ? [] : [(key: "condition", title: conditionTitle)]
+        var s =
+            "<h2>Files, worst first</h2>\n<p>Worst: the lowest F1; a file without labelled speech by its false alarm. "
+            + "Each name links to its plot.</p>\n<table id=\"files\">"
+        s += Self.header(
+            "files",
+            [(key: "file", title: "file")] + condition + [
+                ("f1", "F1"), ("false_alarm", "false alarm %"), ("miss", "miss %"),
+                ("latency", "onset latency p50 ms"), ("false_triggers", "false triggers"),
+            ])
+        s += "<tbody>\n"
+        for r in worstFirst {
             let m = r.metrics
             s +=
                 "<tr><td><a href=\"#\(Self.h(r.plot))\">\(Self.h(r.name))</a>\(r.hasReference ? " (ref)" : "")</td>"
-                + "<td>\(cell(m.f1, "%.3f"))</td><td>\(cell(m.falseAlarm * 100, "%.1f"))</td>"
-                + "<td>\(cell(m.miss * 100, "%.1f"))</td>"
-                + "<td>\(cell(m.latencyP50, "%.0f"))</td><td>\(r.falseTriggers)</td></tr>\n"
+                + (r.condition.map { "<td class=\"t\">\(Self.h($0))</td>" } ?? "")
+                + (r.hasSpeech ? Self.cell(m.f1, "%.3f") : "<td></td>") + Self.cell(m.falseAlarm, "%.1f", scale: 100)
+                + Self.cell(m.miss, "%.1f", scale: 100) + Self.cell(m.latencyP50, "%.0f")
+                + "<td data-v=\"\(r.falseTriggers)\">\(r.falseTriggers)</td></tr>\n"
+        }
+        return s + "</tbody></table>\n"
+    }
+
+    var conditionTitle: String { "condition (" + conditionColumns.joined(separator: ", ") + ")" }
+
+    var conditionTable: String {
+        guard !conditions.isEmpty else { return "" }
+        var s = "<h2>Conditions, worst first</h2>\n<table id=\"conditions\">"
+        s += Self.header(
+            "conditions",
+            [
+                (key: "condition", title: conditionTitle), ("files", "files"), ("f1", "F1"),
+                ("false_alarm", "false alarm %"), ("miss", "miss %"), ("latency", "onset latency p50 ms"),
+                ("false_triggers", "false triggers / min"),
+            ])
+        s += "<tbody>\n"
+        for c in conditions.sorted(by: { (Self.goodness($0.metrics), $0.name) < (Self.goodness($1.metrics), $1.name) })
+        {
+            let m = c.metrics
+            s +=
+                "<tr><td>\(Self.h(c.name))</td><td data-v=\"\(c.files)\">\(c.files)</td>"
+                + (m.recall.isFinite ? Self.cell(m.f1, "%.3f") : "<td></td>")
+                + Self.cell(m.falseAlarm, "%.1f", scale: 100) + Self.cell(m.miss, "%.1f", scale: 100)
+                + Self.cell(m.latencyP50, "%.0f") + Self.cell(m.falseTriggersPerMinute, "%.2f") + "</tr>\n"
         }
         return s + "</tbody></table>\n"
     }
 
     var plots: String {
-        files.map {
-            "<h3 id=\"\(Self.h($0.plot))\">\(Self.h($0.name))</h3><img src=\"\(Self.h($0.plot))\" "
-                + "style=\"max-width:100%\" alt=\"\">\n"
-        }
-        .joined()
+        "<h2>Per file (worst first)</h2>\n<p>What the detector uses, over time: the frame level with the absolute "
+            + "minimum and the talker gate; the score (mean of the two largest band excesses) with the enter and exit "
+            + "thresholds and the averaged exit score; per band the level, its noise floor (⊕ the expected echo with "
+            + "a reference) and the level the enter threshold asks for; labels and detections.</p>\n"
+            + worstFirst.map {
+                "<h3 id=\"\(Self.h($0.plot))\"><a href=\"\(Self.h($0.plot))\">\(Self.h($0.name))</a></h3>"
+                    + "<img src=\"\(Self.h($0.plot))\" alt=\"plot of \(Self.h($0.name))\">\n"
+            }
+            .joined()
     }
+}
 
-    /// Click a header to sort by it (numbers as numbers; again to reverse).
-    var sortScript: String {
-        """
+/// The page's only script, inline: sorting by a clicked header and the image check.
+enum VADTuningPageScript {
+    /// Click a header to sort its table by that column (numbers by their `data-v`, text by its
+    /// words with numbers in order; empty cells last); again to reverse. `index.html?sort=KEY` (or
+    /// `-KEY`, descending; repeatable) opens the page sorted, through the same clicks — KEY is a
+    /// header's `data-key`, such as `files.miss`. When everything has loaded, an image that did not
+    /// is replaced by a note naming it, and `body[data-images]` says "N of M loaded".
+    static let script = """
         <script>
-        function sortBy(k){const t=document.getElementById('files').tBodies[0];const rows=[...t.rows];
-        const dir=t.dataset.k==k&&t.dataset.d=='1'?-1:1;t.dataset.k=k;t.dataset.d=dir==1?'1':'0';
-        const v=r=>{const s=r.cells[k].innerText;const n=parseFloat(s);return isNaN(n)?s:n};
-        rows.sort((a,b)=>{const x=v(a),y=v(b);return (x<y?-1:x>y?1:0)*dir});rows.forEach(r=>t.appendChild(r))}
+        function sortTable(th){const body=th.closest('table').tBodies[0],k=th.cellIndex;
+        const dir=th.dataset.dir==='asc'?'desc':'asc';
+        for(const h of th.parentNode.cells){delete h.dataset.dir;h.removeAttribute('aria-sort')}
+        th.dataset.dir=dir;th.setAttribute('aria-sort',dir==='asc'?'ascending':'descending');
+        const key=r=>{const c=r.cells[k];return c.dataset.v!==undefined?parseFloat(c.dataset.v):c.textContent.trim()};
+        const rows=[...body.rows];
+        rows.sort((a,b)=>{const x=key(a),y=key(b),xe=x==='',ye=y==='';if(xe||ye)return xe-ye;
+        const c=typeof x==='number'&&typeof y==='number'?x-y:String(x).localeCompare(String(y),'en',{numeric:true});
+        return dir==='asc'?c:-c});
+        rows.forEach(r=>body.appendChild(r))}
+        for(const th of document.querySelectorAll('th[data-key]'))th.addEventListener('click',()=>sortTable(th));
+        for(const key of new URLSearchParams(location.search).getAll('sort')){
+        const th=document.querySelector('th[data-key="'+CSS.escape(key.replace(/^-/,''))+'"]');
+        if(th){th.click();if(key.startsWith('-'))th.click()}}
+        window.addEventListener('load',()=>{const all=[...document.images];
+        const bad=all.filter(i=>!(i.complete&&i.naturalWidth>0));
+        for(const i of bad){const p=document.createElement('p');p.className='missing';
+        p.textContent='could not load '+i.getAttribute('src');i.replaceWith(p)}
+        document.body.dataset.images=(all.length-bad.length)+' of '+all.length+' loaded'});
         </script>
 
         """
-    }
 }

@@ -3,14 +3,17 @@ import Foundation
 
 /// The files of a `vad tune` report: `best.json` (the configuration for `vad detect --config`, with
 /// its scores), `sweep.csv` and `sweep.json` (every setting and its metrics), `per-file.csv` (the best
-/// setting per file), `plots/NAME.svg` per file, `f1-vs-threshold.svg`, `precision-recall.svg`, and
-/// `index.html` showing them all.
+/// setting per file), `per-condition.csv` (with a manifest), `plots/NAME.svg` per file,
+/// `f1-vs-threshold.svg`, `precision-recall.svg`, and `index.html` showing them all.
 struct VADTuningReport {
     let options: VADTuneOptions
     let corpus: VADCorpus
     let outcomes: [VADSweep.Outcome]
     let best: VADSweep.Outcome
     let qualified: Int
+    /// Each item's condition (the manifest's), and the columns that make it; empty without one.
+    var conditions: [String] = []
+    var conditionColumns: [String] = []
 
     var names: [String] { options.grid.axes.map(\.name) }
 
@@ -18,12 +21,16 @@ struct VADTuningReport {
         try dir.write("best.json", try bestJSON())
         try dir.write("sweep.csv", sweepCSV())
         try dir.write("sweep.json", try sweepJSON())
-        var perFile = CSVWriter(header: ["file", "reference"] + VADScoring.Metrics.names)
+        let header = ["file", "reference"] + (conditions.isEmpty ? [] : ["condition"]) + VADScoring.Metrics.names
+        var perFile = CSVWriter(header: header)
         var rows: [VADTuningPage.FileRow] = []
         for (i, item) in corpus.items.enumerated() {
             let m = VADScoring.metrics(best.perFile[i])
-            perFile.append([item.name, String(item.referencePath != nil)] + m.values.map(Self.number))
-            let run = try corpus.run(item, configuration: best.setting.configuration)
+            let condition = conditions.isEmpty ? nil : conditions[i]
+            perFile.append(
+                [item.name, String(item.referencePath != nil)] + (condition.map { [$0] } ?? [])
+                    + m.values.map(Self.number))
+            let run = try corpus.run(item, configuration: best.setting.configuration, details: true)
             let plot = VADFilePlot(
                 name: item.name, envelope: item.envelope, run: run, labels: item.labels, detected: run.segments(),
                 metrics: m, hasReference: item.referencePath != nil)
@@ -32,15 +39,36 @@ struct VADTuningReport {
             rows.append(
                 .init(
                     name: item.name, plot: file, metrics: m, falseTriggers: best.perFile[i].falseTriggers,
-                    hasReference: item.referencePath != nil))
+                    hasReference: item.referencePath != nil, condition: condition))
         }
         try dir.write("per-file.csv", perFile.text)
+        let byCondition = conditionRows
+        if !byCondition.isEmpty {
+            var csv = CSVWriter(header: ["condition", "files"] + VADScoring.Metrics.names)
+            for c in byCondition { csv.append([c.name, String(c.files)] + c.metrics.values.map(Self.number)) }
+            try dir.write("per-condition.csv", csv.text)
+        }
         try dir.write("f1-vs-threshold.svg", f1Chart().svg)
         try dir.write("precision-recall.svg", precisionRecallChart().svg)
         let page = VADTuningPage(
-            options: options, best: best, settings: outcomes.count, qualified: qualified, files: rows,
-            setting: settingText)
+            options: options, best: best, settings: outcomes.count, qualified: qualified,
+            lowestFalseAlarm: outcomes.map(\.metrics.falseAlarm).filter(\.isFinite).min() ?? .nan, files: rows,
+            conditions: byCondition, conditionColumns: conditionColumns, setting: settingText,
+            minutes: corpus.items.reduce(0) { $0 + $1.duration } / 60)
         try dir.write("index.html", page.html)
+    }
+
+    /// The chosen setting's scores per condition (counts pooled over the condition's files), in
+    /// the order conditions first appear.
+    var conditionRows: [VADTuningPage.ConditionRow] {
+        var order: [String] = []
+        var pooled: [String: (files: Int, counts: VADScoring.Counts)] = [:]
+        for (i, c) in conditions.enumerated() {
+            if pooled[c] == nil { order.append(c) }
+            let p = pooled[c] ?? (0, VADScoring.Counts())
+            pooled[c] = (p.files + 1, p.counts + best.perFile[i])
+        }
+        return order.map { .init(name: $0, files: pooled[$0]!.files, metrics: VADScoring.metrics(pooled[$0]!.counts)) }
     }
 
     var settingText: String {

@@ -20,8 +20,11 @@ struct VADDetect: ParsableCommand {
             Segments start when a streaming detector decided (as a live client experiences it); \
             --align back-dates onsets for offline labelling. --reference (what the client was \
             playing) makes it ignore that audio's echo. Formats: audacity, csv, json. Many files: \
-            IN... -o DIR (see convert).
+            IN... -o DIR (see convert). --explain says per segment which bands (excess in dB over \
+            noise floor ⊕ echo) and rules opened it and which test closed it (with --json: an \
+            `explain` object per segment).
               audiopipe vad detect mic.wav --reference played.wav --format json
+              audiopipe vad detect mic.wav --explain -o mic.txt
               audiopipe vad detect mic.wav --config tuned.json --align -o labels.txt
             """)
 
@@ -30,6 +33,7 @@ struct VADDetect: ParsableCommand {
     @OptionGroup var parameters: VADParameterOptions
     @Option(help: "Output format: audacity, csv or json.") var format: LabelFormat = .audacity
     @Flag(help: "Back-date onsets (offline labelling) instead of the streaming timeline.") var align = false
+    @Flag(help: "Say per segment which bands and rules opened it and what closed it.") var explain = false
     @Option(help: "Resampler for a reference at another rate.") var resampler: ResamplerChoice = .default
     @Option(name: dataOutput, help: help("Output file (default: stdout); a batch's directory."))
     var outputPath: String = "-"
@@ -39,9 +43,10 @@ struct VADDetect: ParsableCommand {
     func run() throws {
         var options = VADDetectOptions()
         (options.configuration, options.reference) = (try parameters.configuration(), reference)
-        (options.align, options.format, options.resampler) = (align, format, resampler)
+        (options.align, options.format, options.resampler, options.explain) = (align, format, resampler, explain)
         if batch.isBatch(inputs, output: nil) {
             try batch.refuse(["--reference": reference])
+            if explain && format != .json { throw ValidationError("--explain with many files needs --format json") }
             return try batch.run(
                 inputs, kinds: BatchSelection.audioExtensions, output: outputPath, ext: format.fileExtension,
                 digest: "vad", options, report: output, job: BatchJobs.vadDetect(options))
@@ -49,9 +54,9 @@ struct VADDetect: ParsableCommand {
         let r = try VADDetector.detect(input: inputs[0], output: outputPath, options: options)
         let printer = ReportPrinter(output, dataOutputs: [outputPath])
         // The labels are this command's output; its one-line summary is a note (on stderr), printed
-        // when the labels went to a file. --json prints the whole report by the usual rule.
-        if output.json {
-            try printer.print(r, text: "")
+        // when the labels went to a file. --json and --explain print the report by the usual rule.
+        if output.json || explain {
+            try printer.print(r, text: r.explanationText(output: outputPath))
         } else {
             for w in r.warnings { printer.note("warning: \(w)") }
             if outputPath != "-" { printer.note(r.text(output: outputPath)) }
@@ -64,16 +69,18 @@ struct VADTune: ParsableCommand {
         commandName: "tune",
         abstract: "Sweep VAD parameters against reference labels; write the best configuration, the sweep and plots.",
         discussion: """
-            Pairs each file in --audio with LABELS/NAME.txt (Audacity labels) and a far-end \
-            reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
+            Pairs each recording NAME.wav in --audio with an Audacity label file NAME.txt (in --labels, \
+            default: next to it; without any, the error says how to make them; exit code 66) and a \
+            far-end reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
             NAME=V1,V2,… (default: enter_db, exit_db, hangover_ms, min_speech_ms) with the VAD kit's \
             metrics. --report DIR gets best.json (for `vad detect --config`), sweep.csv/json, \
-            per-file.csv, one plot per file, F1 and precision-recall plots and index.html.
+            per-file.csv, per-condition.csv (with a manifest.csv), one plot per file and index.html: \
+            the chosen setting and why, sortable tables of the files and conditions, the plots.
               audiopipe vad tune --audio recordings --labels labels --report tuned
             """)
 
     @Option(help: "Directory of recordings.") var audio: String
-    @Option(help: "Directory of Audacity label files NAME.txt.") var labels: String
+    @Option(help: "Directory of Audacity label files NAME.txt (default: --audio).") var labels: String?
     @Option(help: "Suffix of far-end reference files in the audio directory.") var referenceSuffix: String = ".ref.wav"
     @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
@@ -83,6 +90,7 @@ struct VADTune: ParsableCommand {
     @Option(help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid.maximumSettings
     @Option(help: "Resampler for references at another rate.") var resampler: ResamplerChoice = .default
     @Option(help: "Report directory (written when the sweep is done).") var report: String
+    @Option(help: "manifest.csv columns of a condition (default: condition or noise).") var conditionBy: String?
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
@@ -93,7 +101,8 @@ struct VADTune: ParsableCommand {
     }
 
     func run() throws {
-        var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels, reportDirectory: report)
+        var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
+        o.conditionColumns = conditionBy?.split(separator: ",").map(String.init)
         (o.referenceSuffix, o.base) = (referenceSuffix, try parameters.configuration())
         (o.grid, o.objective) = (try VADGrid.load(file: grid, set: axes), objective)
         (o.maxFalseAlarm, o.maxSettings, o.resampler) = (maxFalseAlarm, maxSettings, resampler)

@@ -1,8 +1,15 @@
 import AudioPipelineCore
 import Foundation
 
-/// One file of a VAD report as SVG: waveform; frame level (dBFS) with noise floor, the enter/exit
-/// thresholds over it and the expected echo; labelled and detected segments — on one time axis.
+/// One file of a VAD report as SVG, showing what the detector uses, on one time axis: the waveform;
+/// the frame level with the absolute minimum and the talker gate; the score with the enter and exit
+/// thresholds and the averaged exit score; per band the level, its noise floor (and expected echo)
+/// and the level the enter threshold asks for; labelled and detected segments. Without the run's
+/// per-frame details (`VADRun.details`) the score and band panels are left out.
+///
+/// Any duration reads the same: traces over more frames than pixel columns are drawn per column
+/// (a level's range, a floor's mean), and time ticks are 1-2-5 steps of seconds, or of minutes as
+/// m:ss beyond a minute (`Ticks.time`).
 public struct VADFilePlot {
     public var name: String
     /// Waveform min/max per column, scaled to ±1 (`VADCorpus.Item.envelope`).
@@ -26,16 +33,32 @@ public struct VADFilePlot {
         self.hasReference = hasReference
     }
 
+    /// A plot area and its dB range.
+    struct Panel {
+        var top: Double, height: Double
+        var range: (top: Double, bottom: Double)
+        func y(_ v: Double) -> Double {
+            top + height * (range.top - min(range.top, max(range.bottom, v))) / (range.top - range.bottom)
+        }
+    }
+
     // Layout.
     static let width = 1200.0, left = 70.0, right = 20.0
-    static let waveTop = 50.0, waveHeight = 110.0
-    static let levelTop = waveTop + waveHeight + 25, levelHeight = 230.0
-    static let segmentTop = levelTop + levelHeight + 25, segmentHeight = 54.0
-    static let height = segmentTop + segmentHeight + 60
+    static let waveTop = 50.0, waveHeight = 90.0
+    /// Each panel's title sits in the gap above it.
+    static let levelTop = waveTop + waveHeight + 22, levelHeight = 120.0
+    static let scoreTop = levelTop + levelHeight + 22, scoreHeight = 120.0
+    static let bandTop = scoreTop + scoreHeight + 22, bandHeight = 80.0, bandGap = 22.0
+    var hasDetails: Bool { !run.details.isEmpty && run.details.count == run.frames.count }
+    var segmentTop: Double {
+        hasDetails ? Self.bandTop + 4 * (Self.bandHeight + Self.bandGap) - 6 : Self.levelTop + Self.levelHeight + 16
+    }
+    static let segmentHeight = 54.0
+    public var height: Double { segmentTop + Self.segmentHeight + 82 }
     var plotWidth: Double { Self.width - Self.left - Self.right }
 
     public var svg: String {
-        var s = SVG(width: Self.width, height: Self.height)
+        var s = SVG(width: Self.width, height: height)
         let c = run.configuration
         s.text(name, x: Self.left, y: 22, size: 16, bold: true)
         let summary =
@@ -47,11 +70,15 @@ public struct VADFilePlot {
             + (hasReference ? " · far-end reference used" : "")
         s.text(summary, x: Self.left, y: 40, fill: "#444")
         drawWave(&s)
-        // Labelled speech shaded behind the wave and the level plot.
+        // Labelled speech shaded behind the wave and every panel.
         for seg in labels {
-            bar(&s, seg, y: Self.waveTop, height: Self.segmentTop - Self.waveTop - 25, fill: "#2e7d32", opacity: "0.08")
+            bar(&s, seg, y: Self.waveTop, height: segmentTop - Self.waveTop - 8, fill: "#2e7d32", opacity: "0.08")
         }
-        drawLevels(&s)
+        drawLevel(&s)
+        if hasDetails {
+            drawScore(&s)
+            for b in 0..<4 { drawBand(&s, b) }
+        }
         drawSegments(&s)
         drawTimeAxis(&s)
         drawLegend(&s)
@@ -64,8 +91,7 @@ public struct VADFilePlot {
     func bar(_ s: inout SVG, _ seg: SpeechSegment, y: Double, height: Double, fill: String, opacity: String = "") {
         s.rect(
             x: x(seg.start), y: y, width: max(0.5, x(seg.end) - x(seg.start)), height: height, fill: fill,
-            opacity: opacity,
-            title: String(format: "%.2f–%.2f s", seg.start, seg.end))
+            opacity: opacity, title: String(format: "%.2f–%.2f s", seg.start, seg.end))
     }
 
     func drawWave(_ s: inout SVG) {
@@ -84,62 +110,110 @@ public struct VADFilePlot {
         s.path(d.d, stroke: "#555")
     }
 
-    /// The dB range of the level plot, and the y of a level.
-    var levelRange: (top: Double, bottom: Double) {
-        let levels = run.frames.map(\.level).filter(\.isFinite)
-        let top = min(0, ((levels.max() ?? -20) / 10).rounded(.up) * 10 + 5)
-        let bottom = max(-120, ((levels.min() ?? -90) / 10).rounded(.down) * 10)
-        return (top, bottom)
+    /// A dB range that holds `values` (finite ones), in steps of 10 dB, within `limits`.
+    static func range(_ values: [Double], limits: ClosedRange<Double>, pad: Double = 3) -> (top: Double, bottom: Double)
+    {
+        let finite = values.filter(\.isFinite)
+        let hi = ((finite.max() ?? limits.upperBound) + pad) / 10, lo = ((finite.min() ?? limits.lowerBound) - pad) / 10
+        let top = min(limits.upperBound, hi.rounded(.up) * 10), bottom = max(limits.lowerBound, lo.rounded(.down) * 10)
+        return top > bottom ? (top, bottom) : (bottom + 10, bottom)
     }
 
-    func y(_ d: Double, _ r: (top: Double, bottom: Double)) -> Double {
-        Self.levelTop + Self.levelHeight * (r.top - min(r.top, max(r.bottom, d))) / (r.top - r.bottom)
+    /// A panel's frame, dB grid and title.
+    func frame(_ s: inout SVG, _ p: Panel, title: String, ticks: Int) {
+        s.rect(x: Self.left, y: p.top, width: plotWidth, height: p.height, stroke: "#ccc")
+        let step = Ticks.step(p.range.top - p.range.bottom, target: ticks)
+        var tick = (p.range.bottom / step).rounded(.up) * step
+        while tick <= p.range.top + 1e-9 {
+            s.line(x1: Self.left, y1: p.y(tick), x2: Self.left + plotWidth, y2: p.y(tick), stroke: "#eee")
+            s.text(Ticks.label(tick, step: step), x: Self.left - 6, y: p.y(tick) + 4, anchor: .end, fill: "#666")
+            tick += step
+        }
+        s.text(title, x: Self.left, y: p.top - 6, fill: "#333", bold: true)
     }
 
-    func drawLevels(_ s: inout SVG) {
-        let r = levelRange
+    func drawLevel(_ s: inout SVG) {
         let c = run.configuration
-        s.rect(x: Self.left, y: Self.levelTop, width: plotWidth, height: Self.levelHeight, stroke: "#ccc")
-        var tick = (r.bottom / 10).rounded(.up) * 10
-        while tick <= r.top {
-            s.line(x1: Self.left, y1: y(tick, r), x2: Self.left + plotWidth, y2: y(tick, r), stroke: "#eee")
-            s.text("\(Int(tick))", x: Self.left - 6, y: y(tick, r) + 4, anchor: .end, fill: "#666")
-            tick += Ticks.step(r.top - r.bottom, target: 6)
-        }
-        s.text(
-            "frame level, dBFS", x: 16, y: Self.levelTop + Self.levelHeight / 2, anchor: .middle, fill: "#444",
-            rotate: true)
-        let frames = run.frames
-        // Thresholds: the level at which the score reaches enter/exit, approximately model + threshold,
-        // where the model is the noise floor ⊕ expected echo.
-        let model = frames.map { f -> Double in
-            f.echo.isFinite ? 10 * log10(pow(10, f.floor / 10) + pow(10, (f.echo + c.echoMargin) / 10)) : f.floor
-        }
-        polyline(&s, frames.map(\.level), color: "#1f77b4", width: 1)
-        polyline(&s, frames.map(\.floor), color: "#7f7f7f", width: 1.6)
-        if hasReference { polyline(&s, frames.map(\.echo), color: "#d62728", dash: "2,2") }
-        polyline(&s, model.map { $0 + c.enterThreshold }, color: "#ff7f0e", dash: "6,3")
-        polyline(&s, model.map { $0 + c.exitThreshold }, color: "#bcbd22", dash: "3,3")
+        let level = run.frames.map(\.level)
+        let gate = hasDetails && c.talkerGate > 0 ? run.details.map { $0.loudest - c.talkerGate } : []
+        let p = Panel(
+            top: Self.levelTop, height: Self.levelHeight,
+            range: Self.range(level + [c.absoluteThreshold], limits: -140...0))
+        frame(&s, p, title: "frame level, dBFS", ticks: 4)
+        trace(&s, level, p, color: "#1f77b4", envelope: true)
         s.line(
-            x1: Self.left, y1: y(c.absoluteThreshold, r), x2: Self.left + plotWidth, y2: y(c.absoluteThreshold, r),
+            x1: Self.left, y1: p.y(c.absoluteThreshold), x2: Self.left + plotWidth, y2: p.y(c.absoluteThreshold),
             stroke: "#9467bd", dash: "1,3")
+        if !gate.isEmpty { trace(&s, gate, p, color: "#8c564b", dash: "5,3") }
     }
 
-    func polyline(_ s: inout SVG, _ values: [Double], color: String, width: Double = 1.2, dash: String = "") {
-        let r = levelRange
+    func drawScore(_ s: inout SVG) {
+        let c = run.configuration
+        let score = run.frames.map(\.score), exit = run.details.map(\.exitScore)
+        let p = Panel(
+            top: Self.scoreTop, height: Self.scoreHeight,
+            range: Self.range(score + [c.enterThreshold + 5, c.exitThreshold - 5], limits: -40...120))
+        frame(&s, p, title: "score, dB over noise floor ⊕ echo (mean of the two largest band excesses)", ticks: 4)
+        trace(&s, exit, p, color: "#2ca02c")
+        trace(&s, score, p, color: "#1f77b4", envelope: true)
+        for (v, color, dash) in [(c.enterThreshold, "#ff7f0e", "6,3"), (c.exitThreshold, "#bcbd22", "3,3")] {
+            s.line(
+                x1: Self.left, y1: p.y(v), x2: Self.left + plotWidth, y2: p.y(v), stroke: color, width: 1.4, dash: dash)
+        }
+    }
+
+    func drawBand(_ s: inout SVG, _ b: Int) {
+        let c = run.configuration
+        let level = run.details.map { $0.bands[b] }, floor = run.details.map { $0.floors[b] }
+        let echo = run.details.map { $0.echoes[b] }
+        let enter = run.details.map { $0.bands[b] - $0.excess[b] + c.enterThreshold }
+        let p = Panel(
+            top: Self.bandTop + Double(b) * (Self.bandHeight + Self.bandGap), height: Self.bandHeight,
+            range: Self.range(level + floor, limits: -140...0))
+        frame(&s, p, title: VADDecider.Detail.bandNames[b] + ", dB", ticks: 3)
+        trace(&s, level, p, color: "#1f77b4", envelope: true)
+        trace(&s, floor, p, color: "#7f7f7f", width: 1.6)
+        if hasReference { trace(&s, echo, p, color: "#d62728", dash: "2,2") }
+        trace(&s, enter, p, color: "#ff7f0e", dash: "6,3")
+    }
+
+    /// One value per frame (at the frame's centre) as a line; when the frames outnumber the pixel
+    /// columns, per column: the range of the values (`envelope`) or their mean.
+    func trace(
+        _ s: inout SVG, _ values: [Double], _ p: Panel, color: String, width: Double = 1.2, dash: String = "",
+        envelope: Bool = false
+    ) {
         var d = PathData()
         var open = false
-        for (i, v) in values.enumerated() {
-            guard v.isFinite else { open = false; continue }
-            let px = x((Double(i) + 0.5) * run.frameSeconds)
-            if open { d.line(px, y(v, r)) } else { d.move(px, y(v, r)) }
-            open = true
+        let n = values.count, columns = Int(plotWidth)
+        if n <= 2 * columns {
+            for (i, v) in values.enumerated() {
+                guard v.isFinite else { open = false; continue }
+                let px = x((Double(i) + 0.5) * run.frameSeconds)
+                if open { d.line(px, p.y(v)) } else { d.move(px, p.y(v)) }
+                open = true
+            }
+        } else {
+            for col in 0..<columns {
+                let a = col * n / columns, b = max(a + 1, (col + 1) * n / columns)
+                var lo = Double.infinity, hi = -Double.infinity, sum = 0.0, count = 0
+                for v in values[a..<b] where v.isFinite { lo = min(lo, v); hi = max(hi, v); sum += v; count += 1 }
+                guard count > 0 else { open = false; continue }
+                let px = x(Double(a + b) / 2 * run.frameSeconds)
+                if envelope {
+                    d.move(px, p.y(hi))
+                    d.vertical(max(p.y(lo), p.y(hi) + 1))
+                } else {
+                    if open { d.line(px, p.y(sum / Double(count))) } else { d.move(px, p.y(sum / Double(count))) }
+                    open = true
+                }
+            }
         }
         s.path(d.d, stroke: color, width: width, dash: dash)
     }
 
     func drawSegments(_ s: inout SVG) {
-        let top = Self.segmentTop
+        let top = segmentTop
         s.text("labels", x: Self.left - 8, y: top + 16, anchor: .end, fill: "#2e7d32")
         s.text("detected", x: Self.left - 8, y: top + 44, anchor: .end, fill: "#1565c0")
         s.rect(x: Self.left, y: top, width: plotWidth, height: Self.segmentHeight, stroke: "#ccc")
@@ -148,47 +222,40 @@ public struct VADFilePlot {
     }
 
     func drawTimeAxis(_ s: inout SVG) {
-        let axisY = Self.segmentTop + Self.segmentHeight
+        let axisY = segmentTop + Self.segmentHeight
         let duration = max(run.duration, 1e-3)
-        let step = Ticks.step(duration, target: 12)
-        var t = 0.0
-        while t <= duration + 1e-9 {
+        let step = Ticks.time(duration, target: 12)
+        var k = 0.0
+        while k * step <= duration + 1e-9 {
+            let t = k * step
             s.line(x1: x(t), y1: axisY, x2: x(t), y2: axisY + 5, stroke: "#666")
-            s.text(Ticks.label(t, step: step), x: x(t), y: axisY + 18, anchor: .middle, fill: "#666")
-            t += step
+            s.text(
+                Ticks.timeLabel(t, step: step, span: duration), x: x(t), y: axisY + 18, anchor: .middle, fill: "#666")
+            k += 1
         }
+        let unit = duration >= 3600 ? "h:mm:ss" : duration >= 60 ? "m:ss" : "s"
         s.text(
-            "time, s (decisions on the streaming timeline)", x: Self.left + plotWidth / 2, y: axisY + 36,
+            "time, \(unit) (decisions on the streaming timeline)", x: Self.left + plotWidth / 2, y: axisY + 36,
             anchor: .middle, fill: "#444")
     }
 
     func drawLegend(_ s: inout SVG) {
-        var lx = Self.left
-        let ly = Self.height - 8
-        var entries = [
-            ("frame level", "#1f77b4", ""), ("noise floor", "#7f7f7f", ""), ("enter threshold", "#ff7f0e", "6,3"),
-            ("exit threshold", "#bcbd22", "3,3"), ("absolute minimum", "#9467bd", "1,3"),
-        ]
-        if hasReference { entries.append(("expected echo", "#d62728", "2,2")) }
+        var entries = [(hasDetails ? "level, score" : "level", "#1f77b4", ""), ("absolute minimum", "#9467bd", "1,3")]
+        if hasDetails {
+            if run.configuration.talkerGate > 0 { entries.append(("talker gate", "#8c564b", "5,3")) }
+            entries += [
+                ("enter threshold", "#ff7f0e", "6,3"), ("exit threshold", "#bcbd22", "3,3"),
+                ("exit score (averaged, less the noise's)", "#2ca02c", ""), ("noise floor", "#7f7f7f", ""),
+            ]
+            if hasReference { entries.append(("expected echo", "#d62728", "2,2")) }
+        }
+        var lx = Self.left, ly = height - 26
         for (label, color, dash) in entries {
+            let w = 40 + Double(label.count) * 6.5
+            if lx + w > Self.width { (lx, ly) = (Self.left, ly + 16) }
             s.line(x1: lx, y1: ly - 4, x2: lx + 22, y2: ly - 4, stroke: color, width: 2, dash: dash)
             s.text(label, x: lx + 26, y: ly)
-            lx += 40 + Double(label.count) * 7
+            lx += w
         }
-    }
-}
-
-/// Axis ticks: "nice" steps and labels with as many decimals as the step needs.
-enum Ticks {
-    static func step(_ span: Double, target: Int) -> Double {
-        let raw = max(span, 1e-9) / Double(max(1, target))
-        let mag = pow(10, (log10(raw)).rounded(.down))
-        for m in [1.0, 2, 5, 10] where raw <= m * mag { return m * mag }
-        return 10 * mag
-    }
-
-    static func label(_ v: Double, step: Double) -> String {
-        let decimals = max(0, min(6, Int((-log10(step)).rounded(.up))))
-        return String(format: "%.\(decimals)f", abs(v) < step * 1e-6 ? 0 : v)
     }
 }

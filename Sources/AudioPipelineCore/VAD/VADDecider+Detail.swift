@@ -1,0 +1,37 @@
+extension VADDecider {
+    /// What one frame's decision was made of (`process(mic:reference:detail:)`): what
+    /// `vad detect --explain` reports and the tuning report plots. Levels in dB (dBFS for levels).
+    public struct Detail: Sendable, Hashable {
+        /// Per band (`VADBandAnalyzer.splitsHz`): the frame's energy, its noise floor and the
+        /// expected echo (−inf without a reference, or before the reference has played in the band).
+        public var bands = SIMD4<Double>(repeating: -.infinity)
+        public var floors = SIMD4<Double>(repeating: -.infinity)
+        public var echoes = SIMD4<Double>(repeating: -.infinity)
+        /// Per band: the excess of the energy over noise floor ⊕ (expected echo + echo margin) —
+        /// the frame's score is the mean of the two largest. `bands − excess` is that model.
+        public var excess = SIMD4<Double>()
+        /// The exit test's score: the mean score of the last `exitAverageFrames` frames less
+        /// `noiseScore`, the median score of recent non-speech frames (what the noise alone shows).
+        public var exitScore = 0.0
+        public var noiseScore = 0.0
+        /// The frame's level is at least `absoluteThreshold` (dBFS).
+        public var loud = false
+        /// The level is within `talkerGate` dB of `loudest`, the loudest recent speech (the 95th
+        /// percentile of frame levels over `talkerWindowSeconds`), or the gate is off.
+        public var dominant = false
+        public var loudest = -Double.infinity
+        /// The tests the decision applies: to start speech (score ≥ enter threshold, loud and
+        /// dominant; `confirmFrames` in a row) and to keep it (exit score ≥ exit threshold, loud
+        /// and dominant; speech ends after more than the hangover of frames that fail it).
+        public var enterTest = false
+        public var exitTest = false
+
+        public init() {}
+
+        /// Band names for people: "< 300 Hz", "300–1000 Hz", "1000–3000 Hz", "> 3000 Hz".
+        public static let bandNames: [String] = {
+            let s = VADBandAnalyzer.splitsHz.map { String(Int($0)) }
+            return ["< \(s[0]) Hz", "\(s[0])–\(s[1]) Hz", "\(s[1])–\(s[2]) Hz", "> \(s[2]) Hz"]
+        }()
+    }
+}

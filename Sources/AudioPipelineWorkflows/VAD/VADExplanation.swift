@@ -1,0 +1,162 @@
+import AudioPipelineCore
+import Foundation
+
+/// Why the detector opened and closed one speech segment (`vad detect --explain`): the bands that
+/// stood out when it started and the rule that confirmed it; the test that failed when it ended.
+/// Times are on the streaming timeline (decision times), in seconds; levels in dB.
+public struct VADSegmentExplanation: Codable, Hashable, Sendable {
+    /// A band and its excess over noise floor ⊕ expected echo (what the score is made of), dB.
+    public struct Band: Codable, Hashable, Sendable {
+        public var band: String
+        public var excessDb: Double
+    }
+
+    public struct Opening: Codable, Hashable, Sendable {
+        /// When speech was declared (the end of the confirming frame), and the start of the first
+        /// frame of the run of `frames` frames that passed the enter test.
+        public var time: Double
+        public var runStart: Double
+        public var frames: Int
+        /// The score of the deciding frame and the lowest score over the run, dB.
+        public var scoreDb: Double
+        public var lowestScoreDb: Double
+        /// The deciding frame's level and the loudest recent speech (the talker gate's reference), dBFS.
+        public var levelDbfs: Double
+        public var loudestDbfs: Double
+        /// The bands at or above the enter threshold in the deciding frame, largest excess first.
+        public var bands: [Band]
+        /// The rule that opened it, in words with the parameters' JSON names.
+        public var rule: String
+    }
+
+    public struct Closing: Codable, Hashable, Sendable {
+        /// When speech ended (the end of the first frame decided non-speech, or the file's end).
+        public var time: Double
+        /// What failed in the frame that started the hangover: `exit_threshold` (the exit score fell
+        /// below exit_db), `absolute_threshold` (the level below absolute_dbfs), `talker_gate` (more
+        /// than talker_gate_db below the loudest recent speech); or `end_of_file`.
+        public var reasons: [String]
+        /// The start of the frame that started the hangover (absent at the end of the file).
+        @NullWhenAbsent public var quietFrom: Double?
+        /// That frame's exit score and level, and the loudest recent speech then, dB / dBFS.
+        public var exitScoreDb: Double
+        public var levelDbfs: Double
+        public var loudestDbfs: Double
+        public var rule: String
+    }
+
+    public var opened: Opening
+    public var closed: Closing
+}
+
+public enum VADExplainer {
+    /// One explanation per speech run of `run` (which needs `details`), in order: the explanation of
+    /// segment k of `run.segments()` is element k.
+    public static func explain(_ run: VADRun) -> [VADSegmentExplanation] {
+        precondition(run.details.count == run.frames.count, "VADExplainer: the run has no per-frame details")
+        var out: [VADSegmentExplanation] = []
+        var opening: VADSegmentExplanation.Opening?
+        var quiet: Int?
+        var speaking = false
+        for (k, frame) in run.frames.enumerated() {
+            let d = run.details[k]
+            if speaking {
+                // The decider's hold test; the frame that starts a failing streak starts the hangover.
+                if d.exitTest { quiet = nil } else if quiet == nil { quiet = k }
+                if !frame.speech, let o = opening {
+                    out.append(.init(opened: o, closed: closing(run, frame: k, quiet: quiet ?? k)))
+                }
+            } else if frame.speech {
+                opening = self.opening(run, frame: k)
+                quiet = nil
+            }
+            speaking = frame.speech
+        }
+        if speaking, let o = opening {
+            out.append(.init(opened: o, closed: endOfFile(run)))
+        }
+        return out
+    }
+
+    static func opening(_ run: VADRun, frame k: Int) -> VADSegmentExplanation.Opening {
+        let c = run.configuration, d = run.details[k], f = run.frameSeconds
+        let count = min(c.confirmFrames, k + 1)
+        let lowest = (k + 1 - count...k).map { run.frames[$0].score }.min() ?? run.frames[k].score
+        var bands = (0..<4).filter { d.excess[$0] >= c.enterThreshold }
+        if bands.isEmpty { bands = [(0..<4).max { d.excess[$0] < d.excess[$1] }!] }
+        bands.sort { d.excess[$0] > d.excess[$1] }
+        let level = run.frames[k].level
+        var rule = "score ≥ enter_db \(n(c.enterThreshold)), level ≥ absolute_dbfs \(n(c.absoluteThreshold))"
+        if c.talkerGate > 0 { rule += " and within talker_gate_db \(n(c.talkerGate)) of the loudest recent speech" }
+        rule +=
+            ", for \(count == 1 ? "1 frame" : "\(count) frames in a row") "
+            + "(min_speech_ms \(n(c.minimumSpeechMilliseconds)))"
+        return .init(
+            time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,
+            scoreDb: round1(run.frames[k].score), lowestScoreDb: round1(lowest), levelDbfs: round1(level),
+            loudestDbfs: round1(d.loudest),
+            bands: bands.map { .init(band: VADDecider.Detail.bandNames[$0], excessDb: round1(d.excess[$0])) },
+            rule: rule)
+    }
+
+    static func closing(_ run: VADRun, frame k: Int, quiet q: Int) -> VADSegmentExplanation.Closing {
+        let c = run.configuration, d = run.details[q], level = run.frames[q].level
+        var reasons: [String] = [], words: [String] = [], levelWords: [String] = []
+        if d.exitScore < c.exitThreshold {
+            reasons.append("exit_threshold")
+            words.append(
+                "the exit score (mean score of the last \(Int(c.exitAverageFrames)) frames less the noise's own "
+                    + "\(db(d.noiseScore)) dB) fell to \(db(d.exitScore)) dB < exit_db \(n(c.exitThreshold))")
+        }
+        if !d.loud {
+            reasons.append("absolute_threshold")
+            levelWords.append("below absolute_dbfs \(n(c.absoluteThreshold))")
+        }
+        if !d.dominant {
+            reasons.append("talker_gate")
+            levelWords.append(
+                "more than talker_gate_db \(n(c.talkerGate)) below the loudest recent speech (\(db(d.loudest)) dBFS)")
+        }
+        if !levelWords.isEmpty {
+            words.append("the level fell to \(db(level)) dBFS, " + levelWords.joined(separator: " and "))
+        }
+        let rule =
+            "at \(NumberText.seconds(Double(q) * run.frameSeconds)) s " + words.joined(separator: "; ")
+            + ", and the hold test did not pass again within hangover_ms \(n(c.hangoverMilliseconds))"
+        return .init(
+            time: t(min(run.duration, Double(k + 1) * run.frameSeconds)), reasons: reasons,
+            quietFrom: t(Double(q) * run.frameSeconds), exitScoreDb: round1(d.exitScore), levelDbfs: round1(level),
+            loudestDbfs: round1(d.loudest), rule: rule)
+    }
+
+    static func endOfFile(_ run: VADRun) -> VADSegmentExplanation.Closing {
+        let last = run.frames.count - 1
+        return .init(
+            time: t(run.duration), reasons: ["end_of_file"], quietFrom: nil,
+            exitScoreDb: round1(run.details[last].exitScore), levelDbfs: round1(run.frames[last].level),
+            loudestDbfs: round1(run.details[last].loudest), rule: "the file ended during speech")
+    }
+
+    static func n(_ v: Double) -> String { NumberText.plain(v) }
+    /// A time to the microsecond (frame ends computed as k × frame length print as 2.01, not 2.0100000000000002).
+    static func t(_ v: Double) -> Double { (v * 1e6).rounded() / 1e6 }
+    static func db(_ v: Double) -> String { String(format: "%.1f", round1(v)) }
+    /// One decimal, as the explanation shows it; never −0, and JSON-safe: a level of nothing (−inf, or
+    /// NaN from a corrupt frame) is −999.
+    static func round1(_ v: Double) -> Double { v.isFinite ? (v * 10).rounded() / 10 + 0 : (v > 0 ? 999 : -999) }
+}
+
+extension VADSegmentExplanation {
+    /// Indented lines under the segment's times (`vad detect --explain`).
+    public var text: String {
+        let o = opened, c = closed
+        let bands = o.bands.map { "\($0.band) \(String(format: "%+.1f", $0.excessDb)) dB" }.joined(separator: ", ")
+        var s = String(format: "  opened at %.3f s, from %.3f s: ", o.time, o.runStart) + o.rule + "\n"
+        s += String(
+            format: "    score %.1f dB (lowest in the run %.1f); level %.1f dBFS; loudest recent speech %.1f dBFS\n",
+            o.scoreDb, o.lowestScoreDb, o.levelDbfs, o.loudestDbfs)
+        s += "    bands at or over enter_db (excess over noise floor ⊕ echo): \(bands)\n"
+        s += String(format: "  closed at %.3f s: ", c.time) + c.rule + "\n"
+        return s
+    }
+}

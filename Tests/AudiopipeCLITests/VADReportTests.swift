@@ -1,0 +1,269 @@
+import AudioPipelineAdapters
+import AudioPipelineCore
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+private func wav(_ path: String, _ samples: [Float], rate: Int = 16_000) throws {
+    let w = try AudioFileWriter(
+        path: path, type: .wav, encoding: .pcm16,
+        format: try StreamFormat(sampleRate: try SampleRate(rate), channels: 1))
+    try samples.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try w.write(p) }
+    try w.commit()
+}
+
+/// White noise of peak `noise` with tone bursts: each burst a span (s) and its partials (Hz, amplitude).
+private func bursts(
+    seconds: Double = 5, noise: Float = 0.001, _ spans: [(Double, Double, [(Double, Double)])], rate: Int = 16_000
+) -> [Float] {
+    var rng = SystemRandomNumberGenerator()
+    var x = (0..<Int(seconds * Double(rate))).map { _ in Float.random(in: -noise...noise, using: &rng) }
+    for (a, b, partials) in spans {
+        for k in Int(a * Double(rate))..<min(x.count, Int(b * Double(rate))) {
+            let t = Double(k) / Double(rate)
+            x[k] += Float(partials.reduce(0) { $0 + $1.1 * sin(2 * .pi * $1.0 * t) })
+        }
+    }
+    return x
+}
+
+/// A voice-like complex (150 Hz and two harmonics: energy below 1 kHz) and a 2 kHz whistle.
+private let low: [(Double, Double)] = [(150, 0.1), (300, 0.05), (450, 0.03)]
+private let whistle: [(Double, Double)] = [(2000, 0.1)]
+
+private func json(_ data: Data) throws -> [String: Any] {
+    try JSONSerialization.jsonObject(with: data) as! [String: Any]
+}
+
+@Suite struct VADExplainCommand {
+    /// Each segment says which bands opened it (the low complex in the low bands, the whistle in
+    /// 1000–3000 Hz), the rule that confirmed it, and what closed it.
+    @Test func saysWhichBandsAndRulesOpenedAndClosedEachSegment() throws {
+        let s = Scratch()
+        // Louder noise (−55 dBFS) than the absolute minimum, and the talker gate off: only the exit
+        // test can close the first segment; the second runs to the end of the file.
+        try wav(s.file("x.wav"), bursts(noise: 0.003, [(1, 2, low), (3, 5, whistle)]))
+        let r = try CLI.run([
+            "vad", "detect", s.file("x.wav"), "--explain", "--json", "-o", s.file("x.txt"), "--talker-gate-db", "0",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let segments = try json(r.stdout)["segments"] as! [[String: Any]]
+        #expect(segments.count == 2)
+        guard segments.count == 2 else { return }
+        let first = segments[0]["explain"] as! [String: Any], second = segments[1]["explain"] as! [String: Any]
+        let opened = first["opened"] as! [String: Any], closed = first["closed"] as! [String: Any]
+        let bands = (opened["bands"] as! [[String: Any]]).map { $0["band"] as! String }
+        #expect(Set(bands.prefix(2)) == ["< 300 Hz", "300–1000 Hz"], "\(bands)")
+        #expect((opened["time"] as! Double) >= 1.0 && (opened["time"] as! Double) <= 1.03)
+        #expect((opened["scoreDb"] as! Double) >= 10 && opened["frames"] as? Int == 1)
+        #expect((opened["rule"] as! String).contains("score ≥ enter_db 10"))
+        #expect(closed["reasons"] as? [String] == ["exit_threshold"], "\(closed)")
+        #expect((closed["quietFrom"] as! Double) >= 2.0 && (closed["quietFrom"] as! Double) <= 2.06)
+        #expect((closed["rule"] as! String).contains("hangover_ms 100"))
+        let whistleBands = ((second["opened"] as! [String: Any])["bands"] as! [[String: Any]]).map {
+            $0["band"] as! String
+        }
+        #expect(whistleBands.first == "1000–3000 Hz", "\(whistleBands)")
+        let end = second["closed"] as! [String: Any]
+        #expect(end["reasons"] as? [String] == ["end_of_file"] && end["quietFrom"] is NSNull)
+        #expect(try String(contentsOfFile: s.file("x.txt"), encoding: .utf8).split(separator: "\n").count == 2)
+    }
+
+    @Test func namesTheLevelRulesAndPrintsTextBesideTheLabels() throws {
+        let s = Scratch()
+        try wav(s.file("x.wav"), bursts([(1, 2, low)]))
+        // Noise at about −68 dBFS; with absolute_dbfs −40 the level closes it; the talker gate too
+        // (the noise is 40 dB below the burst).
+        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain", "--json", "--absolute-dbfs=-40"])
+        #expect(r.status == 0, "\(r.stderr)")
+        // Labels on stdout: the report goes to stderr.
+        let report = try json(Data(r.stderr.utf8))
+        let segment = (report["segments"] as! [[String: Any]])[0]
+        let closed = (segment["explain"] as! [String: Any])["closed"] as! [String: Any]
+        #expect(closed["reasons"] as? [String] == ["absolute_threshold", "talker_gate"], "\(closed)")
+        // Text: the labels on stdout as always, the explanation on stderr.
+        let t = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain"])
+        #expect(t.status == 0 && t.text.split(separator: "\n").count == 1 && t.text.hasSuffix("\tspeech\n"))
+        for part in [
+            "opened at 1.0", "score ≥ enter_db 10",
+            "bands at or over enter_db (excess over noise floor ⊕ echo): < 300 Hz",
+            "closed at 2.", "below absolute_dbfs -65", "talker_gate_db 20 below the loudest recent speech",
+        ] {
+            #expect(t.stderr.contains(part), "\(part) in \(t.stderr)")
+        }
+        // Without speech it says so; --explain with many files needs JSON outputs.
+        try wav(s.file("quiet.wav"), bursts([]))
+        let none = try CLI.run(["vad", "detect", s.file("quiet.wav"), "--explain", "-o", s.file("q.txt")])
+        #expect(none.status == 0 && none.text.contains("0 segments") && none.text.contains("no speech"))
+        let batch = try CLI.run(["vad", "detect", s.file("x.wav"), s.file("quiet.wav"), "--explain", "-o", s.file("o")])
+        #expect(batch.status == 64 && batch.stderr.contains("--format json"))
+        #expect(try CLI.run(["vad", "detect", "--help"]).text.contains("--explain"))
+    }
+
+    /// Explaining computes the bands of the whole file first, then decides: the same decisions as
+    /// the streaming stage, with a far-end reference too.
+    @Test func explainingChangesNoDecision() throws {
+        let s = Scratch()
+        let base = ["vad", "detect", root + "/samples/bargein-mic-16k.wav", "--reference"]
+        let args = base + [root + "/samples/bargein-mic-16k.wav".replacingOccurrences(of: ".wav", with: ".ref.wav")]
+        let plain = try CLI.run(args)
+        let explained = try CLI.run(args + ["--explain", "-o", s.file("e.txt")])
+        #expect(plain.status == 0 && explained.status == 0, "\(explained.stderr)")
+        let labels = try String(contentsOfFile: s.file("e.txt"), encoding: .utf8)
+        #expect(!plain.text.isEmpty && plain.text == labels)
+        let segments = plain.text.split(separator: "\n").count
+        #expect(explained.text.components(separatedBy: "  opened at ").count == segments + 1)
+        #expect(explained.text.components(separatedBy: "  closed at ").count == segments + 1)
+    }
+}
+
+@Suite struct VADTuneWithoutLabels {
+    /// `vad tune` on recordings without labels: exit code 66 and a message that says what it needs,
+    /// the format, and how to make labels.
+    @Test func saysWhatItNeedsAndHowToMakeIt() throws {
+        let s = Scratch()
+        let audio = s.file("rec")
+        try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true)
+        for name in ["a", "b"] { try wav(audio + "/\(name).wav", bursts([(1, 2, low)])) }
+        let how = [
+            "Audacity label file NAME.txt", "next to the recording", "1.250000\t2.800000\tspeech",
+            "audiopipe vad detect \(audio) --align -o LABELS", "LABELS/a.txt",
+            "audiopipe vad tune --audio \(audio) --labels LABELS --report REPORT",
+        ]
+        // No --labels and no label file beside the recordings; a --labels that does not exist; one
+        // whose files are named after nothing.
+        try FileManager.default.createDirectory(atPath: s.file("other"), withIntermediateDirectories: true)
+        try "1\t2\tspeech\n".write(toFile: s.file("other/c.txt"), atomically: true, encoding: .utf8)
+        for (labels, first) in [
+            ([String](), "\(audio): no label file NAME.txt for any of the 2 recordings in \(audio)"),
+            (["--labels", s.file("none")], "\(s.file("none")): no such directory"),
+            (
+                ["--labels", s.file("other")],
+                "1 .txt file, but none named after one of the 2 recordings in \(audio) (a.wav wants a.txt)"
+            ),
+        ] {
+            let r = try CLI.run(["vad", "tune", "--audio", audio, "--report", s.file("rep")] + labels)
+            #expect(r.status == 66, "\(r.stderr)")
+            #expect(r.stderr.hasPrefix("audiopipe: ") && r.stderr.contains(first), "\(r.stderr)")
+            for part in how { #expect(r.stderr.contains(part), "\(part)") }
+            #expect(!FileManager.default.fileExists(atPath: s.file("rep")))
+        }
+        // The suggested command makes labels tune accepts.
+        #expect(try CLI.run(["vad", "detect", audio, "--align", "-o", s.file("labels")]).status == 0)
+        let t = try CLI.run([
+            "vad", "tune", "--audio", audio, "--labels", s.file("labels"), "--report", s.file("rep"), "--set",
+            "enter_db=10",
+        ])
+        #expect(t.status == 0, "\(t.stderr)")
+        let empty = s.file("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        let nothing = try CLI.run(["vad", "tune", "--audio", empty, "--report", s.file("rep2")])
+        #expect(nothing.status == 66 && nothing.stderr.contains("no recording in it"))
+    }
+}
+
+/// The report page in a real browser (headless Chromium): it renders, clicking a header sorts the
+/// table, and every plot loads.
+@Suite(
+    .enabled(
+        if: FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium"),
+        "needs chromium (make test-deps installs it)"))
+struct VADTuneReportPage {
+    /// Six recordings from easy to hard (white noise of peak 0.001 to 0.2 under the same bursts), labels
+    /// beside them, and a manifest with two conditions (one field quoted, with a comma).
+    static func corpus(_ s: Scratch) throws -> String {
+        let dir = s.file("corpus")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        var manifest = "name,noise,detail\n"
+        for (k, noise) in [0.001, 0.01, 0.03, 0.06, 0.1, 0.2].enumerated() {
+            let name = "f\(k + 1)"
+            try wav(dir + "/\(name).wav", bursts(noise: Float(noise), [(1, 2, low), (3, 3.5, low), (4, 4.3, whistle)]))
+            try "1\t2\tspeech\n3\t3.5\tspeech\n4\t4.3\tspeech\n".write(
+                toFile: dir + "/\(name).txt", atomically: true, encoding: .utf8)
+            manifest += "\(name),\(k < 3 ? "quiet" : "loud"),\"peak \(noise), white\"\n"
+        }
+        try manifest.write(toFile: dir + "/manifest.csv", atomically: true, encoding: .utf8)
+        return dir
+    }
+
+    /// The page's DOM after its scripts ran and everything loaded (`index.html?QUERY`).
+    static func dom(_ page: String, query: String = "") throws -> String {
+        let r = try runTool(
+            "/usr/bin/chromium",
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=10000", "--dump-dom",
+                "file://" + page + query,
+            ])
+        #expect(r.status == 0, "\(r.err)")
+        return r.out
+    }
+
+    /// Column `k` of a table's body rows, as the cells' sort values (`data-v`, else their text).
+    static func column(_ dom: String, table: String, _ k: Int) -> [String] {
+        guard let start = dom.range(of: "<table id=\"\(table)\"") else { return [] }
+        let rest = dom[start.upperBound...]
+        let body = rest[rest.range(of: "<tbody>")!.upperBound..<rest.range(of: "</tbody>")!.lowerBound]
+        return body.components(separatedBy: "<tr>").dropFirst().map { row in
+            let cell = row.components(separatedBy: "<td")[k + 1]
+            if let v = cell.range(of: "data-v=\"") {
+                return String(cell[v.upperBound...].prefix { $0 != "\"" })
+            }
+            let text = cell[cell.index(after: cell.firstIndex(of: ">")!)...]
+            return String(
+                text.replacingOccurrences(of: "<[^>]+>", with: "", options: .regularExpression).prefix { $0 != "<" })
+        }
+    }
+
+    @Test func rendersSortsAndLoadsItsPlots() throws {
+        let s = Scratch()
+        let dir = try Self.corpus(s)
+        let t = try CLI.run([
+            "vad", "tune", "--audio", dir, "--report", s.file("rep"), "--set", "enter_db=8,10,12",
+            "--max-false-alarm", "0.5",
+        ])
+        #expect(t.status == 0, "\(t.stderr)")
+        #expect(t.stderr.contains("manifest.csv: 2 conditions by noise"))
+        let page = s.file("rep/index.html")
+        // It opens with the choice and why, in words; the per-condition table from the manifest.
+        let plain = try Self.dom(page)
+        #expect(plain.contains("<b>Chosen setting:</b> <code>enter_db="))
+        #expect(plain.contains("It has the best F1 among the settings whose false alarm ≤ 50 %: "))
+        #expect(plain.contains(" of 3 qualify."))
+        #expect(Self.column(plain, table: "conditions", 0).sorted() == ["loud", "quiet"])
+        #expect(
+            try String(contentsOfFile: s.file("rep/per-condition.csv"), encoding: .utf8).hasPrefix(
+                "condition,files,f1,"))
+        // Every image loaded (6 plots and 2 charts): the page's own check after the load event.
+        #expect(plain.contains("data-images=\"8 of 8 loaded\""), "\(plain.suffix(400))")
+        // Worst first: F1 ascending (column 2, after file and condition).
+        let f1 = Self.column(plain, table: "files", 2).map { Double($0)! }
+        #expect(f1.count == 6 && f1 == f1.sorted())
+        // Clicking a header sorts by it; clicking again reverses (`?sort=` clicks the header).
+        let miss = Self.column(plain, table: "files", 4).map { Double($0)! }
+        #expect(Set(miss).count > 1, "the corpus must give files different miss rates: \(miss)")
+        let up = try Self.dom(page, query: "?sort=files.miss")
+        #expect(Self.column(up, table: "files", 4).map { Double($0)! } == miss.sorted())
+        #expect(up.contains("data-key=\"files.miss\" data-dir=\"asc\"") || up.contains("data-dir=\"asc\""))
+        let down = try Self.dom(page, query: "?sort=-files.miss")
+        #expect(Self.column(down, table: "files", 4).map { Double($0)! } == miss.sorted(by: >))
+        let names = try Self.dom(page, query: "?sort=-files.file")
+        #expect(Self.column(names, table: "files", 0) == ["f6", "f5", "f4", "f3", "f2", "f1"])
+        // Each row links to its plot, on the page.
+        #expect(plain.contains("<a href=\"#plots/f1.svg\">f1</a>") && plain.contains("<h3 id=\"plots/f1.svg\">"))
+        // A missing plot is named on the page (the check can fail).
+        try FileManager.default.removeItem(atPath: s.file("rep/plots/f3.svg"))
+        let broken = try Self.dom(page)
+        #expect(broken.contains("data-images=\"7 of 8 loaded\"") && broken.contains("could not load plots/f3.svg"))
+        // The page renders: a screenshot with a good deal drawn.
+        let png = s.file("index.png")
+        let shot = try runTool(
+            "/usr/bin/chromium",
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--screenshot=\(png)",
+                "--window-size=1280,1600", "file://" + page,
+            ])
+        #expect(shot.status == 0, "\(shot.err)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: png))
+        #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 30_000, "\(data.count) bytes")
+    }
+}
