@@ -96,33 +96,8 @@ public struct VADDecider: Sendable {
     private mutating func decide(mic p: SIMD4<Double>, reference rp: SIMD4<Double>?, detail: inout Detail) -> Frame {
         let c = configuration
         let m = SIMD4(db(p[0]), db(p[1]), db(p[2]), db(p[3]))
-        var echo = SIMD4<Double>(repeating: -.infinity)
         let hasReference = rp != nil
-        if let rp {
-            let reference = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
-            // Store this frame's reference, then take the max over the delay window.
-            refHistory[refHead] = reference
-            let slots = delayMax + 1
-            var maxR = SIMD4<Double>(repeating: -140)
-            var quietest = Double.infinity  // the weakest frame of the window (its loudest band)
-            for d in delayMin...delayMax where d <= refFrames {
-                var slot = refHead - d
-                if slot < 0 { slot += slots }
-                maxR = pointwiseMax(maxR, refHistory[slot])
-                quietest = min(quietest, refHistory[slot].max())
-            }
-            refHead = refHead + 1 == slots ? 0 : refHead + 1
-            refFrames += 1
-            // The echo gain learns only where the reference played through the whole delay window:
-            // then its echo has surely arrived, whatever the path's delay. (Learning from the first
-            // frames after the agent starts, before the echo reaches the mic, measured gains far too
-            // low, and the echo's arrival then read as speech.)
-            let playing = quietest > c.referenceActiveThreshold && quietest.isFinite
-            for b in 0..<4 where maxR[b] > -120 {
-                if playing { gains[b].add(m[b] - maxR[b]) }
-                echo[b] = gains[b].value(or: c.initialEchoGain) + maxR[b]
-            }
-        }
+        let echo = rp.map { expectedEcho(mic: m, reference: $0) } ?? SIMD4(repeating: -.infinity)
         var excess = SIMD4<Double>()
         var floorPower = 0.0, echoPower = 0.0
         for b in 0..<4 {
@@ -176,5 +151,37 @@ public struct VADDecider: Sendable {
         return Frame(
             level: levelDB, floor: db(floorPower), echo: echoPower > 0 ? db(echoPower) : -.infinity, score: score,
             speech: speaking)
+    }
+
+    /// The echo expected in each band this frame (dB), from the reference's bands `rp` (power):
+    /// the learnt gain over the loudest reference in the delay window; learns the gain from `m`.
+    @inline(__always)
+    private mutating func expectedEcho(mic m: SIMD4<Double>, reference rp: SIMD4<Double>) -> SIMD4<Double> {
+        let c = configuration
+        var echo = SIMD4<Double>(repeating: -.infinity)
+        let reference = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
+        // Store this frame's reference, then take the max over the delay window.
+        refHistory[refHead] = reference
+        let slots = delayMax + 1
+        var maxR = SIMD4<Double>(repeating: -140)
+        var quietest = Double.infinity  // the weakest frame of the window (its loudest band)
+        for d in delayMin...delayMax where d <= refFrames {
+            var slot = refHead - d
+            if slot < 0 { slot += slots }
+            maxR = pointwiseMax(maxR, refHistory[slot])
+            quietest = min(quietest, refHistory[slot].max())
+        }
+        refHead = refHead + 1 == slots ? 0 : refHead + 1
+        refFrames += 1
+        // The echo gain learns only where the reference played through the whole delay window:
+        // then its echo has surely arrived, whatever the path's delay. (Learning from the first
+        // frames after the agent starts, before the echo reaches the mic, measured gains far too
+        // low, and the echo's arrival then read as speech.)
+        let playing = quietest > c.referenceActiveThreshold && quietest.isFinite
+        for b in 0..<4 where maxR[b] > -120 {
+            if playing { gains[b].add(m[b] - maxR[b]) }
+            echo[b] = gains[b].value(or: c.initialEchoGain) + maxR[b]
+        }
+        return echo
     }
 }
