@@ -97,6 +97,21 @@ import _AudioPipelineTestSupport
         #expect(s.contents.isEmpty, "\(s.contents)")
     }
 
+    /// session simulate: the output directory is built beside its target and published whole; an
+    /// existing one is kept as it was.
+    @Test func aSessionSimulationLeavesNothingAndKeepsTheOldDirectory() throws {
+        let s = Scratch()
+        try FileManager.default.createDirectory(atPath: s.file("sim"), withIntermediateDirectories: true)
+        try "old".write(toFile: s.file("sim/report.json"), atomically: true, encoding: .utf8)
+        let status = try interrupt(
+            ["session", "simulate", "--agent", Self.long, "--user", Self.long, "-o", s.file("sim")], in: s.path,
+            signal: SIGINT)
+        #expect(status == 130)
+        #expect(s.contents == ["sim"], "\(s.contents)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.file("sim")) == ["report.json"])
+        #expect(try String(contentsOfFile: s.file("sim/report.json"), encoding: .utf8) == "old")
+    }
+
     @Test func aBatchLeavesItsFinishedOutputsAndNoTemporaryFile() throws {
         let s = Scratch(), inputs = Scratch()
         for k in 0..<3 {
