@@ -203,6 +203,7 @@ import _AudioPipelineTestSupport
         (c.recorded, c.reference, c.userLabels) = (dir.file("mic.wav"), dir.file("ref.wav"), dir.file("user.txt"))
         let r = try SessionSimulator(configuration: c).run(outputDirectory: nil)
         #expect(r.warnings.contains { $0.contains("padded with silence") })
+        #expect(r.warnings.contains { $0.contains("reference at 8000 Hz converted to the microphone's 16000 Hz") })
         #expect(abs(r.durationS - 6) < 0.02 && r.mode == "recorded")
     }
 }

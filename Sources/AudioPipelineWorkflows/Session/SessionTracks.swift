@@ -44,6 +44,11 @@ public struct SessionTracks: Sendable {
             let played = try AudioLoader.reference(path: reference, rate: rate, length: mic.count)
             let speech = try readLabels(c.userLabels!, durationS: Double(mic.count) / Double(rate))
             var t = SessionTracks(deviceRate: rate, user: mic, reference: played.samples, userSpeech: speech)
+            let playedRate = try AudioFileReader(path: reference).description.format.sampleRate.hz
+            if playedRate != rate {
+                t.warnings.append(
+                    "\(reference): reference at \(playedRate) Hz converted to the microphone's \(rate) Hz")
+            }
             if let w = played.warning { t.warnings.append(w) }
             return t
         }
