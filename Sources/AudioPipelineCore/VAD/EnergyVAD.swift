@@ -16,6 +16,16 @@
 ///    echo-only frames, so the median ignores the user's double talk. Bands in which the
 ///    loudspeaker reproduces little (typically below 300 Hz) get a low gain, so the user's voice
 ///    there stands out even when the echo is louder overall.
+///    **Echo delay and tail** (`echoReverbMilliseconds` > 0): the delay is estimated as the lag
+///    at which the reference's level changes best predict the mic's (a running mean, time constant
+///    `echoDelaySmoothingSeconds`, of Σ_b Δmic_b · Δref_b(lag) over playing frames; levels clipped
+///    to [−100, 0] dBFS, changes to ±20 dB), taken at the first lag reaching half the peak (the
+///    direct path; reverberation drags the peak later), less one frame. After two time constants of
+///    playing reference, the window starts there instead of at `echoDelayMin`, and the reference
+///    d frames past the start counts d · 60 dB · frame / RT60 less: the expected echo ends when the
+///    real one can, and decays like a room of that RT60 — so the agent's short pauses show the
+///    user, where the flat maximum held the echo up for the whole window. The gain learns over the
+///    same tracked reference. Without an estimate (or RT60 0), the flat maximum over the window.
 /// 4. **Score**: per band, the excess of the frame energy over noise floor ⊕ expected echo (power
 ///    sum, echo raised by `echoMargin`), in dB; the frame score is the mean of the two largest band
 ///    excesses (the bands where speech stands out, robust to one noisy band).

@@ -21,6 +21,8 @@ extension VADConfiguration {
         ("echo_gain_window_s", \.echoGainWindowSeconds),
         ("initial_echo_gain_db", \.initialEchoGain),
         ("reference_active_dbfs", \.referenceActiveThreshold),
+        ("echo_rt60_ms", \.echoReverbMilliseconds),
+        ("echo_delay_tau_s", \.echoDelaySmoothingSeconds),
         ("talker_gate_db", \.talkerGate),
         ("talker_window_s", \.talkerWindowSeconds),
         ("exit_average_frames", \.exitAverageFrames),

@@ -41,6 +41,15 @@ public struct VADConfiguration: Sendable, Hashable {
     public var initialEchoGain: Double = 0
     /// Reference: a reference frame counts as playing above this level, dBFS.
     public var referenceActiveThreshold: Double = -55
+    /// Reference: the echo's assumed reverberation time (RT60), ms. Once the echo delay has been
+    /// estimated, the expected echo follows the reference from that delay on and decays 60 dB over
+    /// this time after it stops. 0 turns the delay tracking off: the flat maximum over the whole
+    /// delay window. 450 ms is at the slow end of living rooms and offices (0.2–0.5 s), so the
+    /// expected echo does not decay ahead of the real one (nor of a soft-clipping speaker's tail).
+    public var echoReverbMilliseconds: Double = 450
+    /// Reference: time constant of the echo-delay estimate (a running cross-correlation of mic and
+    /// reference level changes), s; the estimate is used after twice this long of playing reference.
+    public var echoDelaySmoothingSeconds: Double = 0.5
 
     public init() {}
 
@@ -83,5 +92,9 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             referenceActiveThreshold > -150 && referenceActiveThreshold <= 0,
             "reference_active_dbfs must be in (-150, 0]")
+        try check(echoReverbMilliseconds >= 0 && echoReverbMilliseconds <= 10_000, "echo_rt60_ms must be in [0, 10000]")
+        try check(
+            echoDelaySmoothingSeconds >= 0.05 && echoDelaySmoothingSeconds <= 60,
+            "echo_delay_tau_s must be in [0.05, 60]")
     }
 }

@@ -28,8 +28,19 @@ public struct VADDecider: Sendable {
     /// floor (band-energy flicker). Subtracted, so thresholds are "above what the noise does".
     private var bias: RunningQuantile
     private var refHistory: [SIMD4<Double>]  // ring of reference band energies
+    /// Ring (same slots): each reference frame's change from the previous one, per band, in dB
+    /// (levels clipped to [−100, 0] dBFS, changes to ±20 dB): what the delay estimate correlates.
+    private var refChanges: [SIMD4<Double>]
     private var refHead = 0, refFrames = 0
     private let delayMin: Int, delayMax: Int
+    /// Echo-delay estimate: per delay (frames), the running mean of Σ_b Δmic_b · Δref_b(delay ago);
+    /// its argmax is the delay. Updated over `delayFrames` playing frames, with weight `delayAlpha`.
+    private var delayScores: [Double]
+    private var delayFrames = 0
+    private var previousMic = SIMD4<Double>(repeating: -100)
+    private let delayAlpha: Double, delayWarmUp: Int
+    /// The expected echo's decay per frame after the reference stops, dB (0: no delay tracking).
+    private let echoDecay: Double
     /// Frames of score ≥ enter threshold needed to declare speech.
     public let confirmFrames: Int
     private let hangoverFrames: Int
@@ -54,6 +65,11 @@ public struct VADDecider: Sendable {
         delayMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))
         delayMax = max(delayMin, Int((c.echoDelayMaxMilliseconds / c.frameMilliseconds).rounded(.up)))
         refHistory = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: delayMax + 1)
+        refChanges = [SIMD4<Double>](repeating: SIMD4(), count: delayMax + 1)
+        delayScores = [Double](repeating: 0, count: delayMax + 1)
+        delayAlpha = min(1, frameSeconds / c.echoDelaySmoothingSeconds)
+        delayWarmUp = Int((2 * c.echoDelaySmoothingSeconds / frameSeconds).rounded())
+        echoDecay = c.echoReverbMilliseconds > 0 ? 60 * c.frameMilliseconds / c.echoReverbMilliseconds : 0
         confirmFrames = c.confirmFrames
         hangoverFrames = Int((c.hangoverMilliseconds / c.frameMilliseconds).rounded())
     }
@@ -62,7 +78,9 @@ public struct VADDecider: Sendable {
         for i in floors.indices { floors[i].reset(); gains[i].reset() }
         talker.reset()
         bias.reset()
-        for i in refHistory.indices { refHistory[i] = SIMD4(repeating: -140) }
+        for i in refHistory.indices { refHistory[i] = SIMD4(repeating: -140); refChanges[i] = SIMD4() }
+        for i in delayScores.indices { delayScores[i] = 0 }
+        delayFrames = 0; previousMic = SIMD4(repeating: -100)
         refHead = 0; refFrames = 0; run = 0; quiet = 0; speaking = false
         recentScores = SIMD8(); scoreCount = 0
     }
@@ -154,34 +172,85 @@ public struct VADDecider: Sendable {
     }
 
     /// The echo expected in each band this frame (dB), from the reference's bands `rp` (power):
-    /// the learnt gain over the loudest reference in the delay window; learns the gain from `m`.
+    /// the learnt gain over the reference in the delay window (from the estimated delay on, decaying
+    /// by `echoDecay` per frame; the whole window, flat, before there is an estimate); learns the
+    /// gain and the delay from `m`.
     @inline(__always)
     private mutating func expectedEcho(mic m: SIMD4<Double>, reference rp: SIMD4<Double>) -> SIMD4<Double> {
         let c = configuration
         var echo = SIMD4<Double>(repeating: -.infinity)
         let reference = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
-        // Store this frame's reference, then take the max over the delay window.
-        refHistory[refHead] = reference
+        // Store this frame's reference (and its change), then look over the delay window.
         let slots = delayMax + 1
+        let lastSlot = refHead == 0 ? slots - 1 : refHead - 1
+        refChanges[refHead] = Self.change(reference, from: refFrames > 0 ? refHistory[lastSlot] : reference)
+        refHistory[refHead] = reference
         var maxR = SIMD4<Double>(repeating: -140)
         var quietest = Double.infinity  // the weakest frame of the window (its loudest band)
         for d in delayMin...delayMax where d <= refFrames {
-            var slot = refHead - d
-            if slot < 0 { slot += slots }
-            maxR = pointwiseMax(maxR, refHistory[slot])
-            quietest = min(quietest, refHistory[slot].max())
+            let r = refHistory[slot(d)]
+            maxR = pointwiseMax(maxR, r)
+            quietest = min(quietest, r.max())
         }
-        refHead = refHead + 1 == slots ? 0 : refHead + 1
-        refFrames += 1
         // The echo gain learns only where the reference played through the whole delay window:
         // then its echo has surely arrived, whatever the path's delay. (Learning from the first
         // frames after the agent starts, before the echo reaches the mic, measured gains far too
         // low, and the echo's arrival then read as speech.)
         let playing = quietest > c.referenceActiveThreshold && quietest.isFinite
+        let x = echoDecay > 0 ? trackedReference(mic: m, playing: playing) : maxR
+        refHead = refHead + 1 == slots ? 0 : refHead + 1
+        refFrames += 1
         for b in 0..<4 where maxR[b] > -120 {
-            if playing { gains[b].add(m[b] - maxR[b]) }
-            echo[b] = gains[b].value(or: c.initialEchoGain) + maxR[b]
+            if playing { gains[b].add(m[b] - x[b]) }
+            echo[b] = gains[b].value(or: c.initialEchoGain) + x[b]
         }
         return echo
+    }
+
+    /// The ring slot of the reference frame `d` frames before the current one (`refHead`).
+    @inline(__always)
+    private func slot(_ d: Int) -> Int {
+        let s = refHead - d
+        return s < 0 ? s + delayMax + 1 : s
+    }
+
+    /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
+    @inline(__always)
+    private static func change(_ now: SIMD4<Double>, from before: SIMD4<Double>) -> SIMD4<Double> {
+        let lo = SIMD4<Double>(repeating: -100), hi = SIMD4<Double>(repeating: 0)
+        let d = now.clamped(lowerBound: lo, upperBound: hi) - before.clamped(lowerBound: lo, upperBound: hi)
+        return d.clamped(lowerBound: SIMD4(repeating: -20), upperBound: SIMD4(repeating: 20))
+    }
+
+    /// Updates the delay estimate (while the reference plays) and returns the reference the echo
+    /// follows: per band, the max over the window from one frame before the estimated delay (the
+    /// delay's fraction of a frame) of the reference less `echoDecay` per frame beyond that start;
+    /// before `delayWarmUp` playing frames, the flat max over the whole window.
+    @inline(__always)
+    private mutating func trackedReference(mic m: SIMD4<Double>, playing: Bool) -> SIMD4<Double> {
+        let micChange = Self.change(m, from: previousMic)
+        previousMic = m
+        if playing && refFrames > delayMax {
+            for d in delayMin...delayMax {
+                let product = (micChange * refChanges[slot(d)]).sum()
+                delayScores[d] += delayAlpha * (product - delayScores[d])
+            }
+            delayFrames += 1
+        }
+        var start = delayMin, decay = 0.0
+        if delayFrames >= delayWarmUp {
+            var peak = 0.0
+            for d in delayMin...delayMax { peak = max(peak, delayScores[d]) }
+            // The direct path: the first delay at half the peak (the reverberant tail drags the
+            // peak itself later).
+            var first = delayMin
+            while first < delayMax && delayScores[first] < peak / 2 { first += 1 }
+            if peak > 0 { (start, decay) = (max(delayMin, first - 1), echoDecay) }
+        }
+        var x = SIMD4<Double>(repeating: -140)
+        for d in start...delayMax where d <= refFrames {
+            x = pointwiseMax(x, refHistory[slot(d)] - decay * Double(d - start))
+        }
+        return x
     }
 }
