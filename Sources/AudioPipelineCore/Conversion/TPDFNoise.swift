@@ -13,11 +13,14 @@
 /// 12× the cost of plain conversion. A counter has no chain, so a vector of words is as wide as the
 /// registers (16 with AVX-512); one 32-bit word per two samples halves the hashing; and the quadratic
 /// term in `c_j` removes the fixed-lag correlations a plain Weyl counter (`key + j·W`) leaves after a
-/// single multiply (about 0.002 at some lags over 2^28 samples; with it, none beyond sampling noise),
-/// and keeps two seeds' streams from being shifted copies of each other. Measured per 20 ms chunk at
-/// 48 kHz: 1.8× plain conversion (68 against 38 ns), was 12× (457 ns). The sequence repeats after 2^34
-/// samples (about 99 hours at 48 kHz). `CVectorKernels/pcm.c` computes the same noise with AVX2 and
-/// AVX-512, bit for bit.
+/// single multiply (about 0.002 at some lags over 2^28 samples; with it, correlations at lags 1–64 stay
+/// within sampling noise over 2^27 samples), and keeps two seeds' streams from being shifted copies of
+/// each other. What a single multiply does leave: the two samples of one word are slightly dependent,
+/// visible in their joint histogram only over some 10^8 samples (a second multiply round removes that
+/// too, but costs 2.3× plain conversion). Measured per 20 ms chunk at
+/// 48 kHz (p50, AVX-512): 1.6–1.8× plain conversion (67–69 against 38–43 ns), was 11–12× (454–457 ns).
+/// The noise repeats after 2^34 samples (about 99 hours at 48 kHz). `CVectorKernels/pcm.c` computes it
+/// with AVX2 and AVX-512, bit for bit.
 struct TPDFNoise: Sendable {
     static let weyl: UInt32 = 0x9E37_79B9
     static let curve: UInt32 = 0x6A09_E667
