@@ -98,16 +98,20 @@ struct TPDFNoise: Sendable {
         /// The noise of the next sixteen samples, in order.
         @inline(__always)
         mutating func draw() -> (SIMD8<Float>, SIMD8<Float>) {
-            // Little-endian: 16-bit element 2l is lane l's low half (sample 2l), 2l + 1 its high half.
-            let halves = unsafeBitCast(TPDFNoise.mix(counters), to: SIMD16<UInt16>.self)
+            let h = TPDFNoise.mix(counters)
             counters &+= step
             step &+= SIMD8(repeating: 64 &* TPDFNoise.curve)
-            let sums = (halves & 0xFF) &+ (halves &>> 8)
+            // Each half's two bytes summed (in 16-bit lanes), then interleaved: sample 2l is lane l's low
+            // half, 2l + 1 its high half (element-wise, which the compiler turns into two unpacks; a
+            // widening SIMD init was left as a call in the package's release build).
+            let halves = unsafeBitCast(h, to: SIMD16<UInt16>.self)
+            let sums = unsafeBitCast((halves & 0xFF) &+ (halves &>> 8), to: SIMD8<UInt32>.self)
+            let low = sums & 0xFFFF, high = sums &>> 16
             let exponent = SIMD8<UInt32>(repeating: 0x4700_0000), centre = SIMD8<Float>(repeating: TPDFNoise.centre)
-            let first = SIMD8<UInt32>(truncatingIfNeeded: sums.lowHalf) | exponent
-            let second = SIMD8<UInt32>(truncatingIfNeeded: sums.highHalf) | exponent
-            let low = unsafeBitCast(first, to: SIMD8<Float>.self), high = unsafeBitCast(second, to: SIMD8<Float>.self)
-            return (low - centre, high - centre)
+            let first = SIMD8(low[0], high[0], low[1], high[1], low[2], high[2], low[3], high[3]) | exponent
+            let second = SIMD8(low[4], high[4], low[5], high[5], low[6], high[6], low[7], high[7]) | exponent
+            let a = unsafeBitCast(first, to: SIMD8<Float>.self), b = unsafeBitCast(second, to: SIMD8<Float>.self)
+            return (a - centre, b - centre)
         }
     }
 }
