@@ -18,7 +18,7 @@
 /// each other. What a single multiply does leave: the two samples of one word are slightly dependent,
 /// visible in their joint histogram only over some 10^8 samples (a second multiply round removes that
 /// too, but costs 2.3× plain conversion). Measured per 20 ms chunk at
-/// 48 kHz (p50, AVX-512): 1.6–1.8× plain conversion (67–69 against 38–43 ns), was 11–12× (454–457 ns).
+/// 48 kHz (p50, AVX-512): 1.6–1.8× plain conversion (65–69 against 38–43 ns), was 11–12× (454–457 ns).
 /// The noise repeats after 2^34 samples (about 99 hours at 48 kHz). `CVectorKernels/pcm.c` computes it
 /// with AVX2 and AVX-512, bit for bit.
 struct TPDFNoise: Sendable {
