@@ -1,7 +1,8 @@
 // Checks the C vector kernels of Sources/CVectorKernels against plain references: base64 groups
 // against a reference encoder (and every byte value at every position for the validation), FIR
 // kernels against a double-precision dot product and against each other bit for bit (the
-// resampler's chunk invariance rests on that). scripts/check-kernels.sh builds it natively
+// resampler's chunk invariance rests on that), the TPDF dither kernel against the noise's definition
+// at every width the CPU has. scripts/check-kernels.sh builds it natively
 // (x86-64: the SSSE3 and AVX2/FMA kernels) and for AArch64 under qemu (the NEON kernels, which no
 // Swift test reaches on an x86 machine).
 #include <math.h>
@@ -152,6 +153,60 @@ static void test_fir(void) {
     printf("FIR kernels: checked\n");
 }
 
+// TPDF dither (TPDFNoise's definition, written out again here from its doc comment): samples 2j, 2j + 1
+// take the low, high 16 bits of mix(key + j·W + j(j − 1)/2·V), each half's two bytes summed (0…510) and
+// mapped to (sum − 255) / 256 LSB. T(j) through 128-bit arithmetic, unlike the kernels' lane algebra.
+static float ref_tpdf_noise(uint32_t key, uint64_t k) {
+    uint64_t j = k >> 1;
+    uint32_t t = (uint32_t)(((unsigned __int128)j * (j - 1)) >> 1);
+    uint32_t c = key + (uint32_t)j * 0x9E3779B9u + t * 0x6A09E667u;
+    uint32_t h = (c ^ (c >> 16)) * 0x2C1B3C6Du;
+    h ^= h >> 15;
+    uint32_t half = (k & 1) ? h >> 16 : h & 0xFFFF;
+    return ((float)(half & 0xFF) + (float)(half >> 8) - 255.0f) / 256.0f;
+}
+
+static void test_tpdf(void) {
+    if (!cvk_pcm_available()) {
+        printf("PCM kernels: not available on this CPU, skipped\n");
+        return;
+    }
+    enum { N = 1000 };
+    static const float special[] = {0, -0.0f, 1, -1, 1.0000001f, -1.0000001f, 2, -2, 1e30f, -1e30f,
+                                    INFINITY, -INFINITY, 0.5f / 32768, -0.5f / 32768, 32767.5f / 32768};
+    float src[N];
+    int16_t dst[N + 1];
+    for (int k = 0; k < N; k++) src[k] = k < 15 ? special[k] : ((float)(rnd() % 20001) - 10000) / 10000 * 0.99f;
+    const uint64_t pairs[] = {0, 1, 7, 480, 0xFFFFFFF0u, 0x1FFFFFFF7ull, 0x10000000003ull};
+    const int top = cvk_pcm_level();
+    for (int level = top; level >= 1; level--) {
+        cvk_pcm_set_level(level);
+        for (size_t p = 0; p < sizeof pairs / sizeof *pairs; p++) {
+            for (size_t n = 0; n <= 100; n += 1 + n / 4) {
+                uint32_t key = rnd() * 2654435761u;
+                int odd = -1;
+                dst[n] = 7;
+                size_t done = cvk_f32_to_i16_tpdf(src, dst, n, key, pairs[p], &odd);
+                CHECK(done % 16 == 0 && done <= n && n - done < 16, "tpdf level %d n=%zu: did %zu", level, n, done);
+                CHECK(dst[n] == 7, "tpdf level %d n=%zu: wrote past the end", level, n);
+                int want_odd = 0;
+                for (size_t k = 0; k < done; k++) {
+                    float d = ref_tpdf_noise(key, 2 * pairs[p] + k);
+                    float s = src[k] * 32768.0f + d;
+                    s = s > -32768.0f ? s : -32768.0f;
+                    s = s < 32767.0f ? s : 32767.0f;
+                    want_odd |= !(fabsf(src[k]) <= 1);
+                    CHECK(dst[k] == (int16_t)nearbyintf(s), "tpdf level %d pair %llu k=%zu: %d, expected %d", level,
+                          (unsigned long long)pairs[p], k, dst[k], (int)nearbyintf(s));
+                }
+                CHECK(done == 0 || odd == want_odd, "tpdf level %d n=%zu: odd %d, expected %d", level, n, odd, want_odd);
+            }
+        }
+    }
+    cvk_pcm_set_level(2);
+    printf("TPDF dither kernels (%s and narrower): checked\n", cvk_pcm_instruction_set());
+}
+
 /// The names `audiopipe --version` prints: set exactly when the kernels run, "NEON" on AArch64.
 static void test_names(void) {
     const char *b = cb64_instruction_set(), *f = cvk_fir_instruction_set();
@@ -170,6 +225,7 @@ int main(void) {
     test_names();
     test_base64();
     test_fir();
+    test_tpdf();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
         return 1;

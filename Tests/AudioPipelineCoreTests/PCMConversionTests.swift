@@ -162,6 +162,79 @@ private func expectEverywhere(_ value: Float, _ expected: Int16, mode: PCMCompat
     }
 }
 
+/// The dither noise itself (`TPDFNoise`): its distribution, its independence from sample to sample
+/// and from seed to seed, and the vector draw against the scalar definition.
+@Suite struct TPDFNoiseStatistics {
+    static let count = 1 << 20
+
+    static func samples(seed: UInt64, count: Int = count) -> [Double] {
+        var noise = TPDFNoise(seed: seed)
+        return (0..<count).map { _ in Double(noise.next()) }
+    }
+
+    static func correlation(_ a: ArraySlice<Double>, _ b: ArraySlice<Double>) -> Double {
+        let n = Double(a.count)
+        let ma = a.reduce(0, +) / n, mb = b.reduce(0, +) / n
+        var ab = 0.0, aa = 0.0, bb = 0.0
+        for (x, y) in zip(a, b) {
+            ab += (x - ma) * (y - mb)
+            aa += (x - ma) * (x - ma)
+            bb += (y - mb) * (y - mb)
+        }
+        return ab / (aa * bb).squareRoot()
+    }
+
+    @Test func isTriangularOnMinusOneToOneLSB() {
+        let d = Self.samples(seed: 1)
+        let n = Double(d.count)
+        let mean = d.reduce(0, +) / n
+        let variance = d.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / n
+        // σ of the mean is 0.0004 LSB here, of the variance about 0.0001 LSB².
+        #expect(abs(mean) < 0.003, "mean \(mean)")
+        #expect(abs(variance - 1.0 / 6) < 0.002, "variance \(variance)")
+        #expect(d.allSatisfy { abs($0) < 1 && ($0 * 256).rounded() == $0 * 256 }, "steps of 1/256 inside (-1, 1)")
+        // The triangle's shape: P(|d| < ½) = ¾ and P(d > ½) = P(d < -½) = ⅛ (steps of 1/256 shift these
+        // by under 0.004).
+        let inner = Double(d.filter { abs($0) < 0.5 }.count) / n
+        let upper = Double(d.filter { $0 > 0.5 }.count) / n, lower = Double(d.filter { $0 < -0.5 }.count) / n
+        #expect(abs(inner - 0.75) < 0.006 && abs(upper - 0.125) < 0.005 && abs(lower - 0.125) < 0.005)
+    }
+
+    @Test func neighboursAndSeedsAreUncorrelated() {
+        let d = Self.samples(seed: 2)
+        // σ of a correlation over 2^20 samples is 0.001; lag 1 pairs the two halves of one hashed word.
+        for lag in [1, 2, 3, 4, 8, 16, 32] {
+            let r = Self.correlation(d.dropLast(lag), d.dropFirst(lag))
+            #expect(abs(r) < 0.005, "lag \(lag): \(r)")
+        }
+        let other = Self.samples(seed: 3)
+        #expect(other != d)
+        #expect(abs(Self.correlation(d[...], other[...])) < 0.005, "seeds 2 and 3")
+        // Nor are two seeds' streams shifted copies of one another (as they would be with a plain Weyl
+        // counter, whose key only offsets it).
+        for shift in 1...16 {
+            #expect(abs(Self.correlation(d.dropFirst(shift).prefix(100_000), other.prefix(100_000))) < 0.02)
+        }
+    }
+
+    @Test func theVectorDrawIsTheScalarDefinition() {
+        for position: UInt64 in [0, 2, 1000, (1 << 33) - 16, (1 << 34) - 8] {
+            var noise = TPDFNoise(seed: 5, position: position)
+            var lanes = noise.lanes()
+            for step in 0..<100 {
+                let (a, b) = lanes.draw()
+                for l in 0..<8 {
+                    let k = position &+ UInt64(16 * step + l)
+                    #expect(a[l] == TPDFNoise.noise(k, key: noise.key), "\(k)")
+                    #expect(b[l] == TPDFNoise.noise(k + 8, key: noise.key), "\(k + 8)")
+                }
+            }
+            noise.advance(1600)
+            #expect(noise.position == position &+ 1600)
+        }
+    }
+}
+
 @Suite struct ConversionChunkInvariance {
     static let configs: [Float32ToInt16Converter.Configuration] = [
         .init(), .init(compatibility: .ios), .init(dither: .tpdf(seed: 77)),

@@ -2,9 +2,9 @@ import Testing
 
 @testable import AudioPipelineCore
 
-/// The AVX2 C kernels (`CVectorKernels/pcm.c`) against the Swift SIMD loops: bit-identical
+/// The C kernels (`CVectorKernels/pcm.c`, AVX2 and AVX-512) against the Swift SIMD loops: bit-identical
 /// outputs and identical clip/NaN counts on every special value, every length (the C kernels take
-/// groups of 16, Swift the rest) and unaligned starts. On a machine without AVX2 both sides are the
+/// groups of 16 or 32, Swift the rest) and unaligned starts, at every width this CPU has. On a machine without AVX2 both sides are the
 /// Swift code and the test still checks the portable path against itself and the scalar rule.
 @Suite(.serialized) struct PCMKernelParity {
     /// Every C kernel width this CPU has (AVX-512, AVX2), then none (the Swift code on both sides).
@@ -96,30 +96,70 @@ import Testing
         #expect(counts.clipped == clipped && counts.nan == nans)
     }
 
-    @Test func ditherIsTheSameNoiseWhicheverKernelAndChunking() {
-        let input = Self.floats(4000, seed: 5)
-        func run(_ kernel: VectorKernel, _ blocks: [Int]) -> ([Int16], Int, Int) {
-            var noise = TPDFNoise(seed: 99)
-            var out = [Int16](repeating: 0, count: input.count)
-            var at = 0, clipped = 0, nans = 0, b = 0
-            input.withUnsafeBufferPointer { src in
-                out.withUnsafeMutableBufferPointer { dst in
-                    while at < input.count {
-                        let n = min(blocks[b % blocks.count], input.count - at)
-                        let c = PCMKernels.floatToInt16Dithered(
-                            src.baseAddress! + at, dst.baseAddress! + at, n, &noise, kernel: kernel)
-                        (clipped, nans, at, b) = (clipped + c.clipped, nans + c.nan, at + n, b + 1)
-                    }
+    /// Dithered conversion of `input` from sample `position` of seed 99's noise, in blocks of the sizes
+    /// `blocks` (cycled): output and clip/NaN counts.
+    static func dither(
+        _ input: [Float], from position: UInt64 = 0, kernel: VectorKernel, blocks: [Int]
+    ) -> (out: [Int16], clipped: Int, nan: Int) {
+        var noise = TPDFNoise(seed: 99, position: position)
+        var out = [Int16](repeating: 0, count: input.count)
+        var at = 0, clipped = 0, nans = 0, b = 0
+        input.withUnsafeBufferPointer { src in
+            out.withUnsafeMutableBufferPointer { dst in
+                while at < input.count {
+                    let n = min(blocks[b % blocks.count], input.count - at)
+                    let c = PCMKernels.floatToInt16Dithered(
+                        src.baseAddress! + at, dst.baseAddress! + at, n, &noise, kernel: kernel)
+                    (clipped, nans, at, b) = (clipped + c.clipped, nans + c.nan, at + n, b + 1)
                 }
             }
-            return (out, clipped, nans)
         }
-        let reference = run(.portable, [4000])
-        for blocks in [[4000], [960], [1, 15, 16, 17, 33], [7], [64, 3]] {
-            for kernel in [VectorKernel.best, .portable] {
-                let r = run(kernel, blocks)
-                #expect(r.0 == reference.0, "\(kernel) \(blocks)")
-                #expect(r.1 == reference.1 && r.2 == reference.2, "\(kernel) \(blocks) counts")
+        #expect(noise.position == position &+ UInt64(input.count), "the noise advanced by what was converted")
+        return (out, clipped, nans)
+    }
+
+    /// The scalar rule of dithered conversion with `TPDFNoise.noise`, sample by sample.
+    static func expectDitherRule(_ input: [Float], _ out: [Int16], from position: UInt64) {
+        let key = TPDFNoise(seed: 99).key
+        for (k, x) in input.enumerated() {
+            let d = TPDFNoise.noise(position &+ UInt64(k), key: key)
+            let rule = x.isNaN ? 0 : Int16(min(max(x * 32768 + d, -32768), 32767).rounded(.toNearestOrEven))
+            #expect(out[k] == rule, "sample \(k) from \(position): x = \(x), noise \(d)")
+        }
+    }
+
+    /// The C kernels at every width against the Swift loops and the scalar rule, from even and odd
+    /// positions and from where the pair counter's 32-bit parts wrap (2^32 and 2^33 pairs).
+    @Test func ditherAtEveryLevelMatchesTheSwiftLoopsAndTheRule() {
+        let input = Self.floats(3000, seed: 5)
+        for position: UInt64 in [0, 1, 17, (1 << 33) - 21, (1 << 34) - 40, 1 << 40 | 3] {
+            let reference = Self.dither(input, from: position, kernel: .portable, blocks: [input.count])
+            Self.expectDitherRule(input, reference.out, from: position)
+            atEveryLevel { level in
+                for blocks in [[input.count], [960], [1, 15, 16, 17, 33]] {
+                    let r = Self.dither(input, from: position, kernel: .best, blocks: blocks)
+                    #expect(r.out == reference.out, "level \(level) from \(position) in \(blocks)")
+                    #expect(r.clipped == reference.clipped && r.nan == reference.nan, "level \(level) counts")
+                }
+            }
+        }
+    }
+
+    /// Chunk invariance as a property: random chunkings (any sizes, odd ones too) at every level give
+    /// the output of one call, bit for bit, with the same counts.
+    @Test func ditherIsTheSameNoiseForAnyChunking() {
+        let input = Self.floats(5000, seed: 13)
+        let reference = Self.dither(input, kernel: .portable, blocks: [input.count])
+        var g = SplitMix64(seed: 21)
+        atEveryLevel { level in
+            for trial in 0..<12 {
+                let limit = [2, 20, 70, 1100][trial % 4]
+                let blocks = (0..<64).map { _ in 1 + Int(g.next() % UInt64(limit)) }
+                for kernel in [VectorKernel.best, .portable] {
+                    let r = Self.dither(input, kernel: kernel, blocks: blocks)
+                    #expect(r.out == reference.out, "level \(level) \(kernel) blocks \(blocks)")
+                    #expect(r.clipped == reference.clipped && r.nan == reference.nan, "level \(level) counts")
+                }
             }
         }
     }

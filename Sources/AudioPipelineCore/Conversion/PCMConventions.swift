@@ -18,7 +18,8 @@ public enum PCMCompatibility: String, Sendable, Hashable, CaseIterable {
 public enum Dither: Sendable, Hashable {
     /// No dither: plain rounding (deterministic, the default).
     case none
-    /// Triangular-PDF dither of ±1 LSB peak (the difference of two uniform variables), from a
-    /// deterministic generator seeded with `seed`, so runs are repeatable and chunk-invariant.
+    /// Triangular-PDF dither of ±1 LSB peak (two uniform variables added and centred, in steps of
+    /// 1/256 LSB), from a deterministic counter-based generator: the noise of a sample depends only on
+    /// `seed` and the sample's position, so runs are repeatable and chunk-invariant.
     case tpdf(seed: UInt64)
 }

@@ -92,41 +92,38 @@ enum PCMKernels {
 
     // MARK: Float32 → Int16, TPDF dither
 
-    /// As `floatToInt16Standard`, plus triangular dither of ±1 LSB before rounding (`TPDFNoise`:
-    /// eight samples' noise at once, the same noise for a sample however the input is chunked).
+    /// As `floatToInt16Standard`, plus triangular dither of ±1 LSB before rounding (`TPDFNoise`: the
+    /// noise of a sample depends on the seed and its position only, so the result is the same however
+    /// the input is chunked, and the same from the C kernels as from these loops).
     static func floatToInt16Dithered(
         _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ n: Int, _ noise: inout TPDFNoise,
         kernel: VectorKernel = .best
     ) -> (clipped: Int, nan: Int) {
         var counts = (clipped: 0, nan: 0)
         var i = 0
-        while i < n && !noise.isAligned {
-            ditherOne(src, dst, i, noise.next(), &counts)
-            i &+= 1
+        if n > 0 && noise.position & 1 != 0 {  // the vector loops start on a pair of samples
+            ditherOne(src, dst, 0, noise.next(), &counts)
+            i = 1
         }
         let start = i
         var oddC: Int32 = 0
-        if kernel == .best && vectorized && i < n {
-            let first = i
-            i += noise.withLanes { cvk_f32_to_i16_tpdf(src + first, dst + first, n - first, $0, &oddC) }
+        if kernel == .best && vectorized && n - i >= 16 {
+            let done = cvk_f32_to_i16_tpdf(src + i, dst + i, n - i, noise.key, noise.position >> 1, &oddC)
+            noise.advance(done)
+            i += done
         }
         var oddAcc = I8.zero
-        let hi = F8(repeating: 32767), lo = F8(repeating: -32768), scale = F8(repeating: 32768)
-        let magic = F8(repeating: 12_582_912), one = F8(repeating: 1), absMask = I8(repeating: 0x7FFF_FFFF)
-        let raw = UnsafeRawPointer(src), out = UnsafeMutableRawPointer(dst)
-        var generator = noise  // a local copy stays in registers
-        while i &+ 8 <= n {
-            let v = raw.loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
-            let magnitude = unsafeBitCast(unsafeBitCast(v, to: I8.self) & absMask, to: F8.self)
-            oddAcc &-= unsafeBitCast(.!(magnitude .<= one), to: I8.self)
-            var s = v * scale + generator.draw()
-            s = lo.replacing(with: s, where: s .> lo)
-            s = hi.replacing(with: s, where: s .< hi)
-            let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(s + magic, to: I8.self))
-            out.storeBytes(of: q, toByteOffset: i &* 2, as: SIMD8<Int16>.self)
-            i &+= 8
+        if n - i >= 16 {
+            var lanes = noise.lanes()
+            let first = i
+            while i &+ 16 <= n {
+                let (d0, d1) = lanes.draw()
+                ditherEight(src, dst, i, d0, &oddAcc)
+                ditherEight(src, dst, i &+ 8, d1, &oddAcc)
+                i &+= 16
+            }
+            noise.advance(i - first)
         }
-        noise = generator
         if oddAcc != .zero || oddC != 0 {
             let odd = countClippedAndNaN(src + start, i - start)
             (counts.clipped, counts.nan) = (counts.clipped + odd.clipped, counts.nan + odd.nan)
@@ -139,6 +136,25 @@ enum PCMKernels {
             i &+= 1
         }
         return counts
+    }
+
+    /// Eight samples from `i` with their noise `d`: clamp(round(x × 32768 + d)), NaN → -32768 (the
+    /// caller writes 0 for NaNs); flags samples outside [-1, 1] or NaN in `oddAcc`.
+    @inline(__always)
+    static func ditherEight(
+        _ src: UnsafePointer<Float>, _ dst: UnsafeMutablePointer<Int16>, _ i: Int, _ d: F8, _ oddAcc: inout I8
+    ) {
+        let hi = F8(repeating: 32767), lo = F8(repeating: -32768), scale = F8(repeating: 32768)
+        let magic = F8(repeating: 12_582_912), one = F8(repeating: 1), absMask = I8(repeating: 0x7FFF_FFFF)
+        let v = UnsafeRawPointer(src).loadUnaligned(fromByteOffset: i &* 4, as: F8.self)
+        let magnitude = unsafeBitCast(unsafeBitCast(v, to: I8.self) & absMask, to: F8.self)
+        oddAcc &-= unsafeBitCast(.!(magnitude .<= one), to: I8.self)
+        // x·32768 is exact, so this is what the C kernels' fused multiply-add gives too.
+        var s = v * scale + d
+        s = lo.replacing(with: s, where: s .> lo)
+        s = hi.replacing(with: s, where: s .< hi)
+        let q = SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(s + magic, to: I8.self))
+        UnsafeMutableRawPointer(dst).storeBytes(of: q, toByteOffset: i &* 2, as: SIMD8<Int16>.self)
     }
 
     /// One sample of `floatToInt16Dithered` with its noise `d`, counted.

@@ -63,8 +63,9 @@ void cvk_pcm_set_level(int level);
 /// Float32 → Int16, standard: clamp(round(x·32768)); NaN → -32768 here (the caller writes 0 for NaNs).
 /// `*odd` = 1 when any sample done was outside [-1, 1] or NaN (the caller counts them exactly).
 size_t cvk_f32_to_i16(const float *src, int16_t *dst, size_t n, int *odd);
-/// As cvk_f32_to_i16 with TPDF dither: `state` holds TPDFNoise's eight xorshift32 lanes (advanced).
-size_t cvk_f32_to_i16_tpdf(const float *src, int16_t *dst, size_t n, uint32_t state[8], int *odd);
+/// As cvk_f32_to_i16 with TPDF dither (TPDFNoise's definition): `src[0]` is sample 2·pair of the stream
+/// whose noise `key` selects. Whole groups of 16 samples; the caller advances its position by the result.
+size_t cvk_f32_to_i16_tpdf(const float *src, int16_t *dst, size_t n, uint32_t key, uint64_t pair, int *odd);
 /// Float32 → Int16, iOS compatibility (truncating, NaN → 32767), counting clipped samples and NaNs.
 size_t cvk_f32_to_i16_ios(const float *src, int16_t *dst, size_t n, size_t *clipped, size_t *nans);
 /// Int16 → Float32: x · 2^-15 (standard) or x / 32767 (ios ≠ 0).
