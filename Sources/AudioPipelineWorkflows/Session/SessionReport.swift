@@ -156,3 +156,44 @@ enum SessionMetrics {
         return (out, Double(agentOnly) * tickS / 60)
     }
 }
+
+/// The figures one row of a table of sessions shows (a sweep's value, a scenario).
+public struct SessionHeadline: Codable, Sendable, Hashable {
+    public var bargeIns = 0
+    public var missedBargeIns = 0
+    public var falseBargeIns = 0
+    public var agentOnlyMinutes = 0.0
+    @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+    @NullWhenAbsent public var latencyMsP50: Double?
+    @NullWhenAbsent public var latencyMsP90: Double?
+    @NullWhenAbsent public var talkOverMsP50: Double?
+
+    public init() {}
+
+    public init(_ r: SessionReport) {
+        (bargeIns, missedBargeIns, falseBargeIns) = (r.bargeIns.count, r.missedBargeIns, r.falseBargeIns)
+        (agentOnlyMinutes, falseBargeInsPerMinute) = (r.agentOnlyMinutes, r.falseBargeInsPerMinute)
+        (latencyMsP50, latencyMsP90, talkOverMsP50) = (r.latencyMsP50, r.latencyMsP90, r.talkOverMsP50)
+    }
+
+    /// The text table's columns after the row's name.
+    public static let header = "onsets  missed  false  false/min  latency p50  p90  talk-over p50"
+
+    public var columns: String {
+        func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "n/a" }
+        return "\(bargeIns)  \(missedBargeIns)  \(falseBargeIns)  \(f(falseBargeInsPerMinute, "%.2f"))  "
+            + "\(f(latencyMsP50, "%.0f ms"))  \(f(latencyMsP90, "%.0f ms"))  \(f(talkOverMsP50, "%.0f ms"))"
+    }
+
+    /// The CSV columns after the row's name, and their values.
+    public static let csvHeader = [
+        "user_onsets", "missed", "false_barge_ins", "agent_only_min", "false_per_min", "latency_p50_ms",
+        "latency_p90_ms", "talk_over_p50_ms",
+    ]
+
+    public var csvFields: [String] {
+        func f(_ v: Double?) -> String { v.map { NumberText.plain($0) } ?? "" }
+        return [String(bargeIns), String(missedBargeIns), String(falseBargeIns), NumberText.plain(agentOnlyMinutes)]
+            + [f(falseBargeInsPerMinute), f(latencyMsP50), f(latencyMsP90), f(talkOverMsP50)]
+    }
+}

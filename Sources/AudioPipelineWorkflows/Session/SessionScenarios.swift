@@ -8,14 +8,7 @@ import Foundation
 public struct SessionScenariosReport: WorkflowReport, Codable, Hashable {
     public struct Row: Codable, Sendable, Hashable {
         public var scenario: String
-        public var bargeIns: Int
-        public var missedBargeIns: Int
-        public var falseBargeIns: Int
-        public var agentOnlyMinutes: Double
-        @NullWhenAbsent public var falseBargeInsPerMinute: Double?
-        @NullWhenAbsent public var latencyMsP50: Double?
-        @NullWhenAbsent public var latencyMsP90: Double?
-        @NullWhenAbsent public var talkOverMsP50: Double?
+        public var headline: SessionHeadline
         /// nil when it ran; else why not.
         @NullWhenAbsent public var error: String?
     }
@@ -26,19 +19,10 @@ public struct SessionScenariosReport: WorkflowReport, Codable, Hashable {
     public var warnings: [String]
 
     public var text: String {
-        func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "n/a" }
-        var lines = ["scenario  onsets  missed  false  false/min  latency p50  p90  talk-over p50"]
-        for r in rows {
-            if let e = r.error {
-                lines.append("\(r.scenario)  failed: \(e)")
-                continue
-            }
-            lines.append(
-                "\(r.scenario)  \(r.bargeIns)  \(r.missedBargeIns)  \(r.falseBargeIns)  "
-                    + "\(f(r.falseBargeInsPerMinute, "%.2f"))  \(f(r.latencyMsP50, "%.0f ms"))  "
-                    + "\(f(r.latencyMsP90, "%.0f ms"))  \(f(r.talkOverMsP50, "%.0f ms"))")
-        }
-        lines.append(summary.text + " -> \(output)/scenarios.csv")
+        let lines =
+            ["scenario  " + SessionHeadline.header]
+            + rows.map { "\($0.scenario)  " + ($0.error.map { "failed: \($0)" } ?? $0.headline.columns) }
+            + [summary.text + " -> \(output)/scenarios.csv"]
         return lines.joined(separator: "\n")
     }
 }
@@ -64,19 +48,10 @@ public enum SessionScenarios {
             do {
                 let c = try SessionConfiguration.read(scenario: item.input.path)
                 let r = try SessionSimulator(configuration: c).run(outputDirectory: item.output!)
-                rows.add(
-                    .init(
-                        scenario: name, bargeIns: r.bargeIns.count, missedBargeIns: r.missedBargeIns,
-                        falseBargeIns: r.falseBargeIns, agentOnlyMinutes: r.agentOnlyMinutes,
-                        falseBargeInsPerMinute: r.falseBargeInsPerMinute, latencyMsP50: r.latencyMsP50,
-                        latencyMsP90: r.latencyMsP90, talkOverMsP50: r.talkOverMsP50, error: nil))
+                rows.add(.init(scenario: name, headline: SessionHeadline(r), error: nil))
                 return FileOutcome(audioSeconds: r.durationS, warnings: r.warnings)
             } catch let error as AudioPipelineError {
-                rows.add(
-                    .init(
-                        scenario: name, bargeIns: 0, missedBargeIns: 0, falseBargeIns: 0, agentOnlyMinutes: 0,
-                        falseBargeInsPerMinute: nil, latencyMsP50: nil, latencyMsP90: nil, talkOverMsP50: nil,
-                        error: error.message))
+                rows.add(.init(scenario: name, headline: SessionHeadline(), error: error.message))
                 throw error
             }
         }
@@ -92,19 +67,8 @@ public enum SessionScenarios {
     }
 
     static func table(_ rows: [SessionScenariosReport.Row]) -> String {
-        func f(_ v: Double?) -> String { v.map { NumberText.plain($0) } ?? "" }
-        var csv = CSVWriter(header: [
-            "scenario", "user_onsets", "missed", "false_barge_ins", "agent_only_min", "false_per_min",
-            "latency_p50_ms", "latency_p90_ms", "talk_over_p50_ms", "error",
-        ])
-        for r in rows {
-            let counts = [String(r.bargeIns), String(r.missedBargeIns), String(r.falseBargeIns)]
-            let figures = [
-                NumberText.plain(r.agentOnlyMinutes), f(r.falseBargeInsPerMinute), f(r.latencyMsP50),
-                f(r.latencyMsP90), f(r.talkOverMsP50),
-            ]
-            csv.append([r.scenario] + counts + figures + [r.error ?? ""])
-        }
+        var csv = CSVWriter(header: ["scenario"] + SessionHeadline.csvHeader + ["error"])
+        for r in rows { csv.append([r.scenario] + r.headline.csvFields + [r.error ?? ""]) }
         return csv.text
     }
 

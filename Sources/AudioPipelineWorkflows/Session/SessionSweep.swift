@@ -8,13 +8,7 @@ import Foundation
 public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
     public struct Row: Codable, Sendable, Hashable {
         public var value: Double
-        public var bargeIns: Int
-        public var missedBargeIns: Int
-        public var falseBargeIns: Int
-        @NullWhenAbsent public var falseBargeInsPerMinute: Double?
-        @NullWhenAbsent public var latencyMsP50: Double?
-        @NullWhenAbsent public var latencyMsP90: Double?
-        @NullWhenAbsent public var talkOverMsP50: Double?
+        public var headline: SessionHeadline
     }
 
     public var parameter: String
@@ -23,15 +17,10 @@ public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
     public var warnings: [String]
 
     public var text: String {
-        func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "n/a" }
-        var lines = ["\(parameter)  onsets  missed  false  false/min  latency p50  p90  talk-over p50"]
-        for r in rows {
-            lines.append(
-                "\(NumberText.plain(r.value))  \(r.bargeIns)  \(r.missedBargeIns)  \(r.falseBargeIns)  "
-                    + "\(f(r.falseBargeInsPerMinute, "%.2f"))  \(f(r.latencyMsP50, "%.0f ms"))  "
-                    + "\(f(r.latencyMsP90, "%.0f ms"))  \(f(r.talkOverMsP50, "%.0f ms"))")
-        }
-        lines.append("-> \(output)/sweep.csv, sweep.svg")
+        let lines =
+            ["\(parameter)  " + SessionHeadline.header]
+            + rows.map { "\(NumberText.plain($0.value))  " + $0.headline.columns }
+            + ["-> \(output)/sweep.csv, sweep.svg"]
         return lines.joined(separator: "\n")
     }
 }
@@ -94,11 +83,7 @@ public enum SessionSweep {
             let r = try SessionSimulator(configuration: config).run(
                 outputDirectory: directory.temporaryPath + "/\(name)=\(NumberText.plain(v))")
             warnings += r.warnings.map { "\(name)=\(NumberText.plain(v)): \($0)" }
-            rows.append(
-                .init(
-                    value: v, bargeIns: r.bargeIns.count, missedBargeIns: r.missedBargeIns,
-                    falseBargeIns: r.falseBargeIns, falseBargeInsPerMinute: r.falseBargeInsPerMinute,
-                    latencyMsP50: r.latencyMsP50, latencyMsP90: r.latencyMsP90, talkOverMsP50: r.talkOverMsP50))
+            rows.append(.init(value: v, headline: SessionHeadline(r)))
         }
         let report = SessionSweepReport(parameter: name, rows: rows, output: output, warnings: warnings)
         try directory.write("sweep.json", try ReportJSON.encode(report) + "\n")
@@ -109,17 +94,9 @@ public enum SessionSweep {
     }
 
     static func csv(_ r: SessionSweepReport) -> String {
-        func f(_ v: Double?) -> String { v.map { NumberText.plain($0) } ?? "" }
-        var out =
-            "\(r.parameter),user_onsets,missed,false_barge_ins,false_per_min,latency_p50_ms,latency_p90_ms,"
-            + "talk_over_p50_ms\n"
-        for row in r.rows {
-            out +=
-                "\(NumberText.plain(row.value)),\(row.bargeIns),\(row.missedBargeIns),\(row.falseBargeIns),"
-                + "\(f(row.falseBargeInsPerMinute)),\(f(row.latencyMsP50)),\(f(row.latencyMsP90)),"
-                + "\(f(row.talkOverMsP50))\n"
-        }
-        return out
+        var csv = CSVWriter(header: [r.parameter] + SessionHeadline.csvHeader)
+        for row in r.rows { csv.append([NumberText.plain(row.value)] + row.headline.csvFields) }
+        return csv.text
     }
 
     /// Two panels over the swept values: latency p50/p90 and talk-over (ms), false barge-ins per minute.
@@ -133,11 +110,12 @@ public enum SessionSweep {
             (
                 "ms",
                 [
-                    ("latency p50", "#2e7d32", { $0.latencyMsP50 }), ("latency p90", "#81c784", { $0.latencyMsP90 }),
-                    ("talk-over p50", "#f5a623", { $0.talkOverMsP50 }),
+                    ("latency p50", "#2e7d32", { $0.headline.latencyMsP50 }),
+                    ("latency p90", "#81c784", { $0.headline.latencyMsP90 }),
+                    ("talk-over p50", "#f5a623", { $0.headline.talkOverMsP50 }),
                 ]
             ),
-            ("false barge-ins / min", [("false / min", "#d0021b", { $0.falseBargeInsPerMinute })]),
+            ("false barge-ins / min", [("false / min", "#d0021b", { $0.headline.falseBargeInsPerMinute })]),
         ]
         for (p, (unit, panel)) in panels.enumerated() {
             let x0 = left + Double(p) * (panelW + 50)
