@@ -23,6 +23,7 @@ final class SessionEngine {
     private var message: [UInt8]
     private var mic: [Float], echo: [Float], micClient: [Float], referenceClient: [Float], quantised: [Int16]
     private var frames: [VADDecider.Frame]
+    private var heardQuantiser: Float32ToInt16Converter
     private let userTrack: [Float]
     private let recorded: Bool
     private var writer: SessionWriter?
@@ -73,6 +74,7 @@ final class SessionEngine {
         micClient = [Float](repeating: 0, count: clientMax)
         referenceClient = [Float](repeating: 0, count: clientMax)
         quantised = [Int16](repeating: 0, count: maxBlock)
+        heardQuantiser = try Float32ToInt16Converter()
         frames = [VADDecider.Frame](
             repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false),
             count: vad.maxOutputCount(forInput: clientMax) + 2)
@@ -150,10 +152,9 @@ final class SessionEngine {
             echoFrames += 1
         }
         // heard.wav, and the last audible sample (|x| ≥ 33 LSB, −60 dBFS) in PCM16 as written.
-        var converter = try Float32ToInt16Converter()
         let lastAudible: Int? = quantised.withUnsafeMutableBufferPointer { q in
             let q = UnsafeMutableBufferPointer(rebasing: q[0..<n])
-            _ = converter.process(heard, into: q)
+            _ = heardQuantiser.process(heard, into: q)
             return q.lastIndex { abs(Int($0)) >= Self.audibleLSB }
         }
         if let k = lastAudible, let r = attributed {
