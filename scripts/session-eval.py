@@ -40,10 +40,12 @@ def pooled(reports):
     missed = sum(r["missedBargeIns"] for r in reports)
     false = sum(r["falseBargeIns"] for r in reports)
     minutes = sum(r["agentOnlyMinutes"] for r in reports)
+    playout = sum(r["agentPlayoutMinutes"] for r in reports)
     return {
         "onsets": onsets, "p50": percentile(latencies, 0.5), "p90": percentile(latencies, 0.9),
         "missed": 100 * missed / onsets if onsets else None, "false": false,
         "perMin": false / minutes if minutes else None, "talk": percentile(talk, 0.5), "minutes": minutes,
+        "perPlayout": false / playout if playout else None, "playout": playout,
     }
 
 
@@ -60,13 +62,14 @@ def main():
         "all": list(reports.values()),
     }
     f = lambda v, fmt: "–" if v is None else fmt % v
-    print("| items | user onsets | latency p50 | p90 | missed | false barge-ins | per min of agent-only playout | talk-over p50 |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| items | user onsets | latency p50 | p90 | missed | false barge-ins | per min of agent-only playout "
+          "| per min of all agent playout | talk-over p50 |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, rs in halves.items():
         m = pooled(rs)
         print(f"| {name}: {len(rs)} | {m['onsets']} | {f(m['p50'], '%.0f ms')} | {f(m['p90'], '%.0f ms')} | "
               f"{f(m['missed'], '%.1f %%')} | {m['false']} | {f(m['perMin'], '%.2f')} ({m['minutes']:.2f} min) | "
-              f"{f(m['talk'], '%.0f ms')} |")
+              f"{f(m['perPlayout'], '%.2f')} ({m['playout']:.2f} min) | {f(m['talk'], '%.0f ms')} |")
 
 
 if __name__ == "__main__":

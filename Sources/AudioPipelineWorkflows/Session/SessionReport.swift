@@ -37,6 +37,8 @@ public struct SessionReport: WorkflowReport, Codable, Hashable {
     public var falseBargeIns: Int
     /// Agent playout without user speech, minutes (what false barge-ins are counted against).
     public var agentOnlyMinutes: Double
+    /// All agent playout (a response in progress), minutes, user speech or not.
+    public var agentPlayoutMinutes: Double
     @NullWhenAbsent public var falseBargeInsPerMinute: Double?
     @NullWhenAbsent public var talkOverMsP50: Double?
     public var interrupts: [Interrupt]
