@@ -12,8 +12,9 @@
 /// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands. The
 ///    echo expected in band b is `G_b + max R_b` over the reference frames `echoDelayMin…Max` ago
 ///    (covers the echo path's delay and its reverberant tail), where the echo gain `G_b` is the
-///    median of `mic_b − max R_b` over recent frames in which the reference was playing — mostly
-///    echo-only frames, so the median ignores the user's double talk. Bands in which the
+///    median of `mic_b − max R_b` over recent frames in which the reference was playing — through
+///    the whole window, and not stopping (its newest frame within 15 dB of the window's loudest) —
+///    mostly echo-only frames, so the median ignores the user's double talk. Bands in which the
 ///    loudspeaker reproduces little (typically below 300 Hz) get a low gain, so the user's voice
 ///    there stands out even when the echo is louder overall.
 ///    **Echo delay and tail** (`echoReverbMilliseconds` > 0): the delay is estimated as the lag

@@ -195,8 +195,13 @@ public struct VADDecider: Sendable {
         // The echo gain learns only where the reference played through the whole delay window:
         // then its echo has surely arrived, whatever the path's delay. (Learning from the first
         // frames after the agent starts, before the echo reaches the mic, measured gains far too
-        // low, and the echo's arrival then read as speech.)
-        let playing = quietest > c.referenceActiveThreshold && quietest.isFinite
+        // low, and the echo's arrival then read as speech.) Nor at an offset, where the newest
+        // reference frame is `offsetGap` below the window's loudest: the echo dies away while the
+        // window still holds the word before, and a pause learnt that way put the gains 15–20 dB
+        // too low (a false barge-in at the agent's next word).
+        let playing =
+            quietest > c.referenceActiveThreshold && quietest.isFinite
+            && reference.max() >= maxR.max() - Self.offsetGap
         let x = echoDecay > 0 ? trackedReference(mic: m, playing: playing) : maxR
         refHead = refHead + 1 == slots ? 0 : refHead + 1
         refFrames += 1
@@ -209,6 +214,10 @@ public struct VADDecider: Sendable {
 
     /// The ring slot of the reference frame `d` frames before the current one (`refHead`).
     @inline(__always)
+    /// How far below the delay window's loudest frame the newest reference frame may be for the
+    /// echo gain to learn (dB): lower means the reference is stopping (see `expectedEcho`).
+    static let offsetGap = 15.0
+
     private func slot(_ d: Int) -> Int {
         let s = refHead - d
         return s < 0 ? s + delayMax + 1 : s
