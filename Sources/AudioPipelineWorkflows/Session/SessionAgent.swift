@@ -95,6 +95,12 @@ public struct SessionAgent: Sendable {
         var packets: [AgentPacket] = []
         var rate: Int?
         var interruptions = 0
+        var widener = Int16ToFloat32Converter()
+        func widen(_ s: [Int16]) -> [Float] {
+            var out = [Float](repeating: 0, count: s.count)
+            s.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { _ = widener.process(i, into: $0) } }
+            return out
+        }
         let walk = SessionWalk(input: path, options: options, needsTimes: true)
         let session = try walk.run { (event) throws(AudioPipelineError) in
             switch event {
@@ -112,7 +118,7 @@ public struct SessionAgent: Sendable {
                     AgentPacket(
                         arrivalMs: time, sequence: Int64(packets.count), utterance: Int64(utterance),
                         mediaMs: mediaMs,
-                        samples: samples.map { Float($0) / 32768 }))
+                        samples: widen(samples)))
             case .interrupted:
                 interruptions += 1
             }
@@ -141,29 +147,39 @@ public enum ResponseSplitter {
     public static func split(
         _ audio: [Float], rate: Int, gapMs: Double, thresholdDbfs: Double = -55
     ) -> [Range<Int>] {
-        let frame = max(1, rate / 100)
+        let (frame, levels) = FrameLevels.of(audio, rate: rate)
         let gapFrames = max(1, Int((gapMs / 10).rounded()))
-        let threshold = Float(pow(10, thresholdDbfs / 10))
         var out: [Range<Int>] = []
         var start: Int?
         var lastActive = -1
-        var k = 0
-        while k * frame < audio.count {
-            let from = k * frame, to = min(audio.count, from + frame)
-            var energy: Float = 0
-            for i in from..<to { energy += audio[i] * audio[i] }
-            if energy / Float(to - from) > threshold {
-                if let s = start, k - lastActive > gapFrames {
-                    out.append(s..<min(audio.count, (lastActive + 1) * frame))
-                    start = from
-                } else if start == nil {
-                    start = from
-                }
-                lastActive = k
+        for (k, level) in levels.enumerated() where level > thresholdDbfs {
+            if let s = start, k - lastActive > gapFrames {
+                out.append(s..<min(audio.count, (lastActive + 1) * frame))
+                start = k * frame
+            } else if start == nil {
+                start = k * frame
             }
-            k += 1
+            lastActive = k
         }
         if let s = start { out.append(s..<min(audio.count, (lastActive + 1) * frame)) }
         return out
+    }
+}
+
+/// The levels of a signal's consecutive 10 ms frames (the last one may be shorter), dBFS RMS.
+enum FrameLevels {
+    static func of(_ x: [Float], rate: Int) -> (frame: Int, dbfs: [Double]) {
+        let frame = max(1, rate / 100)
+        var levels: [Double] = []
+        levels.reserveCapacity(x.count / frame + 1)
+        var k = 0
+        while k < x.count {
+            let end = min(x.count, k + frame)
+            var e: Float = 0
+            for i in k..<end { e += x[i] * x[i] }
+            levels.append(10 * log10(Double(e) / Double(end - k) + 1e-12))
+            k = end
+        }
+        return (frame, levels)
     }
 }

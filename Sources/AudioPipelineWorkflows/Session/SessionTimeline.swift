@@ -132,30 +132,17 @@ struct SessionTimeline {
         s.path(d.d, stroke: color, width: 1)
     }
 
-    /// Time ticks at a 1-2-5 step giving 8–16 labels; mm:ss beyond two minutes.
+    /// Time ticks (`Ticks.time`, as the VAD plots: about ten, in steps people count in; m:ss or
+    /// h:mm:ss labels beyond a minute).
     private func drawAxis(_ s: inout SVG, y: Double, x: (Double) -> Double, duration: Double) {
-        let step = Self.niceStep(duration / 10)
+        let step = Ticks.time(duration, target: 10)
         var t = 0.0
         while t <= duration + 1e-9 {
             s.line(x1: x(t), y1: y, x2: x(t), y2: y + 5, stroke: "#333")
-            s.text(Self.timeLabel(t, step: step, duration: duration), x: x(t), y: y + 18, anchor: .middle)
+            s.text(Ticks.timeLabel(t, step: step, span: duration), x: x(t), y: y + 18, anchor: .middle)
             t += step
         }
-        s.text("time", x: Self.width - Self.right, y: y + 32, anchor: .end)
-    }
-
-    static func niceStep(_ raw: Double) -> Double {
-        let p = pow(10, (log10(max(raw, 1e-3))).rounded(.down))
-        for m in [1.0, 2, 5, 10] where m * p >= raw { return m * p }
-        return 10 * p
-    }
-
-    static func timeLabel(_ t: Double, step: Double, duration: Double) -> String {
-        if duration >= 120 {
-            let s = Int(t.rounded())
-            return String(format: "%d:%02d", s / 60, s % 60)
-        }
-        return step < 1 ? String(format: "%.1f s", t) : String(format: "%.0f s", t)
+        s.text(duration >= 60 ? "time" : "time, s", x: Self.width - Self.right, y: y + 32, anchor: .end)
     }
 
     /// report.html: the headline figures, the timeline, the barge-ins, the settings.

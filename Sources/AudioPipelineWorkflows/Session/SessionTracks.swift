@@ -118,22 +118,13 @@ public struct SessionTracks: Sendable {
 /// and above −55 dBFS, pauses under 250 ms bridged, blips under 80 ms dropped.
 public enum UserSpeech {
     public static func derive(_ x: [Float], rate: Int) -> [SpeechSegment] {
-        let frame = max(1, rate / 100)
-        var levels: [Double] = []
-        var k = 0
-        while k < x.count {
-            let end = min(x.count, k + frame)
-            var e: Float = 0
-            for i in k..<end { e += x[i] * x[i] }
-            levels.append(10 * log10(Double(e) / Double(end - k) + 1e-12))
-            k = end
-        }
+        let (frame, levels) = FrameLevels.of(x, rate: rate)
         guard !levels.isEmpty else { return [] }
         let loud = levels.sorted()[min(levels.count - 1, Int(0.95 * Double(levels.count)))]
         let threshold = max(-55, loud - 30)
         var segments: [SpeechSegment] = []
         for (i, l) in levels.enumerated() where l > threshold {
-            let s = Double(i) / 100, e = Double(i + 1) / 100
+            let s = Double(i * frame) / Double(rate), e = Double((i + 1) * frame) / Double(rate)
             if let last = segments.last, s - last.end < 0.25 {
                 segments[segments.count - 1].end = e
             } else {
