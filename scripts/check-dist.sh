@@ -94,7 +94,9 @@ want="audiopipe $version (commit $commit) vector: "
 if [ "$(uname -m)" = x86_64 ]; then
   flags=$(grep -m1 '^flags' /proc/cpuinfo)
   has() { grep -qw "$1" <<<"$flags"; }
-  if has avx2 && has fma && has ssse3; then
+  if has avx2 && has fma && has avx512f && has ssse3; then
+    want+="AVX-512 (resampler), SSSE3 (base64)"
+  elif has avx2 && has fma && has ssse3; then
     want+="AVX2+FMA (resampler), SSSE3 (base64)"
   elif has ssse3; then
     want+="SSSE3 (base64), portable Swift (resampler)"

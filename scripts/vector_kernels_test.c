@@ -98,59 +98,80 @@ static double ref_dot(const float *a, const float *b, size_t n) {
     return s;
 }
 
-static void test_fir(void) {
-    if (!cvk_fir_available()) {
-        printf("FIR kernels: not available on this CPU, skipped\n");
-        return;
-    }
+typedef struct {
+    const char *name;
+    size_t sizes[4];  // multiples of the lane count
+    float (*dot1)(const float *, const float *, size_t);
+    void (*decimate)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
+    void (*upsample2)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
+    long (*polyphase)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, long, size_t, float *,
+                      size_t, long *, size_t *);
+} fir_kernels;
+
+static void test_fir_kernels(const fir_kernels *k8) {
     enum { MAXN = 256, SIG = 4096 };
     static float coefs[3 * MAXN], x[SIG], out[2048], one[2048];
     for (int k = 0; k < 3 * MAXN; k++) coefs[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
     for (int k = 0; k < SIG; k++) x[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
-    size_t sizes[] = {8, 24, 88, 256};
     for (int si = 0; si < 4; si++) {
-        size_t n = sizes[si];
+        size_t n = k8->sizes[si];
         // dot1 against a double-precision reference.
         for (size_t w = 0; w < 50; w++) {
-            float d = cvk_dot1(coefs, x + w, n);
+            float d = k8->dot1(coefs, x + w, n);
             double r = ref_dot(coefs, x + w, n);
-            CHECK(fabs(d - r) < 1e-4 * (1 + fabs(r)), "dot1 n=%zu w=%zu: %g vs %g", n, w, d, r);
+            CHECK(fabs(d - r) < 1e-4 * (1 + fabs(r)), "%s dot1 n=%zu w=%zu: %g vs %g", k8->name, n, w, d, r);
         }
         // Decimation: every output equals dot1 of its window, bit for bit.
         for (size_t count = 0; count < 23; count++) {
-            cvk_decimate(coefs, x, 3, n, count, out, 2);
+            k8->decimate(coefs, x, 3, n, count, out, 2);
             for (size_t k = 0; k < count; k++) {
-                float e = cvk_dot1(coefs, x + 3 * k, n);
-                CHECK(memcmp(&out[2 * k], &e, sizeof e) == 0, "decimate n=%zu count=%zu k=%zu", n, count, k);
+                float e = k8->dot1(coefs, x + 3 * k, n);
+                CHECK(memcmp(&out[2 * k], &e, sizeof e) == 0, "%s decimate n=%zu count=%zu k=%zu", k8->name, n, count, k);
             }
         }
         // 2× upsampling.
         for (size_t windows = 0; windows < 13; windows++) {
-            cvk_upsample2(coefs, coefs + n, x, n, windows, out, 1);
+            k8->upsample2(coefs, coefs + n, x, n, windows, out, 1);
             for (size_t w = 0; w < windows; w++) {
-                float e0 = cvk_dot1(coefs, x + w, n), e1 = cvk_dot1(coefs + n, x + w, n);
+                float e0 = k8->dot1(coefs, x + w, n), e1 = k8->dot1(coefs + n, x + w, n);
                 CHECK(memcmp(&out[2 * w], &e0, sizeof e0) == 0 && memcmp(&out[2 * w + 1], &e1, sizeof e1) == 0,
-                      "upsample2 n=%zu windows=%zu w=%zu", n, windows, w);
+                      "%s upsample2 n=%zu windows=%zu w=%zu", k8->name, n, windows, w);
             }
         }
         // Any ratio: up 3, down 2 (step 0, phase step 2), from phase 1.
         long wa;
         size_t pa;
-        long got = cvk_polyphase(coefs, n, 3, 0, 2, x, 5, 1, 40, 37, out, 1, &wa, &pa);
+        long got = k8->polyphase(coefs, n, 3, 0, 2, x, 5, 1, 40, 37, out, 1, &wa, &pa);
         long w = 5;
         size_t p = 1, j = 0;
         for (; j < 37 && w < 40; j++) {
-            one[j] = cvk_dot1(coefs + p * n, x + w, n);
+            one[j] = k8->dot1(coefs + p * n, x + w, n);
             p += 2;
             if (p >= 3) {
                 p -= 3;
                 w += 1;
             }
         }
-        CHECK(got == (long)j && wa == w && pa == p, "polyphase n=%zu: %ld outputs (expected %zu)", n, got, j);
-        CHECK(memcmp(out, one, j * sizeof(float)) == 0, "polyphase n=%zu: outputs differ", n);
+        CHECK(got == (long)j && wa == w && pa == p, "%s polyphase n=%zu: %ld outputs (expected %zu)", k8->name, n, got, j);
+        CHECK(memcmp(out, one, j * sizeof(float)) == 0, "%s polyphase n=%zu: outputs differ", k8->name, n);
     }
-    printf("FIR kernels: checked\n");
+}
+
+static void test_fir(void) {
+    if (!cvk_fir_available()) {
+        printf("FIR kernels: not available on this CPU, skipped\n");
+        return;
+    }
+    const fir_kernels lanes8 = {"8-lane", {8, 24, 88, 256}, cvk_dot1, cvk_decimate, cvk_upsample2, cvk_polyphase};
+    test_fir_kernels(&lanes8);
+    if (cvk_fir_level() >= 2) {
+        const fir_kernels lanes16 = {"16-lane", {16, 32, 96, 256}, cvk_dot1_w16, cvk_decimate_w16, cvk_upsample2_w16,
+                                     cvk_polyphase_w16};
+        test_fir_kernels(&lanes16);
+        printf("FIR kernels: 8 and 16 lanes checked\n");
+    } else {
+        printf("FIR kernels: checked (no 16-lane kernels on this CPU)\n");
+    }
 }
 
 // TPDF dither (TPDFNoise's definition, written out again here from its doc comment): samples 2j, 2j + 1
@@ -216,7 +237,7 @@ static void test_names(void) {
     CHECK(b && strcmp(b, "NEON") == 0 && f && strcmp(f, "NEON") == 0, "AArch64 names: %s, %s", b ? b : "NULL", f ? f : "NULL");
 #elif defined(__x86_64__)
     CHECK(!b || strcmp(b, "SSSE3") == 0, "x86-64 base64 name: %s", b ? b : "NULL");
-    CHECK(!f || strcmp(f, "AVX2+FMA") == 0, "x86-64 FIR name: %s", f ? f : "NULL");
+    CHECK(!f || strcmp(f, cvk_fir_level() >= 2 ? "AVX-512" : "AVX2+FMA") == 0, "x86-64 FIR name: %s", f ? f : "NULL");
 #endif
     printf("instruction sets: base64 %s, FIR %s\n", b ? b : "none", f ? f : "none");
 }

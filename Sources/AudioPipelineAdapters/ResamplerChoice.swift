@@ -28,11 +28,14 @@ public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvert
                 + "\(names) or all")
     }
 
-    /// A new resampler of this kind for `format`.
-    public func make(_ format: ResamplingFormat) throws(AudioPipelineError) -> any Resampler {
+    /// A new resampler of this kind for `format`; `mode` for the native ones (`.throughput` for
+    /// whole files: same output, more latency, faster on ratios with many phases).
+    public func make(
+        _ format: ResamplingFormat, mode: PolyphaseResampler.Mode = .streaming
+    ) throws(AudioPipelineError) -> any Resampler {
         switch self {
-        case .nativeHigh: return try PolyphaseResampler(format: format, preset: .high)
-        case .nativeFast: return try PolyphaseResampler(format: format, preset: .fast)
+        case .nativeHigh: return try PolyphaseResampler(format: format, preset: .high, mode: mode)
+        case .nativeFast: return try PolyphaseResampler(format: format, preset: .fast, mode: mode)
         case .srcBest: return try LibSampleRateResampler(format: format, converter: .sincBest)
         case .srcMedium: return try LibSampleRateResampler(format: format, converter: .sincMedium)
         case .srcFastest: return try LibSampleRateResampler(format: format, converter: .sincFastest)

@@ -27,17 +27,23 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
         }
     }
 
+    static let kernelModes: [(Int, PolyphaseResampler.Mode)] = [
+        (0, .streaming), (1, .streaming), (2, .streaming), (1, .throughput), (2, .throughput),
+    ]
+
     /// Random input block sizes (1…4096, with runs of 1) and random output room: bit-identical to
-    /// one call, with either kernel.
-    @Test(arguments: ratios, [VectorKernel.best, .portable])
-    func outputIsBitIdenticalWhateverTheChunking(ratio: (Int, Int), kernel: VectorKernel) throws {
+    /// one call in streaming mode, with every kernel (level 0 Swift, 1 the 8-lane C, 2 the 16-lane C
+    /// where the CPU has it; a level above the CPU's runs the widest it has) and in both modes
+    /// (throughput mode holds outputs back and computes them phase by phase, the same sums).
+    @Test(arguments: ratios, kernelModes)
+    func outputIsBitIdenticalWhateverTheChunking(ratio: (Int, Int), kernel: (Int, PolyphaseResampler.Mode)) throws {
         for channels in [1, 2] {
             let f = try format(ratio.0, ratio.1, channels: channels)
             let frames = 30_011
             let xs = sine(frames, channels: channels)
-            var whole: any Resampler = try PolyphaseResampler(format: f, kernel: kernel)
+            var whole: any Resampler = try PolyphaseResampler(format: f, preset: .high, kernelLevel: kernel.0)
             let reference = whole.processAll(xs)
-            let chunked = try PolyphaseResampler(format: f, kernel: kernel)
+            let chunked = try PolyphaseResampler(format: f, preset: .high, kernelLevel: kernel.0, mode: kernel.1)
             var rng = TestRNG(seed: UInt64(ratio.0 + ratio.1 + channels))
             var out: [Float] = []
             var offset = 0
@@ -74,25 +80,63 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
             info.contains("AuthenticAMD") || info.contains("GenuineIntel")
         else { return }
         let has = info.contains(" avx2") && info.contains(" fma")
+        let wide = has && info.contains(" avx512f")
         #expect(PolyphaseResampler.vectorKernelsAvailable == has)
-        #expect(try PolyphaseResampler(format: format(48000, 16000)).isVectorized == has)
+        let best = try PolyphaseResampler(format: format(48000, 16000))
+        #expect(best.isVectorized == has)
+        #expect(best.isWide == wide)
+        #expect(best.tapsPerPhase % (wide ? 16 : 8) == 0)
         #expect(try PolyphaseResampler(format: format(48000, 16000), kernel: .portable).isVectorized == false)
+        #expect(try PolyphaseResampler(format: format(48000, 16000), preset: .high, kernelLevel: 1).isWide == false)
     }
 
-    /// The AVX2/FMA kernels and the Swift ones compute the same filter: equal to float rounding
-    /// (fused multiply-adds round once, the Swift code twice), on every kind of ratio, 1 and 2 channels.
+    /// The 16-lane (AVX-512) and 8-lane (AVX2/FMA) kernels and the Swift ones compute the same
+    /// filter: equal to float rounding (fused multiply-adds round once, the Swift code twice; the
+    /// lane count changes the summation order), on every kind of ratio, 1 and 2 channels.
     @Test(arguments: ratios, PolyphaseResampler.Preset.allCases)
-    func bothKernelsAgree(ratio: (Int, Int), preset: PolyphaseResampler.Preset) throws {
+    func allKernelsAgree(ratio: (Int, Int), preset: PolyphaseResampler.Preset) throws {
         for channels in [1, 2] {
             let f = try format(ratio.0, ratio.1, channels: channels)
             let xs = sine(9_001, channels: channels)
-            var vector: any Resampler = try PolyphaseResampler(format: f, preset: preset, kernel: .best)
             var portable: any Resampler = try PolyphaseResampler(format: f, preset: preset, kernel: .portable)
-            let a = vector.processAll(xs), b = portable.processAll(xs)
-            #expect(a.count == b.count)
-            let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
-            #expect(worst < 2e-6, "\(ratio) \(preset) \(channels) ch: \(worst)")
+            let b = portable.processAll(xs)
+            for level in [1, 2] {
+                var vector: any Resampler = try PolyphaseResampler(format: f, preset: preset, kernelLevel: level)
+                let a = vector.processAll(xs)
+                #expect(a.count == b.count)
+                let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+                #expect(worst < 2e-6, "\(ratio) \(preset) \(channels) ch, level \(level): \(worst)")
+            }
         }
+    }
+
+    /// Throughput mode, fed 20 ms chunks with the room `maxOutputCount` promises: every call takes
+    /// the whole chunk, and the output lags the input by at most `latency` frames (which counts the
+    /// held-back block: 8 cycles of 160 outputs at 44.1→16 kHz where the phase-major path runs).
+    @Test(arguments: [(44100, 16000), (16000, 24000), (48000, 16000)])
+    func throughputModeKeepsItsLatencyBound(ratio: (Int, Int)) throws {
+        let f = try format(ratio.0, ratio.1)
+        let r = try PolyphaseResampler(format: f, mode: .throughput)
+        let streaming = try PolyphaseResampler(format: f)
+        if r.isVectorized && f.upFactor > 2 {
+            #expect(r.latency == streaming.latency + 8 * f.upFactor)
+        } else {
+            #expect(r.latency == streaming.latency)
+        }
+        let chunk = ratio.0 / 50
+        let xs = sine(chunk)
+        var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk))
+        var fed = 0, produced = 0, lagged = false
+        for _ in 0..<40 {
+            let res = xs.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { r.process(i, into: $0) } }
+            #expect(res.consumed == chunk)
+            fed += res.consumed
+            produced += res.produced
+            #expect(produced >= f.totalOutputFrames(forInputFrames: fed) - r.latency)
+            lagged = lagged || produced < f.totalOutputFrames(forInputFrames: fed) - streaming.latency
+        }
+        // Where it holds back, it does lag more than streaming at some point (the test sees the mode).
+        #expect(lagged == (r.latency > streaming.latency))
     }
 
     @Test func maxOutputCountLetsOneCallTakeEverything() throws {

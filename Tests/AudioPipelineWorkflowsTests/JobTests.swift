@@ -35,6 +35,25 @@ let samples = repositoryRoot + "/samples/"
         #expect(back == r)
     }
 
+    /// A whole file goes through the native resampler's throughput mode: at 16 → 24 kHz (3 phases)
+    /// it holds 8 cycles back and says so; the samples equal a streaming-mode resampler's.
+    @Test func aFileUsesTheThroughputPathAndSaysSo() throws {
+        let dir = TempDir()
+        var o = ConvertOptions()
+        o.sampleRate = try SampleRate(24_000)
+        o.encoding = .float32
+        let input = samples + "mic-16k-pcm16-mono.wav"
+        let r = try FileConverter.convert(input: input, output: dir.file("o.wav"), options: o) { _ in }
+        let vectorized = PolyphaseResampler.vectorKernelsAvailable
+        #expect(r.resamplerHeldBackFrames == (vectorized ? 24 : 0))
+        #expect(r.text.contains("throughput path") == vectorized)
+        let (x, _) = try AudioLoader.mono(path: input)
+        var streaming: any Resampler = try PolyphaseResampler(
+            format: ResamplingFormat(from: SampleRate(16_000), to: SampleRate(24_000)))
+        let (y, _) = try AudioLoader.mono(path: dir.file("o.wav"))
+        #expect(y == streaming.processAll(x))
+    }
+
     @Test func refusesToWriteOntoItsInputThroughALink() throws {
         let dir = TempDir()
         try FileManager.default.copyItem(atPath: samples + "mic-16k-pcm16-mono.wav", toPath: dir.file("a.wav"))

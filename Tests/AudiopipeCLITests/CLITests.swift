@@ -81,9 +81,10 @@ final class Scratch {
             info.contains("GenuineIntel") || info.contains("AuthenticAMD")
         else { return }
         let fir = info.contains(" avx2") && info.contains(" fma"), b64 = info.contains(" ssse3")
+        let firName = info.contains(" avx512f") ? "AVX-512" : "AVX2+FMA"
         let expected =
             fir && b64
-            ? "AVX2+FMA (resampler), SSSE3 (base64)"
+            ? "\(firName) (resampler), SSSE3 (base64)"
             : b64 ? "SSSE3 (base64), portable Swift (resampler)" : "portable Swift"
         #expect(VectorKernel.bestDescription == expected)
     }

@@ -1,6 +1,7 @@
 // Streaming resampling in 20 ms input chunks, every backend and preset beside libsoxr HQ in the
 // same run, two ways:
 //   "Resample 1s …"    one iteration = 50 chunks = 1 s of audio: wall clock per second of audio,
+//                      for every backend, and native-high-throughput (the file path `convert` takes),
 //                      so × realtime = 1 s / wall clock. Fair to soxr, which buffers input and
 //                      works in large blocks (most of its calls return nothing).
 //   "Resample chunk …" one iteration = one 20 ms chunk: per-chunk latency percentiles (p99).
@@ -84,6 +85,13 @@ let benchmarks: @Sendable () -> Void = {
             }
             // soxr only per second of audio: it buffers input, so most 20 ms calls return nothing.
             if family == "chunk" { continue }
+            // The file path (`convert`): throughput mode, same output, outputs held back in blocks.
+            Benchmark("Resample \(family) \(label) native-high-throughput") { benchmark in
+                let format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))
+                measure(
+                    benchmark, try PolyphaseResampler(format: format, preset: .high, mode: .throughput), input,
+                    chunksPerIteration)
+            }
             Benchmark("Resample \(family) \(label) peer soxr-hq") { benchmark in
                 let s = Soxr(from: from, to: to, channels: 1)
                 var out = [Float](repeating: 0, count: chunk * 4 + 1024)

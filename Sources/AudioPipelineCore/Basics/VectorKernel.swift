@@ -3,8 +3,8 @@ import CVectorKernels
 /// Which code a stage with vector kernels (`Base64`, `PolyphaseResampler`) runs.
 ///
 /// The vector kernels are C functions compiled for one instruction set each (SSSE3 for base64,
-/// AVX2 + FMA for the resampler's dot products; NEON on AArch64) and used only when the CPU has
-/// it, so a plain `swift build` runs on any x86-64 and is fast where the hardware allows.
+/// AVX2 + FMA or AVX-512F for the resampler's dot products; NEON on AArch64) and used only when the
+/// CPU has it, so a plain `swift build` runs on any x86-64 and is fast where the hardware allows.
 /// `portable` forces the Swift code: for comparisons (the benchmark suite shows both) and tests.
 public enum VectorKernel: Sendable, Hashable {
     /// The vector kernels where this CPU has their instructions, else the Swift code.
@@ -13,7 +13,7 @@ public enum VectorKernel: Sendable, Hashable {
     case portable
 
     /// What `.best` runs on this CPU, as the same run-time checks decide: "AVX2+FMA (resampler),
-    /// SSSE3 (base64)" on a recent x86-64, "NEON" on AArch64, "portable Swift" where no kernel applies.
+    /// SSSE3 (base64)" on a recent x86-64 ("AVX-512 (resampler) …" with AVX-512F), "NEON" on AArch64, "portable Swift" where no kernel applies.
     public static var bestDescription: String { description(resampler: .best) }
 
     /// What runs with the resampler's kernels chosen by `resampler` (`.portable`: its Swift code) and

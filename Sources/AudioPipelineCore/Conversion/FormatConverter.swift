@@ -118,6 +118,9 @@ public final class FormatConverter {
     public var latency: Int { resampler?.latency ?? 0 }
     /// The resampler's name (`native-high`, `src-best` …), nil when the rates are the same.
     public var resamplerName: String? { resampler?.name }
+    /// Output frames the resampler holds back for speed (`PolyphaseResampler`'s throughput mode;
+    /// 0 otherwise), included in `latency`.
+    public var resamplerHoldBack: Int { (resampler as? PolyphaseResampler)?.holdBack ?? 0 }
     /// `Int16` output samples outside [-1, 1] before quantising (saturated), since init or `reset()`.
     public var clippedCount: Int { quantiser.clippedCount }
     /// `Int16` output samples that were NaN (written as the compatibility mode says).

@@ -6,9 +6,12 @@ import CVectorKernels
 
 extension PolyphaseResampler {
     /// Computes outputs while their last input frame is below `end` and there is room; returns
-    /// how many. Dispatches on the ratio: 2× up, pure decimation, integer up, any other.
+    /// how many. Dispatches on the ratio: 2× up, pure decimation, integer up, any other. `draining`
+    /// (from `finish`): a throughput-mode instance holds nothing back.
     @inline(__always)
-    func emit(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
+    func emit(
+        into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, draining: Bool
+    ) -> Int {
         let n: Int
         if upByTwo {
             n = emitUpByTwo(into: out, capacity: room, availableUpTo: end)
@@ -18,7 +21,7 @@ extension PolyphaseResampler {
             n = emitIntegerUp(into: out, capacity: room, availableUpTo: end)
         } else {
             // The C kernel walks any ratio's phases itself (integer upsampling included).
-            n = emitGeneral(into: out, capacity: room, availableUpTo: end, from: 0)
+            n = emitGeneral(into: out, capacity: room, availableUpTo: end, from: 0, draining: draining)
         }
         outputFrames += n
         return n
@@ -46,9 +49,12 @@ extension PolyphaseResampler {
             let windows = Swift.min((room - n) / 2, end - nextBase)
             let offset = nextBase - (taps - 1) - historyStart
             for c in 0..<channels {
-                cvk_upsample2(
-                    coefficients, coefficients + taps, history + c * capacity + offset, taps, windows,
-                    out + n * channels + c, channels)
+                let x = history + c * capacity + offset, o = out + n * channels + c
+                if isWide {
+                    cvk_upsample2_w16(coefficients, coefficients + taps, x, taps, windows, o, channels)
+                } else {
+                    cvk_upsample2(coefficients, coefficients + taps, x, taps, windows, o, channels)
+                }
             }
             n &+= 2 &* windows
             nextBase &+= windows
@@ -92,8 +98,12 @@ extension PolyphaseResampler {
             let count = Swift.min(room - n, (end - 1 - nextBase) / next + 1)
             let offset = nextBase - (taps - 1) - historyStart
             for c in 0..<channels {
-                cvk_decimate(
-                    coefficients, history + c * capacity + offset, next, taps, count, out + n * channels + c, channels)
+                let x = history + c * capacity + offset, o = out + n * channels + c
+                if isWide {
+                    cvk_decimate_w16(coefficients, x, next, taps, count, o, channels)
+                } else {
+                    cvk_decimate(coefficients, x, next, taps, count, o, channels)
+                }
             }
             n &+= count
             nextBase &+= count &* next
@@ -143,26 +153,35 @@ extension PolyphaseResampler {
                 nextBase += 1
             }
         }
-        return emitGeneral(into: out, capacity: room, availableUpTo: end, from: n)
+        return emitGeneral(into: out, capacity: room, availableUpTo: end, from: n, draining: true)
     }
 
-    /// Any ratio: the C kernel walks phases and windows itself, eight outputs at a time; the Swift
-    /// code goes output by output from `start`.
+    /// Any ratio: with the C kernels, whole cycles phase by phase where at least 4 are due (8 in
+    /// throughput mode, which holds the rest back unless `draining` or the room is too small for
+    /// a block), then the C kernel walks phases and windows itself, eight outputs at a time; the
+    /// Swift code goes output by output from `start`.
     @inline(__always)
     func emitGeneral(
-        into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, from start: Int
+        into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, from start: Int,
+        draining: Bool
     ) -> Int {
         var n = start
         let step = down / up, stepPhase = down % up
         let taps = tapsPerPhase
         if isVectorized {
+            if up > 2 {
+                n = emitPhaseMajor(
+                    into: out, capacity: room, availableUpTo: end, from: n, minCycles: holdBack > 0 ? 8 : 4)
+                if holdBack > 0 && !draining && room - n >= holdBack { return n }
+            }
             if n < room && nextBase < end {
                 let w0 = nextBase - (taps - 1) - historyStart, wend = end - (taps - 1) - historyStart
                 var w = 0, p = 0, count = 0
                 for c in 0..<channels {
-                    count = cvk_polyphase(
-                        coefficients, taps, up, step, stepPhase, history + c * capacity, w0, nextPhase, wend, room - n,
-                        out + n * channels + c, channels, &w, &p)
+                    let x = history + c * capacity, o = out + n * channels + c
+                    let kernel = isWide ? cvk_polyphase_w16 : cvk_polyphase
+                    count = kernel(
+                        coefficients, taps, up, step, stepPhase, x, w0, nextPhase, wend, room - n, o, channels, &w, &p)
                 }
                 n &+= count
                 nextBase = w + (taps - 1) + historyStart
@@ -185,5 +204,56 @@ extension PolyphaseResampler {
             }
         }
         return n
+    }
+
+    /// Whole cycles of `up` outputs, phase by phase: output m + k·up has output m's phase and its
+    /// window `down` frames later, so the K ≤ 8 outputs of one phase in K cycles share every
+    /// coefficient load (the decimation kernel with stride `down`), where the general kernel loads
+    /// a coefficient per tap and output. Same per-output sums as every other kernel of the instance,
+    /// so which loop computed a frame does not show. Runs blocks of 8 cycles, then one of 4 to 7,
+    /// while at least `minCycles` cycles' input and room are there (4 at 16→24 kHz: 12 outputs; at
+    /// 44.1→16 kHz: 640, so 20 ms chunks there never reach it unless held back); returns the new
+    /// output count. Fewer than 4 would take the one-at-a-time remainder of the decimation kernel,
+    /// slower than the general one (measured).
+    @inline(__always)
+    func emitPhaseMajor(
+        into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, from start: Int,
+        minCycles: Int
+    ) -> Int {
+        var n = start
+        while true {
+            let cycles = phaseMajorBlock(into: out, capacity: room, availableUpTo: end, at: n, minCycles: minCycles)
+            if cycles == 0 { return n }
+            n += cycles * up
+        }
+    }
+
+    /// One block of `emitPhaseMajor`: returns its cycles (0 when fewer than `minCycles` fit).
+    @inline(__always)
+    func phaseMajorBlock(
+        into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, at start: Int,
+        minCycles: Int
+    ) -> Int {
+        // Window of the cycle's last output; the same output k cycles on is k·down frames later.
+        let lastBase = nextBase + (nextPhase + (up - 1) * down) / up
+        guard lastBase < end else { return 0 }
+        let cycles = Swift.min(8, (end - 1 - lastBase) / down + 1, (room - start) / up)
+        guard cycles >= minCycles else { return 0 }
+        let taps = tapsPerPhase
+        for j in 0..<up {
+            let total = nextPhase + j * down
+            let coeffs = coefficients + (total % up) * taps
+            let offset = nextBase + total / up - (taps - 1) - historyStart
+            for c in 0..<channels {
+                let x = history + c * capacity + offset, o = out + (start + j) * channels + c
+                if isWide {
+                    cvk_decimate_w16(coeffs, x, down, taps, cycles, o, up * channels)
+                } else {
+                    cvk_decimate(coeffs, x, down, taps, cycles, o, up * channels)
+                }
+            }
+        }
+        nextBase += cycles * down
+        return cycles
     }
 }

@@ -17,11 +17,12 @@ import CVectorKernels
 ///
 /// Kernels: on x86-64 CPUs with AVX2 and FMA the dot products run in C kernels compiled for them
 /// (`CVectorKernels`, chosen at run time: one fused multiply-add per 8 taps instead of SSE2's
-/// separate multiply and add on 4; 1.1–3.2× faster here, see docs/benchmarks.md), on AArch64 in
-/// their NEON versions; elsewhere, or with `kernel: .portable`, in the Swift SIMD code
-/// (PolyphaseResampler+SwiftKernels.swift).
-/// Within one instance every output uses the same kernel and summation order; the two kernels
-/// differ in the last bits (fused rounding).
+/// separate multiply and add on 4; 1.1–3.2× faster here, see docs/benchmarks.md), with AVX-512F in
+/// their 16-lane versions (one fused multiply-add per 16 taps, taps per phase a multiple of 16:
+/// about 1.5× the 8-lane ones on Zen 5), on AArch64 in their NEON versions; elsewhere, or with
+/// `kernel: .portable`, in the Swift SIMD code (PolyphaseResampler+SwiftKernels.swift).
+/// Within one instance every output uses the same kernel and summation order; the kernels differ
+/// from one another in the last bits (fused rounding, lane count).
 ///
 /// The type is split by concern: this file holds the state, the filter design and the streaming
 /// calls; `emit`, one function per ratio kind, is in PolyphaseResampler+Emit.swift.
@@ -39,15 +40,27 @@ public final class PolyphaseResampler: Resampler {
         public var attenuation: Double { self == .high ? 130 : 100 }
     }
 
+    /// When outputs are computed. Both give the same output, bit for bit.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Every output as soon as its input is in: the least latency (a live stream's choice).
+        case streaming
+        /// For whole files: on a ratio with L > 2 phases (16→24 kHz, 44.1→16 kHz …) outputs are held
+        /// back until 8 whole cycles of L are due and then computed phase by phase, 8 outputs per
+        /// coefficient load (`emitPhaseMajor`). Adds up to 8·L output frames of latency (1 ms at
+        /// 16→24 kHz, 80 ms at 44.1→16 kHz); 1.6× faster at 44.1→16 kHz here (docs/benchmarks.md).
+        case throughput
+    }
+
     /// Passband edge and stopband edge as fractions of the lower of the two rates.
     public static let passbandEdge = 0.40
     public static let stopbandEdge = 0.50
 
     public let format: ResamplingFormat
     public let preset: Preset
+    public let mode: Mode
     public var name: String { "native-\(preset.rawValue)" }
     public let latency: Int
-    /// Taps per phase (a multiple of 8) and the number of phases.
+    /// Taps per phase (a multiple of 8; of 16 with the 16-lane kernels) and the number of phases.
     public let tapsPerPhase: Int
     public var phases: Int { up }
 
@@ -73,25 +86,44 @@ public final class PolyphaseResampler: Resampler {
     /// × two consecutive input windows), every output of the instance with one accumulator, so
     /// results do not depend on which path computed them.
     let upByTwo: Bool
+    /// Output frames a throughput-mode instance waits for before computing a block (0: none, as in
+    /// streaming mode or where the ratio gains nothing from it); part of `latency`.
+    public let holdBack: Int
 
     /// Largest filter the design will build (taps over all phases), so a ratio such as
     /// 768000/767999 fails at configuration instead of allocating gigabytes.
     public static let maximumFilterLength = 1 << 24
 
-    /// Whether this instance runs the C vector kernels (AVX2/FMA or NEON).
+    /// Whether this instance runs the C vector kernels (AVX2/FMA, AVX-512 or NEON).
     public let isVectorized: Bool
+    /// Whether they are the 16-lane (AVX-512F) ones.
+    public let isWide: Bool
 
     /// Whether `VectorKernel.best` means the C vector kernels on this machine.
     public static let vectorKernelsAvailable = cvk_fir_available() != 0
 
     /// - Throws: `invalidConfiguration` when the ratio needs a filter longer than
     ///   `maximumFilterLength` taps (ratios of very large coprime rates).
-    public init(
-        format: ResamplingFormat, preset: Preset = .high, kernel: VectorKernel = .best
+    public convenience init(
+        format: ResamplingFormat, preset: Preset = .high, kernel: VectorKernel = .best, mode: Mode = .streaming
     ) throws(AudioPipelineError) {
+        try self.init(
+            format: format, preset: preset, kernelLevel: kernel == .best ? Self.vectorKernelLevel : 0, mode: mode)
+    }
+
+    /// The widest C kernels this CPU runs: 0 none, 1 the 8-lane ones, 2 also the 16-lane ones.
+    static let vectorKernelLevel = Int(cvk_fir_level())
+
+    /// `kernelLevel`: 0 the Swift kernels, 1 the 8-lane C kernels, 2 the 16-lane ones; capped at
+    /// what this CPU runs (tests choose a narrower one than `.best`).
+    init(format: ResamplingFormat, preset: Preset, kernelLevel: Int, mode: Mode = .streaming) throws(AudioPipelineError)
+    {
         self.format = format
         self.preset = preset
-        isVectorized = kernel == .best && Self.vectorKernelsAvailable
+        self.mode = mode
+        let level = Swift.min(kernelLevel, Self.vectorKernelLevel)
+        isVectorized = level >= 1
+        isWide = level >= 2
         up = format.upFactor
         down = format.downFactor
         channels = format.channels
@@ -107,7 +139,8 @@ public final class PolyphaseResampler: Resampler {
                     + "\(Self.maximumFilterLength) the native resampler builds; use a libsamplerate resampler")
         }
         let minTaps = (length + up - 1) / up
-        tapsPerPhase = (minTaps + 7) / 8 * 8
+        let lanes = isWide ? 16 : 8
+        tapsPerPhase = (minTaps + lanes - 1) / lanes * lanes
         // Centre on an integer position using the whole length L·T0 (odd length 2C + 1 ≤ L·T0).
         centre = (up * minTaps - 1) / 2
         let h = KaiserFilterDesign.lowPass(
@@ -122,9 +155,14 @@ public final class PolyphaseResampler: Resampler {
             }
         }
         upByTwo = up == 2 && down == 1
-        capacity = tapsPerPhase + 2048
+        // Phase-major blocks (emitPhaseMajor) need 8 cycles of input in history: taps + 8·down.
+        let phaseMajor = isVectorized && up > 2 && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
+        capacity = tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0)
         history = .allocate(capacity: channels * capacity)
-        latency = (centre + down - 1) / down
+        // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
+        // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
+        holdBack = mode == .throughput && phaseMajor ? 8 * up : 0
+        latency = (centre + down - 1) / down + holdBack
         reset()
     }
 
@@ -158,7 +196,8 @@ public final class PolyphaseResampler: Resampler {
         guard let out = output.baseAddress else { return ProcessResult(consumed: 0, produced: 0) }
         var consumed = 0, produced = 0
         while true {
-            produced += emit(into: out + produced * channels, capacity: outCap - produced, availableUpTo: filled)
+            produced += emit(
+                into: out + produced * channels, capacity: outCap - produced, availableUpTo: filled, draining: false)
             if produced == outCap || consumed == inFrames { break }
             compact()
             let take = Swift.min(capacity - (filled - historyStart), inFrames - consumed)
@@ -198,7 +237,8 @@ public final class PolyphaseResampler: Resampler {
                 }
                 filled += pad
             }
-            produced += emit(into: out + produced * channels, capacity: outCap - produced, availableUpTo: filled)
+            produced += emit(
+                into: out + produced * channels, capacity: outCap - produced, availableUpTo: filled, draining: true)
         }
         return produced
     }
@@ -223,6 +263,7 @@ public final class PolyphaseResampler: Resampler {
 
     @inline(__always)
     func single(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
-        isVectorized ? cvk_dot1(a, b, n) : Self.dotSingle(a, b, n)
+        if isWide { return cvk_dot1_w16(a, b, n) }
+        return isVectorized ? cvk_dot1(a, b, n) : Self.dotSingle(a, b, n)
     }
 }

@@ -98,6 +98,7 @@ public enum FileConverter {
             framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.converter.clippedCount,
             nanSamples: chain.converter.nanCount,
             resampler: chain.converter.resamplerName, resamplerLatencyFrames: chain.converter.latency,
+            resamplerHeldBackFrames: chain.converter.resamplerHoldBack,
             elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, warnings: warnings)
     }
 }
@@ -143,7 +144,8 @@ final class FileConversion {
                 input: input, outputRate: o.sampleRate, channels: plan, compatibility: o.compatibility,
                 dither: o.dither,
                 blockFrames: o.blockFrames),
-            resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f) })
+            // A whole file: the native resampler's throughput mode (same output, computed faster).
+            resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f, mode: .throughput) })
         encoding = o.encoding
     }
 

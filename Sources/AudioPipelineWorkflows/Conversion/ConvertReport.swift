@@ -35,6 +35,9 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     /// The resampler's name; null when the rate was kept.
     @NullWhenAbsent public var resampler: String?
     public var resamplerLatencyFrames: Int
+    /// Of those, the frames the native resampler holds back to compute whole blocks faster (its
+    /// throughput mode, which `convert` uses; 0 where the ratio gains nothing from it).
+    public var resamplerHeldBackFrames: Int = 0
     public var elapsedSeconds: Double
     /// What was wrong with the input but did not stop the job (a truncated file).
     public var warnings: [String] = []
@@ -53,7 +56,8 @@ extension ConvertReport {
         s += "\n  -> \(output) (\(o.type ?? "?"), \(o.encoding), \(o.sampleRate) Hz, \(o.channels) ch)"
         s += "\n  frames \(framesIn) -> \(framesOut)"
         if let name = resampler {
-            s += "; resampler \(name) (latency \(resamplerLatencyFrames) frames, delay-compensated)"
+            let path = resamplerHeldBackFrames > 0 ? ", throughput path" : ""
+            s += "; resampler \(name)\(path) (latency \(resamplerLatencyFrames) frames, delay-compensated)"
         }
         if o.encoding == SampleEncoding.pcm16.rawValue {
             s += "\n  clipped \(clippedSamples) samples" + (nanSamples > 0 ? ", NaN \(nanSamples)" : "")

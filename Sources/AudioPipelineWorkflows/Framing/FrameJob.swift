@@ -40,7 +40,7 @@ public enum Framer {
             configuration: .init(
                 device: reader.format, channels: channels, chunkMilliseconds: options.chunkMilliseconds,
                 lastChunk: options.lastChunk, compatibility: options.compatibility),
-            resampler: { (f) throws(AudioPipelineError) in try options.resampler.make(f) })
+            resampler: { (f) throws(AudioPipelineError) in try options.resampler.make(f, mode: .throughput) })
         let writer = try MessageWriter(output: output, options: options, messageLength: path.maximumMessageLength)
         try FileBlocks.read(reader, progress: progress) { (block) throws(AudioPipelineError) in
             switch block {

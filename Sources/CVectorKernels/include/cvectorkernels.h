@@ -33,6 +33,9 @@ size_t cb64_decode(const uint8_t *src, size_t len, uint8_t *dst);
 
 /// 1 when this CPU has AVX2 and FMA (x86-64) or is AArch64, else 0.
 int cvk_fir_available(void);
+/// The widest FIR kernels this CPU runs: 0 none, 1 the 8-lane ones (AVX2+FMA or NEON), 2 also the
+/// 16-lane ones (`_w16`, AVX-512F).
+int cvk_fir_level(void);
 /// The instruction set the FIR kernels use on this CPU ("AVX2+FMA", "NEON"), or NULL when they are not used.
 const char *cvk_fir_instruction_set(void);
 /// Σ a[i]·b[i].
@@ -47,6 +50,15 @@ void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, s
 /// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
 long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                    size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
+/// The same four with one 16-lane accumulator per output (AVX-512F; call only when
+/// cvk_fir_level() is 2): `n` a multiple of 16; the lanes folded to 8 (i + i+8) and then summed in
+/// the 8-lane order. Outputs differ from the 8-lane kernels' in the last bits, and agree among
+/// themselves bit for bit.
+float cvk_dot1_w16(const float *a, const float *b, size_t n);
+void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
+void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
+long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                       size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 
 // --- PCM conversion (AVX2) for PCMKernels ------------------------------------------------------------
 // Bit-identical to the Swift SIMD loops (same operations in the same order). Each call handles whole
