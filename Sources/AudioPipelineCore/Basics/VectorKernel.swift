@@ -13,7 +13,8 @@ public enum VectorKernel: Sendable, Hashable {
     case portable
 
     /// What `.best` runs on this CPU, as the same run-time checks decide: "AVX2+FMA (resampler),
-    /// SSSE3 (base64)" on a recent x86-64 ("AVX-512 (resampler) …" with AVX-512F), "NEON" on AArch64, "portable Swift" where no kernel applies.
+    /// SSSE3 (base64)" on a recent x86-64 ("AVX-512 (resampler) …" with AVX-512F), "NEON" on
+    /// AArch64, "portable Swift" where no kernel applies.
     public static var bestDescription: String { description(resampler: .best) }
 
     /// What runs with the resampler's kernels chosen by `resampler` (`.portable`: its Swift code) and
