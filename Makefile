@@ -11,6 +11,8 @@
 #   make fuzz               libFuzzer on every parser for FUZZ_SECONDS each (fuzz-smoke: 20 s, CI)
 #   make test-sanitizers    the tests under AddressSanitizer, the concurrent parts under ThreadSanitizer (CI)
 #   make bench-batch        the batch benchmark (2,000 files, GNU parallel and sox per file as peers; Markdown)
+#   make bench-convert      whole-file convert (10 min, 4 ratios) against a C program on libsoxr HQ (Markdown)
+#   make bench-quality      the native resampler's quality beside libsoxr HQ's, same analyzer (Markdown)
 #   make bench-agreement    audiopipe bench against the suite on the same configuration (Markdown; ±15 %)
 #   make check-slurm        the Slurm array example on a throwaway one-node cluster, against one process (CI)
 #   make dist               static release binary, man page, completions: dist/*.tar.gz and dist/*.deb
@@ -28,7 +30,7 @@ SWIFT_BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-agreement dist install check-dist clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -86,7 +88,7 @@ check-allocations: bench-deps
 # Formatting (.swift-format, with the swift-format that ships with the toolchain) and the layering
 # and size rules of the README's Layout section (scripts/check-layout.py). Read-only.
 format-check:
-	swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Benchmarks Benchmarks/Sources Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift
+	swift format lint --strict --recursive Package.swift Sources Tests Benchmarks/Benchmarks Benchmarks/Sources Benchmarks/Tools Benchmarks/Package.swift Fuzz/Sources Fuzz/Package.swift
 	python3 scripts/check-layout.py
 
 # Hour-long inputs in bounded memory: generates a 60-minute capture (JSON Lines and HAR) and 60
@@ -113,6 +115,18 @@ test-sanitizers: test-deps
 # keeps at its end (make bench and make bench-report carry it over). A few minutes; corpora cached under /tmp.
 bench-batch: release
 	AUDIOPIPE=.build/release/audiopipe bash scripts/bench-batch.sh
+
+# Whole-file conversion against a C program streaming through libsoxr HQ (issue #20): prints the
+# Markdown section docs/benchmarks.md keeps after the batch one. The binary is built as `make dist`
+# builds the one users install (Swift runtime linked statically), in its own scratch directory.
+bench-convert: bench-deps
+	@bash scripts/install-deps.sh sox -- --commands sox
+	swift build -c release --product audiopipe --static-swift-stdlib --scratch-path .build-static
+	AUDIOPIPE=.build-static/release/audiopipe bash scripts/bench-convert.sh
+
+# The resampler quality table beside libsoxr HQ (Benchmarks/Tools/ResamplerQuality), Markdown.
+bench-quality: bench-deps
+	cd Benchmarks && swift run -c release ResamplerQuality
 
 # `audiopipe bench` against the suite's Paths target on the same configuration, alternating, in one
 # session: prints the Markdown section docs/benchmarks.md keeps at its end; exit 1 beyond ±15 %.

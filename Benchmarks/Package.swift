@@ -97,5 +97,15 @@ let package = Package(
             path: "Benchmarks/Session",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        // Not a benchmark: the resampler quality table beside libsoxr HQ (`make bench-quality`).
+        .executableTarget(
+            name: "ResamplerQuality",
+            dependencies: [
+                .product(name: "AudioPipelineCore", package: "AudioPipeline"),
+                .product(name: "AudioPipelineWorkflows", package: "AudioPipeline"),
+                "CSoxr",
+            ],
+            path: "Tools/ResamplerQuality"
+        ),
     ]
 )

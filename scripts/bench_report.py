@@ -11,7 +11,9 @@ each benchmark grouped with its peers by name ("F32toI16 chunk960 AudioPipeline 
 "F32toI16 chunk960 peer C loop"; "Resample 1s 48k->16k native-high" with "… src-best" and
 "… peer soxr-hq"); ratios are peer p50 ÷ ours p50 of wall clock, above 1 = AudioPipeline faster.
 The batch section (scripts/bench-batch.sh, whole processes, measured apart) is copied from
---batch-from (default: REPORT.md itself) from its `<!-- bench-batch -->` marker on.
+--batch-from (default: REPORT.md itself) from its `<!-- bench-batch -->` marker on, with the
+sections kept after it (bench-convert, bench-quality, bench-agreement); a goals.json row with
+"batch" and "row" takes its cells from the table row of those sections whose job names "row".
 
 --require-all (the committed report): every benchmark goals.json names must be in the run and every
 stage section non-empty, so a renamed benchmark or a change in package-benchmark's output fails
@@ -233,7 +235,7 @@ def parse_batch(section):
         except ValueError:
             fps = None
         rows.append({"method": cells[0], "files_per_s": fps, "ratio": float(m.group(1)) if m else None,
-                     "median_s": cells[2]})
+                     "median_s": cells[2], "cells": cells})
     rss = [float(m.group(1)) for m in re.finditer(r"^- .*?: ([\d.]+) MiB$", section, re.M)]
     when = re.search(r"(\d{4}-\d\d-\d\d \d\d:\d\d UTC)", section)
     return {"rows": rows, "rss_mib": rss, "when": when.group(1) if when else "date not given"}
@@ -267,11 +269,14 @@ def summary(rows, runs, batch):
         else:
             met = "✅ yes"
             counts["met"] += 1
-        if row.get("batch"):
+        if row.get("batch") and row.get("row"):
+            ours, peer, ratio = section_row_cells(batch, row["row"])
+        elif row.get("batch"):
             ours, peer, ratio = batch_cells(batch)
         else:
             ours, peer, ratio = run_cells(row, runs)
-        stage = row["stage"] + (f', {batch["when"]}' if row.get("batch") and batch else "")
+        dated = row.get("batch") and batch and not row.get("row")
+        stage = row["stage"] + (f', {batch["when"]}' if dated else "")
         lines.append(f'| {stage} | {ours} | {peer} | {ratio} | {goals} | {measured} | {met} |')
     return lines, counts
 
@@ -285,6 +290,15 @@ def run_cells(row, runs):
     best_ns, best = min(peers)
     ratio = fmt_ratio(best_ns / o["p50"]) if o else "—"
     return ours, f"{split(best)[2]} {fmt(best_ns)}", ratio
+
+
+def section_row_cells(batch, name):
+    """A row of the kept sections (after the batch marker) given by `row` in goals.json, e.g. the
+    bench-convert table: | job | input | ours | peer | ratio |."""
+    hit = next((r for r in (batch or {}).get("rows", []) if name in r["method"]), None)
+    if not hit or len(hit["cells"]) < 5:
+        return "not found", "—", "—"
+    return hit["cells"][2], hit["cells"][3], fmt_ratio(hit["ratio"]) if hit["ratio"] is not None else "—"
 
 
 def batch_cells(batch):

@@ -207,14 +207,14 @@ extension PolyphaseResampler {
     }
 
     /// Whole cycles of `up` outputs, phase by phase: output m + k·up has output m's phase and its
-    /// window `down` frames later, so the K ≤ 8 outputs of one phase in K cycles share every
+    /// window `down` frames later, so the K outputs of one phase in K cycles share every
     /// coefficient load (the decimation kernel with stride `down`), where the general kernel loads
     /// a coefficient per tap and output. Same per-output sums as every other kernel of the instance,
-    /// so which loop computed a frame does not show. Runs blocks of 8 cycles, then one of 4 to 7,
-    /// while at least `minCycles` cycles' input and room are there (4 at 16→24 kHz: 12 outputs; at
-    /// 44.1→16 kHz: 640, so 20 ms chunks there never reach it unless held back); returns the new
-    /// output count. Fewer than 4 would take the one-at-a-time remainder of the decimation kernel,
-    /// slower than the general one (measured).
+    /// so which loop computed a frame does not show. Runs blocks of up to `phaseMajorCycles` cycles
+    /// (8; up to 80 when the phases are few) while at least `minCycles` cycles' input and room are
+    /// there (4 at 16→24 kHz: 12 outputs; at 44.1→16 kHz: 640, so 20 ms chunks there never reach it
+    /// unless held back); returns the new output count. Fewer than 4 would take the one-at-a-time
+    /// remainder of the decimation kernel, slower than the general one (measured).
     @inline(__always)
     func emitPhaseMajor(
         into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, from start: Int,
@@ -237,7 +237,7 @@ extension PolyphaseResampler {
         // Window of the cycle's last output; the same output k cycles on is k·down frames later.
         let lastBase = nextBase + (nextPhase + (up - 1) * down) / up
         guard lastBase < end else { return 0 }
-        let cycles = Swift.min(8, (end - 1 - lastBase) / down + 1, (room - start) / up)
+        let cycles = Swift.min(phaseMajorCycles, (end - 1 - lastBase) / down + 1, (room - start) / up)
         guard cycles >= minCycles else { return 0 }
         let taps = tapsPerPhase
         for j in 0..<up {

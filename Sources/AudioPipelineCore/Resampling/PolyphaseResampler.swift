@@ -89,6 +89,8 @@ public final class PolyphaseResampler: Resampler {
     /// Output frames a throughput-mode instance waits for before computing a block (0: none, as in
     /// streaming mode or where the ratio gains nothing from it); part of `latency`.
     public let holdBack: Int
+    /// Most cycles one phase-major block computes (8, more when the phases are few).
+    let phaseMajorCycles: Int
 
     /// Largest filter the design will build (taps over all phases), so a ratio such as
     /// 768000/767999 fails at configuration instead of allocating gigabytes.
@@ -162,6 +164,8 @@ public final class PolyphaseResampler: Resampler {
         // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
         // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
         holdBack = mode == .throughput && phaseMajor ? 8 * up : 0
+        // Few phases: longer blocks (about 256 outputs) spread the per-phase call over more outputs.
+        phaseMajorCycles = Swift.max(8, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
         latency = (centre + down - 1) / down + holdBack
         reset()
     }

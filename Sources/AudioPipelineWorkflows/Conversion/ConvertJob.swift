@@ -17,7 +17,7 @@ public struct ConvertOptions: Sendable {
     public var compatibility: PCMCompatibility = .standard
     public var resampler: ResamplerChoice = .default
     /// Frames per block read from the input; memory use is proportional to this, not to the file.
-    public var blockFrames = 4096
+    public var blockFrames = 65536
     /// A truncated input is an error instead of a warning.
     public var strict = false
 
