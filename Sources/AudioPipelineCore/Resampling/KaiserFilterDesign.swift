@@ -38,13 +38,15 @@ public enum KaiserFilterDesign {
         let n = 2 * half + 1
         let i0b = besselI0(beta)
         var h = [Double](repeating: 0, count: n)
-        for j in 0..<n {
+        // Symmetric about `half`: the window's Bessel series (most of the work) once per pair.
+        for j in 0...half {
             let t = Double(j - half)
             let r = half == 0 ? 0 : t / Double(half)
             let window = besselI0(beta * (Swift.max(0, 1 - r * r)).squareRoot()) / i0b
             let x = 2 * cutoff * t
             let sinc = t == 0 ? 1 : Double.sin(Double.pi * x) / (Double.pi * x)
             h[j] = 2 * cutoff * sinc * window
+            h[n - 1 - j] = h[j]
         }
         let sum = h.reduce(0, +)
         return h.map { $0 * gain / sum }

@@ -240,10 +240,20 @@ extension PolyphaseResampler {
         let cycles = Swift.min(phaseMajorCycles, (end - 1 - lastBase) / down + 1, (room - start) / up)
         guard cycles >= minCycles else { return 0 }
         let taps = tapsPerPhase
+        // Output j of the cycle: phase (nextPhase + j·down) mod up, window that quotient on; walked
+        // as the general kernel walks it (no division per phase).
+        let step = down / up, stepPhase = down % up
+        var phase = nextPhase, offset = nextBase - (taps - 1) - historyStart
         for j in 0..<up {
-            let total = nextPhase + j * down
-            let coeffs = coefficients + (total % up) * taps
-            let offset = nextBase + total / up - (taps - 1) - historyStart
+            defer {
+                offset &+= step
+                phase &+= stepPhase
+                if phase >= up {
+                    phase &-= up
+                    offset &+= 1
+                }
+            }
+            let coeffs = coefficients + phase * taps
             for c in 0..<channels {
                 let x = history + c * capacity + offset, o = out + (start + j) * channels + c
                 if isWide {
