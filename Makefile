@@ -121,12 +121,12 @@ bench-batch: release
 # builds the one users install (Swift runtime linked statically), in its own scratch directory.
 bench-convert: bench-deps
 	@bash scripts/install-deps.sh sox -- --commands sox
-	swift build -c release --product audiopipe --static-swift-stdlib --scratch-path .build-static
-	AUDIOPIPE=.build-static/release/audiopipe bash scripts/bench-convert.sh
+	@swift build -c release --product audiopipe --static-swift-stdlib --scratch-path .build-static >&2
+	@AUDIOPIPE=.build-static/release/audiopipe bash scripts/bench-convert.sh
 
 # The resampler quality table beside libsoxr HQ (Benchmarks/Tools/ResamplerQuality), Markdown.
 bench-quality: bench-deps
-	cd Benchmarks && swift run -c release ResamplerQuality
+	@cd Benchmarks && swift run -c release ResamplerQuality
 
 # `audiopipe bench` against the suite's Paths target on the same configuration, alternating, in one
 # session: prints the Markdown section docs/benchmarks.md keeps at its end; exit 1 beyond ±15 %.
