@@ -449,3 +449,16 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(PathParts.stem(PathParts.split(n).name) == c.4)
     }
 }
+
+/// The read block a file conversion takes: a sixteenth of a file of known length, between 4096
+/// frames and the option's most; the most for a stream of unknown length.
+@Suite struct ConversionBlockSize {
+    @Test func followsTheFileLengthWithinItsBounds() {
+        #expect(FileConversion.blockFrames(most: 65_536, fileFrames: nil) == 65_536)
+        #expect(FileConversion.blockFrames(most: 65_536, fileFrames: 48_000) == 4096)
+        #expect(FileConversion.blockFrames(most: 65_536, fileFrames: 16 * 20_480) == 20_480)
+        #expect(FileConversion.blockFrames(most: 65_536, fileFrames: 28_800_000) == 65_536)
+        #expect(FileConversion.blockFrames(most: 100, fileFrames: 48_000) == 100)
+        #expect(FileConversion.blockFrames(most: 65_536, fileFrames: 0) == 4096)
+    }
+}

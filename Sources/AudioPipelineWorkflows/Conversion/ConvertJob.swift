@@ -16,7 +16,9 @@ public struct ConvertOptions: Sendable {
     public var dither: Dither = .none
     public var compatibility: PCMCompatibility = .standard
     public var resampler: ResamplerChoice = .default
-    /// Frames per block read from the input; memory use is proportional to this, not to the file.
+    /// Most frames per block read from the input; memory use is proportional to this, not to the
+    /// file. A file of known length reads blocks of a sixteenth of it, from 4096 up to this (see
+    /// `FileConversion.blockFrames`).
     public var blockFrames = 65536
     /// A truncated input is an error instead of a warning.
     public var strict = false
@@ -135,6 +137,15 @@ final class FileConversion {
             "\(name): cannot map \(inCh) channels to \(outCh); choose 1 (downmix), \(inCh) (keep), or start from mono")
     }
 
+    /// Frames per block: a sixteenth of the file (whole 1024s), at least 4096 (or `most`, if less)
+    /// and at most `most`; `most` when the length is unknown (a pipe). Big blocks spare a long file
+    /// per-block work (at 4096 frames it was a tenth of a 10-minute conversion); small files keep
+    /// small buffers (a batch of 1-second files would otherwise clear megabytes per file).
+    static func blockFrames(most: Int, fileFrames: Int?) -> Int {
+        guard let n = fileFrames, n >= 0 else { return most }
+        return min(most, max(4096, n / 16 / 1024 * 1024))
+    }
+
     init(reader: AudioFileReader, options o: ConvertOptions) throws(AudioPipelineError) {
         self.reader = reader
         let input = reader.format
@@ -143,7 +154,7 @@ final class FileConversion {
             .init(
                 input: input, outputRate: o.sampleRate, channels: plan, compatibility: o.compatibility,
                 dither: o.dither,
-                blockFrames: o.blockFrames),
+                blockFrames: Self.blockFrames(most: o.blockFrames, fileFrames: reader.description.frames)),
             // A whole file: the native resampler's throughput mode (same output, computed faster).
             resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f, mode: .throughput) })
         encoding = o.encoding
