@@ -45,11 +45,14 @@ public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvert
     }
 
     /// A factory of this resampler for streaming stages; `kernel` picks the native presets' vector
-    /// or Swift kernels (libsamplerate has only its own code).
-    public func factory(kernel: VectorKernel = .best) -> FormatConverter.ResamplerFactory {
+    /// or Swift kernels and `mode` their streaming or throughput mode (libsamplerate has only its
+    /// own code).
+    public func factory(
+        kernel: VectorKernel = .best, mode: PolyphaseResampler.Mode = .streaming
+    ) -> FormatConverter.ResamplerFactory {
         switch self {
-        case .nativeHigh: return FormatConverter.polyphase(.high, kernel: kernel)
-        case .nativeFast: return FormatConverter.polyphase(.fast, kernel: kernel)
+        case .nativeHigh: return FormatConverter.polyphase(.high, kernel: kernel, mode: mode)
+        case .nativeFast: return FormatConverter.polyphase(.fast, kernel: kernel, mode: mode)
         default: return { f throws(AudioPipelineError) in try make(f) }
         }
     }

@@ -45,12 +45,14 @@ extension FormatConverter {
     /// that links libsamplerate passes its own (`ResamplerChoice.make` in the adapters fits).
     public typealias ResamplerFactory = (ResamplingFormat) throws(AudioPipelineError) -> any Resampler
 
-    /// A factory of `PolyphaseResampler`s with `preset` and `kernel`.
+    /// A factory of `PolyphaseResampler`s with `preset`, `kernel` and `mode` (`.throughput` for
+    /// whole files: the same output, held back in blocks where that is faster).
     public static func polyphase(
-        _ preset: PolyphaseResampler.Preset = .high, kernel: VectorKernel = .best
+        _ preset: PolyphaseResampler.Preset = .high, kernel: VectorKernel = .best,
+        mode: PolyphaseResampler.Mode = .streaming
     ) -> ResamplerFactory {
         { (format) throws(AudioPipelineError) in
-            try PolyphaseResampler(format: format, preset: preset, kernel: kernel)
+            try PolyphaseResampler(format: format, preset: preset, kernel: kernel, mode: mode)
         }
     }
 }
