@@ -65,12 +65,6 @@ CVK_TARGET static inline __m128 reduce4(__m256 p, __m256 q, __m256 u, __m256 v) 
     return _mm_add_ps(_mm256_castps256_ps128(t), _mm256_extractf128_ps(t, 1));
 }
 
-CVK_TARGET static inline __m256 acc1(const float *a, const float *b, size_t n) {
-    __m256 acc = _mm256_setzero_ps();
-    for (size_t i = 0; i < n; i += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(b + i), acc);
-    return acc;
-}
-
 CVK_TARGET static inline void store4(__m128 r, float *out, size_t stride) {
     float t[4];
     _mm_storeu_ps(t, r);
@@ -80,128 +74,17 @@ CVK_TARGET static inline void store4(__m128 r, float *out, size_t stride) {
     out[3 * stride] = t[3];
 }
 
-CVK_TARGET float cvk_dot1(const float *a, const float *b, size_t n) { return reduce1(acc1(a, b, n)); }
-
-// Two coefficient sets over one window: out[0] = a0·b, out[1] = a1·b.
-CVK_TARGET static void dot2(const float *a0, const float *a1, const float *b, size_t n, float *out) {
-    __m256 p = _mm256_setzero_ps(), q = _mm256_setzero_ps();
-    for (size_t i = 0; i < n; i += 8) {
-        const __m256 x = _mm256_loadu_ps(b + i);
-        p = _mm256_fmadd_ps(_mm256_loadu_ps(a0 + i), x, p);
-        q = _mm256_fmadd_ps(_mm256_loadu_ps(a1 + i), x, q);
-    }
-    out[0] = reduce1(p);
-    out[1] = reduce1(q);
-}
-
-// The batch kernels keep eight accumulators in flight: a fused multiply-add has a 4-cycle latency
-// and two issue per cycle, so fewer chains leave the units idle (four chains measured ~10 MACs per
-// cycle, eight ~16 — the issue rate).
-
-CVK_TARGET void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
-    size_t k = 0;
-    for (; k + 8 <= count; k += 8) {
-        const float *x = b + k * stride;
-        __m256 r0 = _mm256_setzero_ps(), r1 = _mm256_setzero_ps(), r2 = _mm256_setzero_ps(), r3 = _mm256_setzero_ps();
-        __m256 r4 = _mm256_setzero_ps(), r5 = _mm256_setzero_ps(), r6 = _mm256_setzero_ps(), r7 = _mm256_setzero_ps();
-        for (size_t i = 0; i < n; i += 8) {
-            const __m256 c = _mm256_loadu_ps(a + i);
-            const float *y = x + i;
-            r0 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y), r0);
-            r1 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + stride), r1);
-            r2 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 2 * stride), r2);
-            r3 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 3 * stride), r3);
-            r4 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 4 * stride), r4);
-            r5 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 5 * stride), r5);
-            r6 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 6 * stride), r6);
-            r7 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 7 * stride), r7);
-        }
-        store4(reduce4(r0, r1, r2, r3), out + k * out_stride, out_stride);
-        store4(reduce4(r4, r5, r6, r7), out + (k + 4) * out_stride, out_stride);
-    }
-    if (k + 4 <= count) {
-        const float *x = b + k * stride;
-        __m256 r0 = _mm256_setzero_ps(), r1 = _mm256_setzero_ps(), r2 = _mm256_setzero_ps(), r3 = _mm256_setzero_ps();
-        for (size_t i = 0; i < n; i += 8) {
-            const __m256 c = _mm256_loadu_ps(a + i);
-            const float *y = x + i;
-            r0 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y), r0);
-            r1 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + stride), r1);
-            r2 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 2 * stride), r2);
-            r3 = _mm256_fmadd_ps(c, _mm256_loadu_ps(y + 3 * stride), r3);
-        }
-        store4(reduce4(r0, r1, r2, r3), out + k * out_stride, out_stride);
-        k += 4;
-    }
-    for (; k < count; k++) out[k * out_stride] = reduce1(acc1(a, b + k * stride, n));
-}
-
-CVK_TARGET void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
-    size_t w = 0;
-    for (; w + 4 <= windows; w += 4) {
-        const float *x = b + w;
-        __m256 p0 = _mm256_setzero_ps(), q0 = _mm256_setzero_ps(), p1 = _mm256_setzero_ps(), q1 = _mm256_setzero_ps();
-        __m256 p2 = _mm256_setzero_ps(), q2 = _mm256_setzero_ps(), p3 = _mm256_setzero_ps(), q3 = _mm256_setzero_ps();
-        for (size_t i = 0; i < n; i += 8) {
-            const __m256 c0 = _mm256_loadu_ps(a0 + i), c1 = _mm256_loadu_ps(a1 + i);
-            __m256 y = _mm256_loadu_ps(x + i);
-            p0 = _mm256_fmadd_ps(c0, y, p0);
-            q0 = _mm256_fmadd_ps(c1, y, q0);
-            y = _mm256_loadu_ps(x + i + 1);
-            p1 = _mm256_fmadd_ps(c0, y, p1);
-            q1 = _mm256_fmadd_ps(c1, y, q1);
-            y = _mm256_loadu_ps(x + i + 2);
-            p2 = _mm256_fmadd_ps(c0, y, p2);
-            q2 = _mm256_fmadd_ps(c1, y, q2);
-            y = _mm256_loadu_ps(x + i + 3);
-            p3 = _mm256_fmadd_ps(c0, y, p3);
-            q3 = _mm256_fmadd_ps(c1, y, q3);
-        }
-        store4(reduce4(p0, q0, p1, q1), out + 2 * w * out_stride, out_stride);
-        store4(reduce4(p2, q2, p3, q3), out + (2 * w + 4) * out_stride, out_stride);
-    }
-    for (; w < windows; w++) {
-        float r[2];
-        dot2(a0, a1, b + w, n, r);
-        out[2 * w * out_stride] = r[0];
-        out[(2 * w + 1) * out_stride] = r[1];
-    }
-}
-
-CVK_TARGET long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
-                              size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
-    size_t j = 0;
-    long w = w0;
-    size_t p = p0;
-    while (j < room && w < wend) {
-        const float *ca[8], *xa[8];
-        const size_t m = next_outputs(coefs, n, up, step, step_phase, b, &w, &p, wend, room - j < 8 ? room - j : 8, ca, xa);
-        float *o = out + j * out_stride;
-        if (m == 8) {
-            __m256 r0 = _mm256_setzero_ps(), r1 = _mm256_setzero_ps(), r2 = _mm256_setzero_ps(), r3 = _mm256_setzero_ps();
-            __m256 r4 = _mm256_setzero_ps(), r5 = _mm256_setzero_ps(), r6 = _mm256_setzero_ps(), r7 = _mm256_setzero_ps();
-            for (size_t i = 0; i < n; i += 8) {
-                r0 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[0] + i), _mm256_loadu_ps(xa[0] + i), r0);
-                r1 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[1] + i), _mm256_loadu_ps(xa[1] + i), r1);
-                r2 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[2] + i), _mm256_loadu_ps(xa[2] + i), r2);
-                r3 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[3] + i), _mm256_loadu_ps(xa[3] + i), r3);
-                r4 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[4] + i), _mm256_loadu_ps(xa[4] + i), r4);
-                r5 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[5] + i), _mm256_loadu_ps(xa[5] + i), r5);
-                r6 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[6] + i), _mm256_loadu_ps(xa[6] + i), r6);
-                r7 = _mm256_fmadd_ps(_mm256_loadu_ps(ca[7] + i), _mm256_loadu_ps(xa[7] + i), r7);
-            }
-            store4(reduce4(r0, r1, r2, r3), o, out_stride);
-            store4(reduce4(r4, r5, r6, r7), o + 4 * out_stride, out_stride);
-        } else {
-            for (size_t k = 0; k < m; k++) o[k * out_stride] = reduce1(acc1(ca[k], xa[k], n));
-        }
-        j += m;
-    }
-    *w_after = w;
-    *p_after = p;
-    return (long)j;
-}
-
+// The kernels, from fir_x86_template.h: 8 lanes (AVX2 + FMA).
+#define FIR_TARGET CVK_TARGET
+#define FIR_VEC __m256
+#define FIR_LANES 8
+#define FIR_ZERO() _mm256_setzero_ps()
+#define FIR_LOAD(p) _mm256_loadu_ps(p)
+#define FIR_FMA(a, b, acc) _mm256_fmadd_ps(a, b, acc)
+#define FIR_REDUCE1(v) reduce1(v)
+#define FIR_REDUCE4(p, q, u, v) reduce4(p, q, u, v)
+#define FIR_NAME(name) name
+#include "fir_x86_template.h"
 
 // --- 16 lanes (AVX-512F) --------------------------------------------------------------------------
 // The same kernels with one 16-lane accumulator per output (n a multiple of 16): a 512-bit fused
@@ -221,118 +104,16 @@ CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512
     return reduce4(fold16(p), fold16(q), fold16(u), fold16(v));
 }
 
-CVK_TARGET512 static inline __m512 acc16(const float *a, const float *b, size_t n) {
-    __m512 acc = _mm512_setzero_ps();
-    for (size_t i = 0; i < n; i += 16) acc = _mm512_fmadd_ps(_mm512_loadu_ps(a + i), _mm512_loadu_ps(b + i), acc);
-    return acc;
-}
-
-CVK_TARGET512 float cvk_dot1_w16(const float *a, const float *b, size_t n) { return reduce16(acc16(a, b, n)); }
-
-CVK_TARGET512 void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out,
-                                    size_t out_stride) {
-    size_t k = 0;
-    for (; k + 8 <= count; k += 8) {
-        const float *x = b + k * stride;
-        __m512 r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps(), r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps();
-        __m512 r4 = _mm512_setzero_ps(), r5 = _mm512_setzero_ps(), r6 = _mm512_setzero_ps(), r7 = _mm512_setzero_ps();
-        for (size_t i = 0; i < n; i += 16) {
-            const __m512 c = _mm512_loadu_ps(a + i);
-            const float *y = x + i;
-            r0 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y), r0);
-            r1 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + stride), r1);
-            r2 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 2 * stride), r2);
-            r3 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 3 * stride), r3);
-            r4 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 4 * stride), r4);
-            r5 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 5 * stride), r5);
-            r6 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 6 * stride), r6);
-            r7 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 7 * stride), r7);
-        }
-        store4(reduce4w(r0, r1, r2, r3), out + k * out_stride, out_stride);
-        store4(reduce4w(r4, r5, r6, r7), out + (k + 4) * out_stride, out_stride);
-    }
-    if (k + 4 <= count) {
-        const float *x = b + k * stride;
-        __m512 r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps(), r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps();
-        for (size_t i = 0; i < n; i += 16) {
-            const __m512 c = _mm512_loadu_ps(a + i);
-            const float *y = x + i;
-            r0 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y), r0);
-            r1 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + stride), r1);
-            r2 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 2 * stride), r2);
-            r3 = _mm512_fmadd_ps(c, _mm512_loadu_ps(y + 3 * stride), r3);
-        }
-        store4(reduce4w(r0, r1, r2, r3), out + k * out_stride, out_stride);
-        k += 4;
-    }
-    for (; k < count; k++) out[k * out_stride] = reduce16(acc16(a, b + k * stride, n));
-}
-
-CVK_TARGET512 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out,
-                                     size_t out_stride) {
-    size_t w = 0;
-    for (; w + 4 <= windows; w += 4) {
-        const float *x = b + w;
-        __m512 p0 = _mm512_setzero_ps(), q0 = _mm512_setzero_ps(), p1 = _mm512_setzero_ps(), q1 = _mm512_setzero_ps();
-        __m512 p2 = _mm512_setzero_ps(), q2 = _mm512_setzero_ps(), p3 = _mm512_setzero_ps(), q3 = _mm512_setzero_ps();
-        for (size_t i = 0; i < n; i += 16) {
-            const __m512 c0 = _mm512_loadu_ps(a0 + i), c1 = _mm512_loadu_ps(a1 + i);
-            __m512 y = _mm512_loadu_ps(x + i);
-            p0 = _mm512_fmadd_ps(c0, y, p0);
-            q0 = _mm512_fmadd_ps(c1, y, q0);
-            y = _mm512_loadu_ps(x + i + 1);
-            p1 = _mm512_fmadd_ps(c0, y, p1);
-            q1 = _mm512_fmadd_ps(c1, y, q1);
-            y = _mm512_loadu_ps(x + i + 2);
-            p2 = _mm512_fmadd_ps(c0, y, p2);
-            q2 = _mm512_fmadd_ps(c1, y, q2);
-            y = _mm512_loadu_ps(x + i + 3);
-            p3 = _mm512_fmadd_ps(c0, y, p3);
-            q3 = _mm512_fmadd_ps(c1, y, q3);
-        }
-        store4(reduce4w(p0, q0, p1, q1), out + 2 * w * out_stride, out_stride);
-        store4(reduce4w(p2, q2, p3, q3), out + (2 * w + 4) * out_stride, out_stride);
-    }
-    for (; w < windows; w++) {
-        out[2 * w * out_stride] = reduce16(acc16(a0, b + w, n));
-        out[(2 * w + 1) * out_stride] = reduce16(acc16(a1, b + w, n));
-    }
-}
-
-CVK_TARGET512 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
-                                     long w0, size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after,
-                                     size_t *p_after) {
-    size_t j = 0;
-    long w = w0;
-    size_t p = p0;
-    while (j < room && w < wend) {
-        const float *ca[8], *xa[8];
-        const size_t m = next_outputs(coefs, n, up, step, step_phase, b, &w, &p, wend, room - j < 8 ? room - j : 8, ca, xa);
-        float *o = out + j * out_stride;
-        if (m == 8) {
-            __m512 r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps(), r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps();
-            __m512 r4 = _mm512_setzero_ps(), r5 = _mm512_setzero_ps(), r6 = _mm512_setzero_ps(), r7 = _mm512_setzero_ps();
-            for (size_t i = 0; i < n; i += 16) {
-                r0 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[0] + i), _mm512_loadu_ps(xa[0] + i), r0);
-                r1 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[1] + i), _mm512_loadu_ps(xa[1] + i), r1);
-                r2 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[2] + i), _mm512_loadu_ps(xa[2] + i), r2);
-                r3 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[3] + i), _mm512_loadu_ps(xa[3] + i), r3);
-                r4 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[4] + i), _mm512_loadu_ps(xa[4] + i), r4);
-                r5 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[5] + i), _mm512_loadu_ps(xa[5] + i), r5);
-                r6 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[6] + i), _mm512_loadu_ps(xa[6] + i), r6);
-                r7 = _mm512_fmadd_ps(_mm512_loadu_ps(ca[7] + i), _mm512_loadu_ps(xa[7] + i), r7);
-            }
-            store4(reduce4w(r0, r1, r2, r3), o, out_stride);
-            store4(reduce4w(r4, r5, r6, r7), o + 4 * out_stride, out_stride);
-        } else {
-            for (size_t k = 0; k < m; k++) o[k * out_stride] = reduce16(acc16(ca[k], xa[k], n));
-        }
-        j += m;
-    }
-    *w_after = w;
-    *p_after = p;
-    return (long)j;
-}
+#define FIR_TARGET CVK_TARGET512
+#define FIR_VEC __m512
+#define FIR_LANES 16
+#define FIR_ZERO() _mm512_setzero_ps()
+#define FIR_LOAD(p) _mm512_loadu_ps(p)
+#define FIR_FMA(a, b, acc) _mm512_fmadd_ps(a, b, acc)
+#define FIR_REDUCE1(v) reduce16(v)
+#define FIR_REDUCE4(p, q, u, v) reduce4w(p, q, u, v)
+#define FIR_NAME(name) name##_w16
+#include "fir_x86_template.h"
 
 #elif defined(__aarch64__)
 #include <arm_neon.h>

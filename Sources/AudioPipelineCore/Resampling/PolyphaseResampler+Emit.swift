@@ -166,7 +166,7 @@ extension PolyphaseResampler {
         draining: Bool
     ) -> Int {
         var n = start
-        let step = down / up, stepPhase = down % up
+        let step = windowStep, stepPhase = phaseStep
         let taps = tapsPerPhase
         if isVectorized {
             if up > 2 {
@@ -196,14 +196,21 @@ extension PolyphaseResampler {
                 out[n * channels + c] = Self.dot(coeffs, history + c * capacity + offset, taps)
             }
             n += 1
-            nextBase += step
-            nextPhase += stepPhase
-            if nextPhase >= up {
-                nextPhase -= up
-                nextBase += 1
-            }
+            advance(phase: &nextPhase, window: &nextBase)
         }
         return n
+    }
+
+    /// One output on along the polyphase walk (as the C kernels' `next_outputs` walks it): the
+    /// phase by M mod L and the window by ⌊M / L⌋, one more when the phase passes L.
+    @inline(__always)
+    func advance(phase: inout Int, window: inout Int) {
+        window &+= windowStep
+        phase &+= phaseStep
+        if phase >= up {
+            phase &-= up
+            window &+= 1
+        }
     }
 
     /// Whole cycles of `up` outputs, phase by phase: output m + k·up has output m's phase and its
@@ -242,17 +249,9 @@ extension PolyphaseResampler {
         let taps = tapsPerPhase
         // Output j of the cycle: phase (nextPhase + j·down) mod up, window that quotient on; walked
         // as the general kernel walks it (no division per phase).
-        let step = down / up, stepPhase = down % up
         var phase = nextPhase, offset = nextBase - (taps - 1) - historyStart
         for j in 0..<up {
-            defer {
-                offset &+= step
-                phase &+= stepPhase
-                if phase >= up {
-                    phase &-= up
-                    offset &+= 1
-                }
-            }
+            defer { advance(phase: &phase, window: &offset) }
             let coeffs = coefficients + phase * taps
             for c in 0..<channels {
                 let x = history + c * capacity + offset, o = out + (start + j) * channels + c

@@ -67,6 +67,7 @@ public final class PolyphaseResampler: Resampler {
     // State the `emit` extension (PolyphaseResampler+Emit.swift) reads, hence internal.
     let up: Int  // L
     let down: Int  // M
+    let windowStep: Int, phaseStep: Int  // ⌊M / L⌋ and M mod L: one output on (`advance`)
     let centre: Int  // C, in the virtual rate's samples
     let coefficients: UnsafeMutablePointer<Float>  // up × tapsPerPhase, each phase reversed
     let history: UnsafeMutablePointer<Float>  // channels × capacity, planar
@@ -128,6 +129,7 @@ public final class PolyphaseResampler: Resampler {
         isWide = level >= 2
         up = format.upFactor
         down = format.downFactor
+        (windowStep, phaseStep) = (down / up, down % up)
         channels = format.channels
         let lower = Double(Swift.min(format.inputRate.hz, format.outputRate.hz))
         let virtualRate = Double(format.inputRate.hz) * Double(up)

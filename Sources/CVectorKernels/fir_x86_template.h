@@ -1,0 +1,141 @@
+// The x86-64 FIR kernels, written once and compiled twice by fir.c: with 8 lanes (AVX2 + FMA,
+// names as declared) and with 16 lanes (AVX-512F, names ending in _w16). fir.c defines, before
+// each #include of this file:
+//   FIR_TARGET       the function target attribute
+//   FIR_VEC          the vector type (__m256, __m512) and FIR_LANES its float count
+//   FIR_ZERO()       FIR_LOAD(p)  FIR_FMA(a, b, acc): zero, unaligned load, acc + a·b fused
+//   FIR_REDUCE1(v)   the horizontal sum of one accumulator, in the one fixed order
+//   FIR_REDUCE4(p, q, u, v)  four of them at once (an __m128), each in FIR_REDUCE1's order
+//   FIR_NAME(name)   the exported name
+// and this file undefines them at its end, ready for the next width.
+// Every output is one accumulator over its taps in order, summed by FIR_REDUCE1's order whichever
+// kernel computes it (see fir.c). Not a header of the module: no include guard, on purpose.
+
+FIR_TARGET static inline FIR_VEC FIR_NAME(acc)(const float *a, const float *b, size_t n) {
+    FIR_VEC acc = FIR_ZERO();
+    for (size_t i = 0; i < n; i += FIR_LANES) acc = FIR_FMA(FIR_LOAD(a + i), FIR_LOAD(b + i), acc);
+    return acc;
+}
+
+FIR_TARGET float FIR_NAME(cvk_dot1)(const float *a, const float *b, size_t n) {
+    return FIR_REDUCE1(FIR_NAME(acc)(a, b, n));
+}
+
+// The batch kernels keep eight accumulators in flight: a fused multiply-add has a 4-cycle latency
+// and two issue per cycle, so fewer chains leave the units idle (four chains measured ~10 MACs per
+// cycle, eight ~16 — the issue rate, with 8 lanes).
+
+FIR_TARGET void FIR_NAME(cvk_decimate)(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out,
+                                       size_t out_stride) {
+    size_t k = 0;
+    for (; k + 8 <= count; k += 8) {
+        const float *x = b + k * stride;
+        FIR_VEC r0 = FIR_ZERO(), r1 = FIR_ZERO(), r2 = FIR_ZERO(), r3 = FIR_ZERO();
+        FIR_VEC r4 = FIR_ZERO(), r5 = FIR_ZERO(), r6 = FIR_ZERO(), r7 = FIR_ZERO();
+        for (size_t i = 0; i < n; i += FIR_LANES) {
+            const FIR_VEC c = FIR_LOAD(a + i);
+            const float *y = x + i;
+            r0 = FIR_FMA(c, FIR_LOAD(y), r0);
+            r1 = FIR_FMA(c, FIR_LOAD(y + stride), r1);
+            r2 = FIR_FMA(c, FIR_LOAD(y + 2 * stride), r2);
+            r3 = FIR_FMA(c, FIR_LOAD(y + 3 * stride), r3);
+            r4 = FIR_FMA(c, FIR_LOAD(y + 4 * stride), r4);
+            r5 = FIR_FMA(c, FIR_LOAD(y + 5 * stride), r5);
+            r6 = FIR_FMA(c, FIR_LOAD(y + 6 * stride), r6);
+            r7 = FIR_FMA(c, FIR_LOAD(y + 7 * stride), r7);
+        }
+        store4(FIR_REDUCE4(r0, r1, r2, r3), out + k * out_stride, out_stride);
+        store4(FIR_REDUCE4(r4, r5, r6, r7), out + (k + 4) * out_stride, out_stride);
+    }
+    if (k + 4 <= count) {
+        const float *x = b + k * stride;
+        FIR_VEC r0 = FIR_ZERO(), r1 = FIR_ZERO(), r2 = FIR_ZERO(), r3 = FIR_ZERO();
+        for (size_t i = 0; i < n; i += FIR_LANES) {
+            const FIR_VEC c = FIR_LOAD(a + i);
+            const float *y = x + i;
+            r0 = FIR_FMA(c, FIR_LOAD(y), r0);
+            r1 = FIR_FMA(c, FIR_LOAD(y + stride), r1);
+            r2 = FIR_FMA(c, FIR_LOAD(y + 2 * stride), r2);
+            r3 = FIR_FMA(c, FIR_LOAD(y + 3 * stride), r3);
+        }
+        store4(FIR_REDUCE4(r0, r1, r2, r3), out + k * out_stride, out_stride);
+        k += 4;
+    }
+    for (; k < count; k++) out[k * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a, b + k * stride, n));
+}
+
+FIR_TARGET void FIR_NAME(cvk_upsample2)(const float *a0, const float *a1, const float *b, size_t n, size_t windows,
+                                        float *out, size_t out_stride) {
+    size_t w = 0;
+    for (; w + 4 <= windows; w += 4) {
+        const float *x = b + w;
+        FIR_VEC p0 = FIR_ZERO(), q0 = FIR_ZERO(), p1 = FIR_ZERO(), q1 = FIR_ZERO();
+        FIR_VEC p2 = FIR_ZERO(), q2 = FIR_ZERO(), p3 = FIR_ZERO(), q3 = FIR_ZERO();
+        for (size_t i = 0; i < n; i += FIR_LANES) {
+            const FIR_VEC c0 = FIR_LOAD(a0 + i), c1 = FIR_LOAD(a1 + i);
+            FIR_VEC y = FIR_LOAD(x + i);
+            p0 = FIR_FMA(c0, y, p0);
+            q0 = FIR_FMA(c1, y, q0);
+            y = FIR_LOAD(x + i + 1);
+            p1 = FIR_FMA(c0, y, p1);
+            q1 = FIR_FMA(c1, y, q1);
+            y = FIR_LOAD(x + i + 2);
+            p2 = FIR_FMA(c0, y, p2);
+            q2 = FIR_FMA(c1, y, q2);
+            y = FIR_LOAD(x + i + 3);
+            p3 = FIR_FMA(c0, y, p3);
+            q3 = FIR_FMA(c1, y, q3);
+        }
+        store4(FIR_REDUCE4(p0, q0, p1, q1), out + 2 * w * out_stride, out_stride);
+        store4(FIR_REDUCE4(p2, q2, p3, q3), out + (2 * w + 4) * out_stride, out_stride);
+    }
+    for (; w < windows; w++) {
+        out[2 * w * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a0, b + w, n));
+        out[(2 * w + 1) * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a1, b + w, n));
+    }
+}
+
+FIR_TARGET long FIR_NAME(cvk_polyphase)(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase,
+                                        const float *b, long w0, size_t p0, long wend, size_t room, float *out,
+                                        size_t out_stride, long *w_after, size_t *p_after) {
+    size_t j = 0;
+    long w = w0;
+    size_t p = p0;
+    while (j < room && w < wend) {
+        const float *ca[8], *xa[8];
+        const size_t m = next_outputs(coefs, n, up, step, step_phase, b, &w, &p, wend, room - j < 8 ? room - j : 8, ca, xa);
+        float *o = out + j * out_stride;
+        if (m == 8) {
+            FIR_VEC r0 = FIR_ZERO(), r1 = FIR_ZERO(), r2 = FIR_ZERO(), r3 = FIR_ZERO();
+            FIR_VEC r4 = FIR_ZERO(), r5 = FIR_ZERO(), r6 = FIR_ZERO(), r7 = FIR_ZERO();
+            for (size_t i = 0; i < n; i += FIR_LANES) {
+                r0 = FIR_FMA(FIR_LOAD(ca[0] + i), FIR_LOAD(xa[0] + i), r0);
+                r1 = FIR_FMA(FIR_LOAD(ca[1] + i), FIR_LOAD(xa[1] + i), r1);
+                r2 = FIR_FMA(FIR_LOAD(ca[2] + i), FIR_LOAD(xa[2] + i), r2);
+                r3 = FIR_FMA(FIR_LOAD(ca[3] + i), FIR_LOAD(xa[3] + i), r3);
+                r4 = FIR_FMA(FIR_LOAD(ca[4] + i), FIR_LOAD(xa[4] + i), r4);
+                r5 = FIR_FMA(FIR_LOAD(ca[5] + i), FIR_LOAD(xa[5] + i), r5);
+                r6 = FIR_FMA(FIR_LOAD(ca[6] + i), FIR_LOAD(xa[6] + i), r6);
+                r7 = FIR_FMA(FIR_LOAD(ca[7] + i), FIR_LOAD(xa[7] + i), r7);
+            }
+            store4(FIR_REDUCE4(r0, r1, r2, r3), o, out_stride);
+            store4(FIR_REDUCE4(r4, r5, r6, r7), o + 4 * out_stride, out_stride);
+        } else {
+            for (size_t k = 0; k < m; k++) o[k * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(ca[k], xa[k], n));
+        }
+        j += m;
+    }
+    *w_after = w;
+    *p_after = p;
+    return (long)j;
+}
+
+#undef FIR_TARGET
+#undef FIR_VEC
+#undef FIR_LANES
+#undef FIR_ZERO
+#undef FIR_LOAD
+#undef FIR_FMA
+#undef FIR_REDUCE1
+#undef FIR_REDUCE4
+#undef FIR_NAME
