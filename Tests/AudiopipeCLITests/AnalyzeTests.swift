@@ -22,7 +22,24 @@ import _AudioPipelineTestSupport
     @Test func textReportNamesEveryMeasurement() throws {
         let r = try CLI.run(["analyze", "resampler", "--from", "16000", "--to", "24000", "--resampler", "native-fast"])
         #expect(r.status == 0)
-        for word in ["SNR", "ripple", "leakage", "latency", "realtime"] { #expect(r.text.contains(word), "\(word)") }
+        for word in ["SNR", "ripple", "leakage", "latency", "realtime", "file path (throughput mode)"] {
+            #expect(r.text.contains(word), "\(word)")
+        }
+    }
+
+    /// The native resampler's speed on the file path too (JSON `throughputRealtimeFactor`); not for
+    /// libsamplerate, which has one mode.
+    @Test func measuresTheFilePathOfTheNativeResamplers() throws {
+        let r = try CLI.run([
+            "analyze", "resampler", "--from", "44100", "--to", "16000", "--resampler", "all", "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let arr = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [[String: Any]])
+        for q in arr {
+            let name = q["resampler"] as? String ?? ""
+            let file = q["throughputRealtimeFactor"] as? Double
+            #expect((file ?? 0 > 0) == name.hasPrefix("native"), "\(name): \(String(describing: file))")
+        }
     }
 
     @Test func badConfigurations() throws {

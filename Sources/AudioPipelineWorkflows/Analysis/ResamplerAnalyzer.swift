@@ -32,6 +32,9 @@ public struct ResamplerQuality: Sendable, Codable {
     public let worstLeakageDBFS: Double
     /// Seconds of input audio processed per second, in 20 ms chunks (nil when not measured).
     public let realtimeFactor: Double?
+    /// The same in the native resampler's throughput mode, the path `convert` takes for a file
+    /// (same output; nil for other resamplers, or when not measured).
+    public var throughputRealtimeFactor: Double? = nil
 }
 
 /// Measures a resampler's quality with coherent test tones and FFTW, as `audiopipe analyze
@@ -206,8 +209,13 @@ extension ResamplerAnalyzer {
         }
         var results: [ResamplerQuality] = []
         for choice in resamplers {
-            let q = try analyze(
+            var q = try analyze(
                 { () throws(AudioPipelineError) in try choice.make(format) }, measureSpeed: measureSpeed)
+            if measureSpeed && [.nativeHigh, .nativeFast].contains(choice) {
+                q.throughputRealtimeFactor = try speed { () throws(AudioPipelineError) in
+                    try choice.make(format, mode: .throughput)
+                }
+            }
             try each(q)
             results.append(q)
         }
@@ -226,6 +234,9 @@ extension ResamplerQuality {
         s += String(format: "  latency                                %7.2f ms (%d frames)\n", latencyMs, latencyFrames)
         if let rt = realtimeFactor {
             s += String(format: "  speed                                  %7.0f x realtime\n", rt)
+        }
+        if let rt = throughputRealtimeFactor {
+            s += String(format: "  speed, file path (throughput mode)     %7.0f x realtime\n", rt)
         }
         return s
     }
