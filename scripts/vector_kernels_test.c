@@ -106,12 +106,14 @@ typedef struct {
     void (*upsample2)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
     long (*polyphase)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, long, size_t, float *,
                       size_t, long *, size_t *);
+    void (*phase_pairs)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, float *,
+                        size_t);
 } fir_kernels;
 
 static void test_fir_kernels(const fir_kernels *k8) {
     enum { MAXN = 256, SIG = 4096 };
-    static float coefs[3 * MAXN], x[SIG], out[2048], one[2048];
-    for (int k = 0; k < 3 * MAXN; k++) coefs[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+    static float coefs[8 * MAXN], x[SIG], out[2048], one[2048];
+    for (int k = 0; k < 8 * MAXN; k++) coefs[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
     for (int k = 0; k < SIG; k++) x[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
     for (int si = 0; si < 4; si++) {
         size_t n = k8->sizes[si];
@@ -154,6 +156,23 @@ static void test_fir_kernels(const fir_kernels *k8) {
         }
         CHECK(got == (long)j && wa == w && pa == p, "%s polyphase n=%zu: %ld outputs (expected %zu)", k8->name, n, got, j);
         CHECK(memcmp(out, one, j * sizeof(float)) == 0, "%s polyphase n=%zu: outputs differ", k8->name, n);
+        // Two cycles phase by phase: up 7 (four phases, then three), down 5 (step 0, phase step 5),
+        // from phase 2; output (j, k) at out[(j + 7k)·2] equals dot1 of its phase and window.
+        k8->phase_pairs(coefs, n, 7, 0, 5, x, 3, 2, 5, out, 2);
+        w = 3;
+        p = 2;
+        for (size_t jj = 0; jj < 7; jj++) {
+            for (size_t k = 0; k < 2; k++) {
+                float e = k8->dot1(coefs + p * n, x + w + 5 * k, n);
+                CHECK(memcmp(&out[(jj + 7 * k) * 2], &e, sizeof e) == 0, "%s phase_pairs n=%zu j=%zu k=%zu", k8->name, n,
+                      jj, k);
+            }
+            p += 5;
+            if (p >= 7) {
+                p -= 7;
+                w += 1;
+            }
+        }
     }
 }
 
@@ -162,11 +181,12 @@ static void test_fir(void) {
         printf("FIR kernels: not available on this CPU, skipped\n");
         return;
     }
-    const fir_kernels lanes8 = {"8-lane", {8, 24, 88, 256}, cvk_dot1, cvk_decimate, cvk_upsample2, cvk_polyphase};
+    const fir_kernels lanes8 = {"8-lane", {8, 24, 88, 256}, cvk_dot1, cvk_decimate, cvk_upsample2, cvk_polyphase,
+                                cvk_phase_pairs};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
         const fir_kernels lanes16 = {"16-lane", {16, 32, 96, 256}, cvk_dot1_w16, cvk_decimate_w16, cvk_upsample2_w16,
-                                     cvk_polyphase_w16};
+                                     cvk_polyphase_w16, cvk_phase_pairs_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");
     } else {

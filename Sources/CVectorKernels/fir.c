@@ -12,6 +12,7 @@
 // The batch kernels (decimation, 2× upsampling, any ratio) compute a whole run of outputs per call,
 // several at a time sharing their loads: per-call overhead was half the time with one call per four.
 #include "cvectorkernels.h"
+#include <limits.h>
 
 // The polyphase walk shared by both architectures: the coefficient sets and windows of the next
 // (at most `limit`) outputs, advancing (w, p) by (step, step_phase) with p carrying into w at `up`.
@@ -210,6 +211,24 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
     return (long)j;
 }
 
+// Output by output (correct, not tuned: this project has no ARM machine to time it on).
+void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, float *out, size_t out_stride) {
+    long w = w0;
+    size_t p = p0;
+    for (size_t j = 0; j < up; j++) {
+        const float *c = coefs + p * n, *x = b + w;
+        out[j * out_stride] = cvk_dot1(c, x, n);
+        out[(j + up) * out_stride] = cvk_dot1(c, x + down, n);
+        w += (long)step;
+        p += step_phase;
+        if (p >= up) {
+            p -= up;
+            w += 1;
+        }
+    }
+}
+
 #else
 int cvk_fir_level(void) { return 0; }
 int cvk_fir_available(void) { return 0; }
@@ -228,6 +247,10 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;
 }
+void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, float *out, size_t out_stride) {
+    (void)coefs; (void)n; (void)up; (void)step; (void)step_phase; (void)b; (void)w0; (void)p0; (void)down; (void)out; (void)out_stride;
+}
 #endif
 
 #if !(defined(__x86_64__) || defined(_M_X64))
@@ -242,5 +265,9 @@ void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t 
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
     return cvk_polyphase(coefs, n, up, step, step_phase, b, w0, p0, wend, room, out, out_stride, w_after, p_after);
+}
+void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                         size_t p0, size_t down, float *out, size_t out_stride) {
+    cvk_phase_pairs(coefs, n, up, step, step_phase, b, w0, p0, down, out, out_stride);
 }
 #endif

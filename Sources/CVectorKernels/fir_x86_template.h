@@ -130,6 +130,48 @@ FIR_TARGET long FIR_NAME(cvk_polyphase)(const float *coefs, size_t n, size_t up,
     return (long)j;
 }
 
+// Two cycles of a ratio with L = `up` phases, phase-major: output j of cycle k (j < up, k < 2) is
+// coefs[p_j·n …]·(b + w_j + k·down), written to out[(j + k·up)·out_stride]; (w, p) start at
+// (w0, p0) and advance as in cvk_polyphase. Four phases at a time, both cycles sharing each
+// coefficient load (eight accumulators): where only two cycles are due (44.1k → 16k fed 20 ms
+// chunks), 12 loads per eight fused multiply-adds instead of the general kernel's 16.
+FIR_TARGET void FIR_NAME(cvk_phase_pairs)(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase,
+                                          const float *b, long w0, size_t p0, size_t down, float *out,
+                                          size_t out_stride) {
+    long w = w0;
+    size_t p = p0, j = 0;
+    const size_t second = up * out_stride;
+    while (j < up) {
+        const float *ca[4], *xa[4];
+        const size_t m = next_outputs(coefs, n, up, step, step_phase, b, &w, &p, LONG_MAX, up - j < 4 ? up - j : 4, ca, xa);
+        float *o = out + j * out_stride;
+        if (m == 4) {
+            FIR_VEC r0 = FIR_ZERO(), r1 = FIR_ZERO(), r2 = FIR_ZERO(), r3 = FIR_ZERO();
+            FIR_VEC s0 = FIR_ZERO(), s1 = FIR_ZERO(), s2 = FIR_ZERO(), s3 = FIR_ZERO();
+            for (size_t i = 0; i < n; i += FIR_LANES) {
+                const FIR_VEC c0 = FIR_LOAD(ca[0] + i), c1 = FIR_LOAD(ca[1] + i);
+                const FIR_VEC c2 = FIR_LOAD(ca[2] + i), c3 = FIR_LOAD(ca[3] + i);
+                r0 = FIR_FMA(c0, FIR_LOAD(xa[0] + i), r0);
+                s0 = FIR_FMA(c0, FIR_LOAD(xa[0] + i + down), s0);
+                r1 = FIR_FMA(c1, FIR_LOAD(xa[1] + i), r1);
+                s1 = FIR_FMA(c1, FIR_LOAD(xa[1] + i + down), s1);
+                r2 = FIR_FMA(c2, FIR_LOAD(xa[2] + i), r2);
+                s2 = FIR_FMA(c2, FIR_LOAD(xa[2] + i + down), s2);
+                r3 = FIR_FMA(c3, FIR_LOAD(xa[3] + i), r3);
+                s3 = FIR_FMA(c3, FIR_LOAD(xa[3] + i + down), s3);
+            }
+            store4(FIR_REDUCE4(r0, r1, r2, r3), o, out_stride);
+            store4(FIR_REDUCE4(s0, s1, s2, s3), o + second, out_stride);
+        } else {
+            for (size_t k = 0; k < m; k++) {
+                o[k * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(ca[k], xa[k], n));
+                o[k * out_stride + second] = FIR_REDUCE1(FIR_NAME(acc)(ca[k], xa[k] + down, n));
+            }
+        }
+        j += m;
+    }
+}
+
 #undef FIR_TARGET
 #undef FIR_VEC
 #undef FIR_LANES

@@ -156,7 +156,7 @@ extension PolyphaseResampler {
         return emitGeneral(into: out, capacity: room, availableUpTo: end, from: n, draining: true)
     }
 
-    /// Any ratio: with the C kernels, whole cycles phase by phase where at least 4 are due (8 in
+    /// Any ratio: with the C kernels, whole cycles phase by phase where at least 2 are due (8 in
     /// throughput mode, which holds the rest back unless `draining` or the room is too small for
     /// a block), then the C kernel walks phases and windows itself, eight outputs at a time; the
     /// Swift code goes output by output from `start`.
@@ -171,7 +171,7 @@ extension PolyphaseResampler {
         if isVectorized {
             if up > 2 {
                 n = emitPhaseMajor(
-                    into: out, capacity: room, availableUpTo: end, from: n, minCycles: holdBack > 0 ? 8 : 4)
+                    into: out, capacity: room, availableUpTo: end, from: n, minCycles: holdBack > 0 ? 8 : 2)
                 if holdBack > 0 && !draining && room - n >= holdBack { return n }
             }
             if n < room && nextBase < end {
@@ -219,9 +219,10 @@ extension PolyphaseResampler {
     /// a coefficient per tap and output. Same per-output sums as every other kernel of the instance,
     /// so which loop computed a frame does not show. Runs blocks of up to `phaseMajorCycles` cycles
     /// (8; up to 80 when the phases are few) while at least `minCycles` cycles' input and room are
-    /// there (4 at 16→24 kHz: 12 outputs; at 44.1→16 kHz: 640, so 20 ms chunks there never reach it
-    /// unless held back); returns the new output count. Fewer than 4 would take the one-at-a-time
-    /// remainder of the decimation kernel, slower than the general one (measured).
+    /// there, and where only 2 or 3 are, two cycles with `cvk_phase_pairs` (four phases at a time,
+    /// both cycles sharing each coefficient load: at 44.1→16 kHz a 20 ms chunk holds 2 cycles of
+    /// 160); returns the new output count. The decimation kernel itself would take fewer than four
+    /// outputs one at a time, slower than the general kernel (measured).
     @inline(__always)
     func emitPhaseMajor(
         into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int, from start: Int,
@@ -247,6 +248,18 @@ extension PolyphaseResampler {
         let cycles = Swift.min(phaseMajorCycles, (end - 1 - lastBase) / down + 1, (room - start) / up)
         guard cycles >= minCycles else { return 0 }
         let taps = tapsPerPhase
+        if cycles < 4 {
+            // Two cycles, four phases at a time sharing each coefficient load (the decimation
+            // kernel would take fewer than four outputs one at a time).
+            let w0 = nextBase - (taps - 1) - historyStart
+            for c in 0..<channels {
+                let x = history + c * capacity, o = out + start * channels + c
+                let kernel = isWide ? cvk_phase_pairs_w16 : cvk_phase_pairs
+                kernel(coefficients, taps, up, windowStep, phaseStep, x, w0, nextPhase, down, o, channels)
+            }
+            nextBase += 2 * down
+            return 2
+        }
         // Output j of the cycle: phase (nextPhase + j·down) mod up, window that quotient on; walked
         // as the general kernel walks it (no division per phase).
         var phase = nextPhase, offset = nextBase - (taps - 1) - historyStart

@@ -50,7 +50,12 @@ void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, s
 /// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
 long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                    size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
-/// The same four with one 16-lane accumulator per output (AVX-512F; call only when
+/// Two whole cycles of a ratio with `up` phases, phase by phase: output j of cycle k (j < up,
+/// k < 2) is coefs[p_j·n …]·(b + w_j + k·down), written to out[(j + k·up)·out_stride], where
+/// (w_j, p_j) start at (w0, p0) and advance as in cvk_polyphase. Reads b[w0 … w_last + down + n).
+void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, float *out, size_t out_stride);
+/// The same five with one 16-lane accumulator per output (AVX-512F; call only when
 /// cvk_fir_level() is 2): `n` a multiple of 16; the lanes folded to 8 (i + i+8) and then summed in
 /// the 8-lane order. Outputs differ from the 8-lane kernels' in the last bits, and agree among
 /// themselves bit for bit.
@@ -59,6 +64,8 @@ void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, s
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
+void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                         size_t p0, size_t down, float *out, size_t out_stride);
 
 // --- PCM conversion (AVX2) for PCMKernels ------------------------------------------------------------
 // Bit-identical to the Swift SIMD loops (same operations in the same order). Each call handles whole
