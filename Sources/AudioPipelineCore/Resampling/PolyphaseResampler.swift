@@ -47,7 +47,7 @@ public final class PolyphaseResampler: Resampler {
         /// For whole files: on a ratio with L > 2 phases (16→24 kHz, 44.1→16 kHz …) outputs are held
         /// back until 8 whole cycles of L are due and then computed phase by phase, 8 outputs per
         /// coefficient load (`emitPhaseMajor`). Adds up to 8·L output frames of latency (1 ms at
-        /// 16→24 kHz, 80 ms at 44.1→16 kHz); 1.6× faster at 44.1→16 kHz here (docs/benchmarks.md).
+        /// 16→24 kHz, 80 ms at 44.1→16 kHz); 1.5–2.2× the streaming mode at 44.1→16 kHz here (README).
         case throughput
     }
 
