@@ -170,8 +170,10 @@ extension PolyphaseResampler {
         let taps = tapsPerPhase
         if isVectorized {
             if up > 2 {
+                // Throughput mode waits for 8 cycles, except when draining (`finish`).
                 n = emitPhaseMajor(
-                    into: out, capacity: room, availableUpTo: end, from: n, minCycles: holdBack > 0 ? 8 : 2)
+                    into: out, capacity: room, availableUpTo: end, from: n,
+                    minCycles: holdBack > 0 && !draining ? 8 : 2)
                 if holdBack > 0 && !draining && room - n >= holdBack { return n }
             }
             if n < room && nextBase < end {
