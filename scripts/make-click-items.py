@@ -41,7 +41,17 @@ def clicks(x, sr, speech_rms, rng):
     return np.clip(y, -1, 1)
 
 
+def replace(path, write):
+    """Writes a temporary file and renames it over `path`: a symlink left at `path` (say, to the dev
+    kit's own labels) is replaced, never written through."""
+    tmp = path + ".tmp"
+    write(tmp)
+    os.replace(tmp, path)
+
+
 def main(dev, out):
+    if os.path.realpath(dev) == os.path.realpath(out):
+        sys.exit("make-click-items.py: OUT_DIR must not be DEV_DIR (it would overwrite the kit)")
     os.makedirs(out, exist_ok=True)
     rng = np.random.default_rng(7)
     made = 0
@@ -52,9 +62,10 @@ def main(dev, out):
             sr, x = wavfile.read(os.path.join(dev, r["name"] + ".wav"))
             y = clicks(x.astype(np.float64) / 32768, sr, 10 ** (float(r["speech_level_dbfs"]) / 20), rng)
             name = "click_" + r["name"]
-            wavfile.write(os.path.join(out, name + ".wav"), sr, (y * 32767).astype(np.int16))
-            with open(os.path.join(dev, r["name"] + ".txt")) as src, open(os.path.join(out, name + ".txt"), "w") as dst:
-                dst.write(src.read())
+            with open(os.path.join(dev, r["name"] + ".txt")) as src:
+                labels = src.read()
+            replace(os.path.join(out, name + ".wav"), lambda p: wavfile.write(p, sr, (y * 32767).astype(np.int16)))
+            replace(os.path.join(out, name + ".txt"), lambda p: open(p, "w").write(labels))
             made += 1
     print(f"{made} items in {out}")
 
