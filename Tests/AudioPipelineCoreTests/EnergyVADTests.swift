@@ -106,6 +106,32 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(speechFraction(frames, 3.42, 4.0) == 1)
     }
 
+    @Test func transientsEndWithoutHangoverButWordsDoNot() throws {
+        // Noise at −60 dBFS; clicks (3 ms bursts, 30 dB over the noise) at 1.0, 1.5, 2.0 s (mid-frame
+        // and at a frame's start); a word 3.0–3.5 s whose first 15 ms are a plosive-like burst.
+        var x = noise(4 * rate, dbfs: -60, seed: 5)
+        for (k, at) in [1.0, 1.5042, 2.0].enumerated() {
+            add(&x, noise(48, dbfs: -30, seed: 10 + UInt64(k)), at: Int(at * Double(rate)))
+        }
+        add(&x, noise(240, dbfs: -38, seed: 20), at: 3 * rate)
+        add(&x, voice(rate / 2 - 240, dbfs: -30), at: 3 * rate + 240)
+        let clicked = { (frames: [VADDecider.Frame], at: Double) in
+            frames[Int(at * 100)..<Int(at * 100) + 30].filter(\.speech).count
+        }
+        let frames = try detect(x)
+        var off = VADConfiguration()
+        off.transientMilliseconds = 0
+        let before = try detect(x, off)
+        for at in [1.0, 1.5, 2.0] {
+            #expect(clicked(frames, at) <= 2, "a click at \(at) s is over within two frames")
+            #expect(clicked(before, at) >= 10, "without the rule it holds for the averaging and hangover")
+        }
+        #expect(speechFraction(frames, 3.03, 3.5) == 1, "a word's burst onset is not cut")
+        #expect(frames[300..<350].map(\.speech) == before[300..<350].map(\.speech))
+        // Blocks of any size give the same decisions with the rule on.
+        #expect(try detect(x, blocks: [37, 1000, 3, 160, 64_000 - 1200]).map(\.speech) == frames.map(\.speech))
+    }
+
     @Test func noiseFloorFollowsAStepInStationaryNoise() throws {
         // Noise at −60 dBFS for 3 s, then −35 dBFS for 9 s; a voice 15 dB above the new noise at 10–11 s.
         var x = noise(3 * rate, dbfs: -60, seed: 3) + noise(9 * rate, dbfs: -35, seed: 4)

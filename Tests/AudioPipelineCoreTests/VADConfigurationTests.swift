@@ -92,7 +92,7 @@ private func tuned() -> VADConfiguration {
             #expect(try JSONDecoder().decode(VADConfiguration.self, from: data) == c)
             // Every parameter is written, under its name, and nothing else.
             let object = try JSONDecoder().decode([String: Double].self, from: data)
-            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 20)
+            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 22)
             for (name, keyPath) in VADConfiguration.parameters { #expect(object[name] == c[keyPath: keyPath]) }
         }
     }
@@ -136,13 +136,14 @@ private func tuned() -> VADConfiguration {
                 "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db",
                 "echo_gain_window_s", "initial_echo_gain_db", "reference_active_dbfs", "echo_rt60_ms",
                 "echo_delay_tau_s", "talker_gate_db", "talker_window_s",
-                "exit_average_frames",
+                "exit_average_frames", "transient_ms", "transient_drop_db",
             ])
         var c = VADConfiguration()
         for (k, name) in VADConfiguration.parameterNames.enumerated() { c[name] = Double(1000 + k) }
         for (k, name) in VADConfiguration.parameterNames.enumerated() { #expect(c[name] == Double(1000 + k)) }
         #expect(c.frameMilliseconds == 1000 && c.exitAverageFrames == 1019 && c.talkerGate == 1017)
         #expect(c.echoReverbMilliseconds == 1015 && c.echoDelaySmoothingSeconds == 1016)
+        #expect(c.transientMilliseconds == 1020 && c.transientDrop == 1021)
         #expect(c["nope"] == nil)
         var d = VADConfiguration()
         d["nope"] = 3

@@ -69,6 +69,21 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect(try String(contentsOfFile: s.file("x.txt"), encoding: .utf8).split(separator: "\n").count == 2)
     }
 
+    /// A 4 ms click opens a segment that the transient rule closes at once (no hangover); the
+    /// explanation names it.
+    @Test func namesTheTransientRule() throws {
+        let s = Scratch()
+        try wav(s.file("x.wav"), bursts(noise: 0.003, [(1.002, 1.006, [(2000, 0.3), (3100, 0.2)])]))
+        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain", "--json", "-o", s.file("x.txt")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let segments = try json(r.stdout)["segments"] as! [[String: Any]]
+        #expect(segments.count == 1)
+        guard let closed = (segments.first?["explain"] as? [String: Any])?["closed"] as? [String: Any] else { return }
+        #expect(closed["reasons"] as? [String] == ["transient"], "\(closed)")
+        #expect((closed["time"] as! Double) <= 1.03)
+        #expect((closed["rule"] as! String).contains("transient_ms 20"))
+    }
+
     @Test func namesTheLevelRulesAndPrintsTextBesideTheLabels() throws {
         let s = Scratch()
         try wav(s.file("x.wav"), bursts([(1, 2, low)]))

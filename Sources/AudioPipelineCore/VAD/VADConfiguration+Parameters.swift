@@ -26,6 +26,8 @@ extension VADConfiguration {
         ("talker_gate_db", \.talkerGate),
         ("talker_window_s", \.talkerWindowSeconds),
         ("exit_average_frames", \.exitAverageFrames),
+        ("transient_ms", \.transientMilliseconds),
+        ("transient_drop_db", \.transientDrop),
     ]
 
     /// The JSON names of `parameters`, in order.

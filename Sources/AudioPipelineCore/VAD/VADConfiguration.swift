@@ -31,6 +31,12 @@ public struct VADConfiguration: Sendable, Hashable {
     /// Speech continues while the mean score of the last this-many frames is at least the exit
     /// threshold (1: the frame's own score); averaging keeps noise flicker from holding speech on.
     public var exitAverageFrames: Double = 5
+    /// Speech younger than this (ms from the frame that started it) ends at the first frame whose
+    /// own score (less the noise's) falls below the exit threshold — no averaging, no hangover: a
+    /// click or a knock is over within a frame or two, a word's first frames are not. 0 disables.
+    public var transientMilliseconds: Double = 20
+    /// … and whose score has fallen at least this far (dB) below the highest score since the onset.
+    public var transientDrop: Double = 10
     /// Reference: echo delay range searched (ms after the reference sample was played).
     public var echoDelayMinMilliseconds: Double = 10
     public var echoDelayMaxMilliseconds: Double = 150
@@ -84,6 +90,9 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             exitAverageFrames >= 1 && exitAverageFrames <= 8 && exitAverageFrames == exitAverageFrames.rounded(),
             "exit_average_frames must be a whole number in [1, 8]")
+        try check(
+            transientMilliseconds >= 0 && transientMilliseconds <= 1000, "transient_ms must be in [0, 1000]")
+        try check(transientDrop >= 0 && transientDrop <= 100, "transient_drop_db must be in [0, 100]")
         try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
         try check(
             echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")

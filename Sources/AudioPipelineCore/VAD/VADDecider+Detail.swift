@@ -25,6 +25,9 @@ extension VADDecider {
         /// and dominant; speech ends after more than the hangover of frames that fail it).
         public var enterTest = false
         public var exitTest = false
+        /// Speech ended at this frame because it was younger than `transientMilliseconds` and the
+        /// frame's own score failed the exit test (a transient, not a word).
+        public var burstOver = false
 
         public init() {}
 

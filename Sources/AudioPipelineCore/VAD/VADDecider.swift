@@ -44,7 +44,10 @@ public struct VADDecider: Sendable {
     /// Frames of score ≥ enter threshold needed to declare speech.
     public let confirmFrames: Int
     private let hangoverFrames: Int
-    private var run = 0, quiet = 0
+    /// Frames after an onset during which speech ends at the first frame that fails the exit test
+    /// on its own score (`transientMilliseconds`).
+    private let transientFrames: Int
+    private var run = 0, quiet = 0, age = 0, peak = 0.0
     private var recentScores = SIMD8<Double>()
     private var scoreCount = 0
     public private(set) var speaking = false
@@ -72,6 +75,7 @@ public struct VADDecider: Sendable {
         echoDecay = c.echoReverbMilliseconds > 0 ? 60 * c.frameMilliseconds / c.echoReverbMilliseconds : 0
         confirmFrames = c.confirmFrames
         hangoverFrames = Int((c.hangoverMilliseconds / c.frameMilliseconds).rounded())
+        transientFrames = Int((c.transientMilliseconds / c.frameMilliseconds).rounded())
     }
 
     public mutating func reset() {
@@ -81,7 +85,7 @@ public struct VADDecider: Sendable {
         for i in refHistory.indices { refHistory[i] = SIMD4(repeating: -140); refChanges[i] = SIMD4() }
         for i in delayScores.indices { delayScores[i] = 0 }
         delayFrames = 0; previousMic = SIMD4(repeating: -100)
-        refHead = 0; refFrames = 0; run = 0; quiet = 0; speaking = false
+        refHead = 0; refFrames = 0; run = 0; quiet = 0; age = 0; speaking = false
         recentScores = SIMD8(); scoreCount = 0
     }
 
@@ -160,11 +164,17 @@ public struct VADDecider: Sendable {
         detail.enterTest = score >= c.enterThreshold && loud && dominant
         detail.exitTest = exitScore >= c.exitThreshold && loud && dominant
         if speaking {
+            age += 1
             if exitScore >= c.exitThreshold && loud && dominant { quiet = 0 } else { quiet += 1 }
-            if quiet > hangoverFrames { speaking = false; quiet = 0; run = 0 }
+            peak = max(peak, score)
+            let burstOver =
+                age <= transientFrames && !(score - noiseScore >= c.exitThreshold && loud && dominant)
+                && peak - score >= c.transientDrop
+            detail.burstOver = burstOver
+            if quiet > hangoverFrames || burstOver { speaking = false; quiet = 0; run = 0 }
         } else {
             if score >= c.enterThreshold && loud && dominant { run += 1 } else { run = 0 }
-            if run >= confirmFrames { speaking = true; quiet = 0 }
+            if run >= confirmFrames { speaking = true; quiet = 0; age = 0; peak = score }
         }
         return Frame(
             level: levelDB, floor: db(floorPower), echo: echoPower > 0 ? db(echoPower) : -.infinity, score: score,

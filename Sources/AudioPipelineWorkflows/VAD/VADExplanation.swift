@@ -34,7 +34,8 @@ public struct VADSegmentExplanation: Codable, Hashable, Sendable {
         public var time: Double
         /// What failed in the frame that started the hangover: `exit_threshold` (the exit score fell
         /// below exit_db), `absolute_threshold` (the level below absolute_dbfs), `talker_gate` (more
-        /// than talker_gate_db below the loudest recent speech); or `end_of_file`.
+        /// than talker_gate_db below the loudest recent speech); `transient` (speech younger than
+        /// transient_ms whose own score collapsed: ended at once, no hangover); or `end_of_file`.
         public var reasons: [String]
         /// The start of the frame that started the hangover (absent at the end of the file).
         @NullWhenAbsent public var quietFrom: Double?
@@ -64,7 +65,9 @@ public enum VADExplainer {
                 // The decider's hold test; the frame that starts a failing streak starts the hangover.
                 if d.exitTest { quiet = nil } else if quiet == nil { quiet = k }
                 if !frame.speech, let o = opening {
-                    out.append(.init(opened: o, closed: closing(run, frame: k, quiet: quiet ?? k)))
+                    let closed =
+                        d.burstOver ? transientClosing(run, frame: k) : closing(run, frame: k, quiet: quiet ?? k)
+                    out.append(.init(opened: o, closed: closed))
                 }
             } else if frame.speech {
                 opening = self.opening(run, frame: k)
@@ -126,6 +129,22 @@ public enum VADExplainer {
         return .init(
             time: t(min(run.duration, Double(k + 1) * run.frameSeconds)), reasons: reasons,
             quietFrom: t(Double(q) * run.frameSeconds), exitScoreDb: round1(d.exitScore), levelDbfs: round1(level),
+            loudestDbfs: round1(d.loudest), rule: rule)
+    }
+
+    /// Speech younger than `transient_ms` ended by the transient rule (see `VADConfiguration`).
+    static func transientClosing(_ run: VADRun, frame k: Int) -> VADSegmentExplanation.Closing {
+        let c = run.configuration, d = run.details[k], level = run.frames[k].level
+        let own = run.frames[k].score - d.noiseScore
+        let at = NumberText.seconds(Double(k) * run.frameSeconds)
+        let rule =
+            "at \(at) s, within transient_ms \(n(c.transientMilliseconds)) of the onset,"
+            + " the frame's own score (less the noise's) fell to \(db(own)) dB < exit_db"
+            + " \(n(c.exitThreshold)), at least transient_drop_db \(n(c.transientDrop)) below the onset's highest:"
+            + " a transient (click, knock), ended without hangover"
+        return .init(
+            time: t(min(run.duration, Double(k + 1) * run.frameSeconds)), reasons: ["transient"],
+            quietFrom: t(Double(k) * run.frameSeconds), exitScoreDb: round1(d.exitScore), levelDbfs: round1(level),
             loudestDbfs: round1(d.loudest), rule: rule)
     }
 
