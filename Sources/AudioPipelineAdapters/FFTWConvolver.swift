@@ -58,10 +58,18 @@ public final class FFTWConvolver {
             fftwf_execute(forward)
             (responses + p * bins).update(from: spectrum, count: bins)
         }
+        reset()
+    }
+
+    /// Back to the state after init (silence in the delay line, nothing gathered): the next input
+    /// gives what a new convolver with the same response would. Allocates nothing.
+    public func reset() {
         let zero: fftwf_complex = (0, 0)
         history.update(repeating: zero, count: partitions * bins)
         time.update(repeating: 0, count: 2 * block)
         output.update(repeating: 0, count: block)
+        gathered = 0
+        newest = 0
     }
 
     deinit {

@@ -33,4 +33,24 @@ import _AudioPipelineTestSupport
         }
         #expect(worst < 1e-5, "largest difference \(worst)")
     }
+
+    /// After `reset` the convolver gives what a new one gives, mid-block or not.
+    @Test func resetEqualsANewConvolver() {
+        var rng = TestRNG(seed: 9)
+        let h = (0..<300).map { _ in Float.random(in: -1...1, using: &rng) / 300 }
+        let x = (0..<2_000).map { _ in Float.random(in: -1...1, using: &rng) }
+        func run(_ c: FFTWConvolver, _ n: Int) -> [Float] {
+            var y = [Float](repeating: 0, count: n)
+            x.withUnsafeBufferPointer { xs in
+                y.withUnsafeMutableBufferPointer { c.process(UnsafeBufferPointer(rebasing: xs[0..<n]), into: $0) }
+            }
+            return y
+        }
+        let used = FFTWConvolver(impulseResponse: h, block: 64)
+        let first = run(used, 1_000 + 17)  // ends mid-block
+        used.reset()
+        let fresh = run(FFTWConvolver(impulseResponse: h, block: 64), x.count)
+        #expect(run(used, x.count) == fresh)
+        #expect(first[..<1_000] == fresh[..<1_000])
+    }
 }

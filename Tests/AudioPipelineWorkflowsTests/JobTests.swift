@@ -33,6 +33,11 @@ let samples = repositoryRoot + "/samples/"
         // The report round-trips through its JSON.
         let back = try JSONDecoder().decode(ConvertReport.self, from: Data(try ReportJSON.encode(r).utf8))
         #expect(back == r)
+        // A report from before `resamplerHeldBackFrames` existed reads back, as 0.
+        var old = try #require(try JSONSerialization.jsonObject(with: Data(ReportJSON.encode(r).utf8)) as? [String: Any])
+        #expect(old.removeValue(forKey: "resamplerHeldBackFrames") != nil)
+        let older = try JSONDecoder().decode(ConvertReport.self, from: try JSONSerialization.data(withJSONObject: old))
+        #expect(older.resamplerHeldBackFrames == 0 && older.framesOut == r.framesOut)
     }
 
     /// A whole file goes through the native resampler's throughput mode: at 16 → 24 kHz (3 phases)

@@ -36,8 +36,9 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     @NullWhenAbsent public var resampler: String?
     public var resamplerLatencyFrames: Int
     /// Of those, the frames the native resampler holds back to compute whole blocks faster (its
-    /// throughput mode, which `convert` uses; 0 where the ratio gains nothing from it).
-    public var resamplerHeldBackFrames: Int = 0
+    /// throughput mode, which `convert` uses; 0 where the ratio gains nothing from it, and when a
+    /// report written before this key existed is read back).
+    @ZeroWhenAbsent public var resamplerHeldBackFrames: Int = 0
     public var elapsedSeconds: Double
     /// What was wrong with the input but did not stop the job (a truncated file).
     public var warnings: [String] = []

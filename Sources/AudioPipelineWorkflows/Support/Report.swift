@@ -62,7 +62,28 @@ public struct NullWhenAbsent<Value: Codable & Sendable & Hashable>: Codable, Sen
     }
 }
 
+/// A count a report gained in a later version: a report written before it (without the key)
+/// decodes as 0, so an older audiopipe's JSON still reads into today's report.
+@propertyWrapper
+public struct ZeroWhenAbsent: Codable, Sendable, Hashable {
+    public var wrappedValue: Int
+    public init(wrappedValue: Int) { self.wrappedValue = wrappedValue }
+
+    public init(from decoder: any Decoder) throws {
+        wrappedValue = try decoder.singleValueContainer().decode(Int.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(wrappedValue)
+    }
+}
+
 extension KeyedDecodingContainer {
+    public func decode(_ type: ZeroWhenAbsent.Type, forKey key: Key) throws -> ZeroWhenAbsent {
+        ZeroWhenAbsent(wrappedValue: try decodeIfPresent(Int.self, forKey: key) ?? 0)
+    }
+
     public func decode<V>(_ type: NullWhenAbsent<V>.Type, forKey key: Key) throws -> NullWhenAbsent<V> {
         NullWhenAbsent(wrappedValue: try decodeIfPresent(V.self, forKey: key))
     }
