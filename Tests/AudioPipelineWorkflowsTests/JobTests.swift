@@ -34,7 +34,8 @@ let samples = repositoryRoot + "/samples/"
         let back = try JSONDecoder().decode(ConvertReport.self, from: Data(try ReportJSON.encode(r).utf8))
         #expect(back == r)
         // A report from before `resamplerHeldBackFrames` existed reads back, as 0.
-        var old = try #require(try JSONSerialization.jsonObject(with: Data(ReportJSON.encode(r).utf8)) as? [String: Any])
+        var old = try #require(
+            try JSONSerialization.jsonObject(with: Data(ReportJSON.encode(r).utf8)) as? [String: Any])
         #expect(old.removeValue(forKey: "resamplerHeldBackFrames") != nil)
         let older = try JSONDecoder().decode(ConvertReport.self, from: try JSONSerialization.data(withJSONObject: old))
         #expect(older.resamplerHeldBackFrames == 0 && older.framesOut == r.framesOut)
