@@ -190,6 +190,58 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(speechFraction(aware, 5.1, 6.5) > 0.7, "\(speechFraction(aware, 5.1, 6.5))")
     }
 
+    /// The echo margin follows the echo model's error: a fixed linear echo path earns the minimum
+    /// margin in the bands the echo fills, an echo whose gain wanders by ±8 dB every 10 ms keeps the
+    /// full one; and a user talking over a linear echo is found more with the learnt margin than
+    /// with a fixed 6 dB.
+    @Test func echoMarginFollowsTheEchoModelsError() throws {
+        let n = 8 * rate
+        let agent = voice(n, dbfs: -20, f0: 210)
+        func margins(_ mic: [Float], _ c: VADConfiguration = .init()) throws -> (SIMD4<Double>, [VADDecider.Frame]) {
+            var decider = try VADDecider(configuration: c)
+            var m = VADBandAnalyzer(sampleRate: rate, frameLength: 160), r = m
+            var bands: [SIMD4<Double>] = [], refBands: [SIMD4<Double>] = []
+            mic.withUnsafeBufferPointer { m.process($0) { bands.append($0) } }
+            agent.withUnsafeBufferPointer { r.process($0) { refBands.append($0) } }
+            var detail = VADDecider.Detail()
+            var frames: [VADDecider.Frame] = []
+            for k in bands.indices {
+                frames.append(decider.process(mic: bands[k], reference: refBands[k], detail: &detail))
+            }
+            return (detail.echoMargins, frames)
+        }
+        let delay = rate * 40 / 1000
+        var linear = noise(n, dbfs: -70, seed: 40), wandering = linear
+        var rng = TestRNG(seed: 41)
+        var gain: Float = 0.5
+        for k in 0..<(n - delay) {
+            if k % 160 == 0 { gain = 0.5 * Float(pow(10, Double.random(in: -8...8, using: &rng) / 20)) }
+            linear[k + delay] += 0.5 * agent[k]
+            wandering[k + delay] += gain * agent[k]
+        }
+        let (fitted, _) = try margins(linear)
+        let (loose, _) = try margins(wandering)
+        for b in 0..<4 {
+            #expect(fitted[b] >= 3 && fitted[b] <= 6 && loose[b] >= 3 && loose[b] <= 6)
+        }
+        #expect(fitted[1] < 4 && fitted[2] < 4, "\(fitted)")
+        #expect(loose[1] >= 5 && loose[2] >= 5, "\(loose)")
+        // A user over the linear echo, 5–7 s, at levels from 0 to 12 dB above it (−26 dBFS).
+        var fixed = VADConfiguration()
+        fixed.echoMarginMinimum = 6
+        var gained = 0
+        for level in stride(from: -26.0, through: -14, by: 3) {
+            var user = linear
+            add(&user, voice(2 * rate, dbfs: level, f0: 120), at: 5 * rate)
+            let learnt = try margins(user).1, held = try margins(user, fixed).1
+            let found = { (f: [VADDecider.Frame]) in f[510..<700].filter(\.speech).count }
+            #expect(found(learnt) >= found(held), "user at \(level) dBFS")
+            gained += found(learnt) - found(held)
+            #expect(learnt[100..<490].filter(\.speech).isEmpty, "no false alarm on the echo alone")
+        }
+        #expect(gained > 0)
+    }
+
     @Test func decisionsDoNotDependOnBlockSizes() throws {
         var x = noise(4 * rate, dbfs: -55, seed: 7)
         add(&x, voice(rate, dbfs: -25), at: rate)

@@ -101,7 +101,8 @@ import _AudioPipelineTestSupport
 
     static let vadParameters = [
         "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "absolute_dbfs", "min_speech_ms",
-        "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db", "echo_gain_window_s",
+        "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db", "echo_margin_min_db",
+        "echo_gain_window_s",
         "initial_echo_gain_db", "reference_active_dbfs", "echo_rt60_ms", "echo_delay_tau_s", "talker_gate_db",
         "talker_window_s", "exit_average_frames", "transient_ms", "transient_drop_db",
     ]

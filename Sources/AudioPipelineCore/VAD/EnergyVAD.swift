@@ -28,7 +28,9 @@
 ///    user, where the flat maximum held the echo up for the whole window. The gain learns over the
 ///    same tracked reference. Without an estimate (or RT60 0), the flat maximum over the window.
 /// 4. **Score**: per band, the excess of the frame energy over noise floor ⊕ expected echo (power
-///    sum, echo raised by `echoMargin`), in dB; the frame score is the mean of the two largest band
+///    sum, in dB; the echo raised by its margin: the echo model's own error in the band, a robust
+///    standard deviation of mic − reference over the frames the gain learns from, within
+///    [`echoMarginMinimum`, `echoMargin`]); the frame score is the mean of the two largest band
 ///    excesses (the bands where speech stands out, robust to one noisy band).
 /// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
 ///    the frame is above `absoluteThreshold` dBFS and within `talkerGate` of the loudest recent

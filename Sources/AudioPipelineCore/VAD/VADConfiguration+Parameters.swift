@@ -18,6 +18,7 @@ extension VADConfiguration {
         ("echo_delay_min_ms", \.echoDelayMinMilliseconds),
         ("echo_delay_max_ms", \.echoDelayMaxMilliseconds),
         ("echo_margin_db", \.echoMargin),
+        ("echo_margin_min_db", \.echoMarginMinimum),
         ("echo_gain_window_s", \.echoGainWindowSeconds),
         ("initial_echo_gain_db", \.initialEchoGain),
         ("reference_active_dbfs", \.referenceActiveThreshold),

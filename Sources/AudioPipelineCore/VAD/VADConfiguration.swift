@@ -40,8 +40,15 @@ public struct VADConfiguration: Sendable, Hashable {
     /// Reference: echo delay range searched (ms after the reference sample was played).
     public var echoDelayMinMilliseconds: Double = 10
     public var echoDelayMaxMilliseconds: Double = 150
-    /// Reference: expected echo raised by this much, dB.
+    /// Reference: expected echo raised by this much, dB — at most: once the echo gain has learnt,
+    /// each band's margin is the echo model's own error there (a robust standard deviation of
+    /// mic − reference over the gain's frames: 1.4826 × (75th percentile − median)), kept within
+    /// [`echoMarginMinimum`, `echoMargin`]. A linear echo path earns a small margin, so the user
+    /// shows through a louder echo; a distorting speaker or a changing room keeps the full one.
     public var echoMargin: Double = 6
+    /// Reference: the least margin a band's learnt echo error may bring the margin down to, dB (at
+    /// most `echoMargin`; equal to it, the margin is fixed).
+    public var echoMarginMinimum: Double = 3
     /// Reference: window of the echo-gain median, s, and the gain used before it has data, dB.
     public var echoGainWindowSeconds: Double = 4
     public var initialEchoGain: Double = 0
@@ -97,6 +104,8 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")
         try check(echoMargin >= -40 && echoMargin <= 60, "echo_margin_db must be in [-40, 60]")
+        try check(
+            echoMarginMinimum >= -40 && echoMarginMinimum <= 60, "echo_margin_min_db must be in [-40, 60]")
         try check(initialEchoGain >= -100 && initialEchoGain <= 40, "initial_echo_gain_db must be in [-100, 40]")
         try check(
             referenceActiveThreshold > -150 && referenceActiveThreshold <= 0,

@@ -7,7 +7,10 @@ extension VADDecider {
         public var bands = SIMD4<Double>(repeating: -.infinity)
         public var floors = SIMD4<Double>(repeating: -.infinity)
         public var echoes = SIMD4<Double>(repeating: -.infinity)
-        /// Per band: the excess of the energy over noise floor ⊕ (expected echo + echo margin) —
+        /// Per band, the margin the expected echo is raised by (dB): `echoMargin` until the echo
+        /// gain has learnt, then the echo model's error there within [`echoMarginMinimum`, `echoMargin`].
+        public var echoMargins = SIMD4<Double>()
+        /// Per band: the excess of the energy over noise floor ⊕ (expected echo + its margin) —
         /// the frame's score is the mean of the two largest. `bands − excess` is that model.
         public var excess = SIMD4<Double>()
         /// The exit test's score: the mean score of the last `exitAverageFrames` frames less

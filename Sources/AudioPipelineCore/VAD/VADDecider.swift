@@ -23,6 +23,10 @@ public struct VADDecider: Sendable {
     public let frameSeconds: Double
     private var floors: [RunningQuantile]
     private var gains: [RunningQuantile]
+    /// Per band, the 75th percentile of the values the gain's median learns from: with it, the
+    /// echo model's error spread, which sets the band's echo margin (`margins`).
+    private var spreads: [RunningQuantile]
+    private var margins: SIMD4<Double>
     private var talker: RunningQuantile
     /// Median score of recent non-speech frames: the excess noise alone shows over its low-quantile
     /// floor (band-energy flicker). Subtracted, so thresholds are "above what the noise does".
@@ -63,6 +67,10 @@ public struct VADDecider: Sendable {
         gains = (0..<VADBandAnalyzer.bandCount).map { _ in
             RunningQuantile(window: frames(c.echoGainWindowSeconds), quantile: 0.5)
         }
+        spreads = (0..<VADBandAnalyzer.bandCount).map { _ in
+            RunningQuantile(window: frames(c.echoGainWindowSeconds), quantile: 0.75)
+        }
+        margins = SIMD4(repeating: c.echoMargin)
         talker = RunningQuantile(window: frames(c.talkerWindowSeconds), quantile: 0.95)
         bias = RunningQuantile(window: frames(c.floorWindowSeconds), quantile: 0.5)
         delayMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))
@@ -79,7 +87,8 @@ public struct VADDecider: Sendable {
     }
 
     public mutating func reset() {
-        for i in floors.indices { floors[i].reset(); gains[i].reset() }
+        for i in floors.indices { floors[i].reset(); gains[i].reset(); spreads[i].reset() }
+        margins = SIMD4(repeating: configuration.echoMargin)
         talker.reset()
         bias.reset()
         for i in refHistory.indices { refHistory[i] = SIMD4(repeating: -140); refChanges[i] = SIMD4() }
@@ -127,7 +136,7 @@ public struct VADDecider: Sendable {
             // a talkative agent would lift the floor to its echo level); before any, it is negligible.
             let f = floors[b].valueAndPower(or: hasReference ? -100 : m[b])
             if echo[b] > -.infinity {
-                excess[b] = m[b] - db(f.power + power(echo[b] + c.echoMargin))
+                excess[b] = m[b] - db(f.power + power(echo[b] + margins[b]))
                 echoPower += power(echo[b])
             } else {
                 floors[b].add(m[b])
@@ -159,6 +168,7 @@ public struct VADDecider: Sendable {
         talker.add(levelDB)
         let dominant = c.talkerGate <= 0 || levelDB >= talker.value(or: levelDB) - c.talkerGate
         (detail.bands, detail.echoes, detail.excess, detail.exitScore) = (m, echo, excess, exitScore)
+        detail.echoMargins = margins
         detail.noiseScore = noiseScore
         (detail.loud, detail.dominant) = (loud, dominant)
         detail.enterTest = score >= c.enterThreshold && loud && dominant
@@ -216,8 +226,18 @@ public struct VADDecider: Sendable {
         refHead = refHead + 1 == slots ? 0 : refHead + 1
         refFrames += 1
         for b in 0..<4 where maxR[b] > -120 {
-            if playing { gains[b].add(m[b] - x[b]) }
-            echo[b] = gains[b].value(or: c.initialEchoGain) + x[b]
+            if playing {
+                gains[b].add(m[b] - x[b])
+                spreads[b].add(m[b] - x[b])
+            }
+            let gain = gains[b].value(or: c.initialEchoGain)
+            echo[b] = gain + x[b]
+            // The margin: the echo model's error in the band (a robust σ from the upper quartile),
+            // within [minimum, echoMargin]; the full margin until the gain has learnt.
+            if !spreads[b].isEmpty {
+                let sigma = 1.4826 * (spreads[b].value(or: gain) - gain)
+                margins[b] = min(c.echoMargin, max(min(c.echoMarginMinimum, c.echoMargin), sigma))
+            }
         }
         return echo
     }

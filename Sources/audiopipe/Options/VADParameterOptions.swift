@@ -14,7 +14,7 @@ struct VADParameterOptions: ParsableArguments {
     @Option(help: "Never speech below this band-limited level, dBFS.") var absoluteDbfs: Double?
     @Option(help: "Noise floor = this quantile of recent frame energies.") var floorQuantile: Double?
     @Option(help: "Window of the noise floor, s.") var floorWindowS: Double?
-    @Option(help: "With --reference: expected echo raised by this much, dB.") var echoMarginDb: Double?
+    @Option(help: "With --reference: expected echo raised by at most this much, dB.") var echoMarginDb: Double?
     @Option(help: "With --align: move onsets this much earlier, ms.") var prerollMs: Double?
     @Option(help: "Speech only within this many dB of the loudest recent (0: off).") var talkerGateDb: Double?
     @Option(
