@@ -36,11 +36,11 @@
 ///    the frame is above `absoluteThreshold` dBFS and within `talkerGate` of the loudest recent
 ///    speech); it ends when the score — averaged over `exitAverageFrames` frames, less the median
 ///    score of recent non-speech frames (what the noise alone shows over its floor) — has stayed
-///    below `exitThreshold` for `hangover`. **Transients**: speech younger than `transientMilliseconds` (20)
-///    ends at once, without averaging or hangover, at a frame whose own score (less the noise's)
-///    is below `exitThreshold` and `transientDrop` (10 dB) below the highest since the onset — a
-///    click or a knock is over within a frame or two, a word's first frames do not collapse so.
-///    One decision per frame, stamped at the frame's end.
+///    below `exitThreshold` for `hangover`. **Transients**: speech younger than
+///    `transientMilliseconds` (20) ends at once, without averaging or hangover, at a frame whose
+///    own score (less the noise's) is below `exitThreshold` and `transientDrop` (10 dB) below the
+///    highest since the onset — a click or a knock is over within a frame or two, a word's first
+///    frames do not collapse so. One decision per frame, stamped at the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled
 /// internally); no allocation after init.

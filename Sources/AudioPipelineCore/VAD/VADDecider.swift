@@ -173,6 +173,7 @@ public struct VADDecider: Sendable {
         (detail.loud, detail.dominant) = (loud, dominant)
         detail.enterTest = score >= c.enterThreshold && loud && dominant
         detail.exitTest = exitScore >= c.exitThreshold && loud && dominant
+        detail.burstOver = false
         if speaking {
             age += 1
             if exitScore >= c.exitThreshold && loud && dominant { quiet = 0 } else { quiet += 1 }
