@@ -132,6 +132,22 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(try detect(x, blocks: [37, 1000, 3, 160, 64_000 - 1200]).map(\.speech) == frames.map(\.speech))
     }
 
+    /// Without a reference a voice 18 dB under the talker does not start speech (the onset gate,
+    /// 17 dB), though it would hold speech (the talker gate, 20 dB); with the onset gate at the
+    /// talker gate's 20 dB it starts.
+    @Test func theTalkerGateStartsTighterThanItHolds() throws {
+        var x = noise(5 * rate, dbfs: -70, seed: 50)
+        add(&x, voice(rate, dbfs: -25), at: rate)
+        add(&x, voice(rate, dbfs: -43, f0: 190), at: 3 * rate)
+        let gated = try detect(x)
+        var same = VADConfiguration()
+        same.talkerOnsetGate = 20
+        let open = try detect(x, same)
+        #expect(speechFraction(gated, 1.05, 2.0) == 1 && speechFraction(open, 1.05, 2.0) == 1)
+        #expect(speechFraction(gated, 3.0, 4.2) == 0, "\(speechFraction(gated, 3.0, 4.2))")
+        #expect(speechFraction(open, 3.05, 4.0) > 0.9, "\(speechFraction(open, 3.05, 4.0))")
+    }
+
     @Test func noiseFloorFollowsAStepInStationaryNoise() throws {
         // Noise at −60 dBFS for 3 s, then −35 dBFS for 9 s; a voice 15 dB above the new noise at 10–11 s.
         var x = noise(3 * rate, dbfs: -60, seed: 3) + noise(9 * rate, dbfs: -35, seed: 4)

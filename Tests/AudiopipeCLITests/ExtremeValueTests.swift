@@ -104,7 +104,7 @@ import _AudioPipelineTestSupport
         "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db", "echo_margin_min_db",
         "echo_gain_window_s",
         "initial_echo_gain_db", "reference_active_dbfs", "echo_rt60_ms", "echo_delay_tau_s", "talker_gate_db",
-        "talker_window_s", "exit_average_frames", "transient_ms", "transient_drop_db",
+        "talker_window_s", "talker_onset_gate_db", "exit_average_frames", "transient_ms", "transient_drop_db",
     ]
 
     @Test func everyNumericOptionAtTheExtremes() throws {

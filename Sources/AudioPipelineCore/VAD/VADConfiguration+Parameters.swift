@@ -26,6 +26,7 @@ extension VADConfiguration {
         ("echo_delay_tau_s", \.echoDelaySmoothingSeconds),
         ("talker_gate_db", \.talkerGate),
         ("talker_window_s", \.talkerWindowSeconds),
+        ("talker_onset_gate_db", \.talkerOnsetGate),
         ("exit_average_frames", \.exitAverageFrames),
         ("transient_ms", \.transientMilliseconds),
         ("transient_drop_db", \.transientDrop),

@@ -28,6 +28,12 @@ public struct VADConfiguration: Sendable, Hashable {
     /// babble, the agent's echo without a reference, a TV — is not speech. 0 disables.
     public var talkerGate: Double = 20
     public var talkerWindowSeconds: Double = 10
+    /// Without a far-end reference, speech *starts* only within this many dB of the loudest recent
+    /// speech (it continues within `talkerGate`): the gate's own hysteresis, so a voice or an echo
+    /// hovering near the gate's edge does not open a segment on every peak. At most `talkerGate`;
+    /// 0 uses `talkerGate`. With a reference the loudest level includes the agent's echo, and a
+    /// user talking over it must not need more: there `talkerGate` alone applies.
+    public var talkerOnsetGate: Double = 17
     /// Speech continues while the mean score of the last this-many frames is at least the exit
     /// threshold (1: the frame's own score); averaging keeps noise flicker from holding speech on.
     public var exitAverageFrames: Double = 5
@@ -100,6 +106,7 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             transientMilliseconds >= 0 && transientMilliseconds <= 1000, "transient_ms must be in [0, 1000]")
         try check(transientDrop >= 0 && transientDrop <= 100, "transient_drop_db must be in [0, 100]")
+        try check(talkerOnsetGate >= 0 && talkerOnsetGate <= 100, "talker_onset_gate_db must be in [0, 100]")
         try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
         try check(
             echoGainWindowSeconds >= 0.2 && echoGainWindowSeconds <= 60, "echo_gain_window_s must be in [0.2, 60]")

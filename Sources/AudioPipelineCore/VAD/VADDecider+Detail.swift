@@ -23,9 +23,13 @@ extension VADDecider {
         /// percentile of frame levels over `talkerWindowSeconds`), or the gate is off.
         public var dominant = false
         public var loudest = -Double.infinity
+        /// The gate the start test applied, dB below `loudest`: `talkerOnsetGate` without a
+        /// reference (at most `talkerGate`), else `talkerGate`.
+        public var startGate = 0.0
         /// The tests the decision applies: to start speech (score ≥ enter threshold, loud and
-        /// dominant; `confirmFrames` in a row) and to keep it (exit score ≥ exit threshold, loud
-        /// and dominant; speech ends after more than the hangover of frames that fail it).
+        /// within `startGate` of `loudest`; `confirmFrames` in a row) and to keep it (exit score ≥
+        /// exit threshold, loud and dominant; speech ends after more than the hangover of frames
+        /// that fail it).
         public var enterTest = false
         public var exitTest = false
         /// Speech ended at this frame because it was younger than `transientMilliseconds` and the

@@ -166,12 +166,17 @@ public struct VADDecider: Sendable {
         let levelDB = db(level)
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
-        let dominant = c.talkerGate <= 0 || levelDB >= talker.value(or: levelDB) - c.talkerGate
+        let loudest = talker.value(or: levelDB)
+        let dominant = c.talkerGate <= 0 || levelDB >= loudest - c.talkerGate
+        // Starting needs more without a reference (`talkerOnsetGate`: the gate's hysteresis).
+        let startGate = hasReference || c.talkerOnsetGate <= 0 ? c.talkerGate : min(c.talkerGate, c.talkerOnsetGate)
+        let dominantToStart = c.talkerGate <= 0 || levelDB >= loudest - startGate
+        detail.startGate = startGate
         (detail.bands, detail.echoes, detail.excess, detail.exitScore) = (m, echo, excess, exitScore)
         detail.echoMargins = margins
         detail.noiseScore = noiseScore
         (detail.loud, detail.dominant) = (loud, dominant)
-        detail.enterTest = score >= c.enterThreshold && loud && dominant
+        detail.enterTest = score >= c.enterThreshold && loud && dominantToStart
         detail.exitTest = exitScore >= c.exitThreshold && loud && dominant
         detail.burstOver = false
         if speaking {
@@ -184,7 +189,7 @@ public struct VADDecider: Sendable {
             detail.burstOver = burstOver
             if quiet > hangoverFrames || burstOver { speaking = false; quiet = 0; run = 0 }
         } else {
-            if score >= c.enterThreshold && loud && dominant { run += 1 } else { run = 0 }
+            if score >= c.enterThreshold && loud && dominantToStart { run += 1 } else { run = 0 }
             if run >= confirmFrames { speaking = true; quiet = 0; age = 0; peak = score }
         }
         return Frame(

@@ -90,7 +90,12 @@ public enum VADExplainer {
         bands.sort { d.excess[$0] > d.excess[$1] }
         let level = run.frames[k].level
         var rule = "score ≥ enter_db \(n(c.enterThreshold)), level ≥ absolute_dbfs \(n(c.absoluteThreshold))"
-        if c.talkerGate > 0 { rule += " and within talker_gate_db \(n(c.talkerGate)) of the loudest recent speech" }
+        if c.talkerGate > 0 {
+            let gate =
+                d.startGate < c.talkerGate
+                ? "talker_onset_gate_db \(n(d.startGate))" : "talker_gate_db \(n(c.talkerGate))"
+            rule += " and within \(gate) of the loudest recent speech"
+        }
         rule +=
             ", for \(count == 1 ? "1 frame" : "\(count) frames in a row") "
             + "(min_speech_ms \(n(c.minimumSpeechMilliseconds)))"
