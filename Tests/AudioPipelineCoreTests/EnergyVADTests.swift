@@ -134,7 +134,7 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
 
     /// Without a reference a voice 18 dB under the talker does not start speech (the onset gate,
     /// 17 dB), though it would hold speech (the talker gate, 20 dB); with the onset gate at the
-    /// talker gate's 20 dB it starts.
+    /// talker gate's 20 dB, or with a far-end reference, it starts.
     @Test func theTalkerGateStartsTighterThanItHolds() throws {
         var x = noise(5 * rate, dbfs: -70, seed: 50)
         add(&x, voice(rate, dbfs: -25), at: rate)
@@ -146,6 +146,9 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(speechFraction(gated, 1.05, 2.0) == 1 && speechFraction(open, 1.05, 2.0) == 1)
         #expect(speechFraction(gated, 3.0, 4.2) == 0, "\(speechFraction(gated, 3.0, 4.2))")
         #expect(speechFraction(open, 3.05, 4.0) > 0.9, "\(speechFraction(open, 3.05, 4.0))")
+        // With a reference (here a silent one) the talker gate alone applies.
+        let referenced = try detect(x, reference: [Float](repeating: 0, count: x.count))
+        #expect(speechFraction(referenced, 3.05, 4.0) > 0.9, "\(speechFraction(referenced, 3.05, 4.0))")
     }
 
     @Test func noiseFloorFollowsAStepInStationaryNoise() throws {

@@ -78,7 +78,11 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect(r.status == 0, "\(r.stderr)")
         let segments = try json(r.stdout)["segments"] as! [[String: Any]]
         #expect(segments.count == 1)
-        guard let closed = (segments.first?["explain"] as? [String: Any])?["closed"] as? [String: Any] else { return }
+        guard let explain = segments.first?["explain"] as? [String: Any],
+            let closed = explain["closed"] as? [String: Any], let opened = explain["opened"] as? [String: Any]
+        else { return }
+        // Without a reference, the start test's gate is the onset gate.
+        #expect((opened["rule"] as! String).contains("within talker_onset_gate_db 17 of the loudest recent speech"))
         #expect(closed["reasons"] as? [String] == ["transient"], "\(closed)")
         #expect((closed["time"] as! Double) <= 1.03)
         #expect((closed["rule"] as! String).contains("transient_ms 20"))
