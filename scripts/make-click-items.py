@@ -12,6 +12,11 @@ method's effect on transients, never to tune defaults on it alone.
     python3 scripts/make-click-items.py ../shared/eval/vad/dev /tmp/clicks
     audiopipe vad tune --audio /tmp/clicks --set min_speech_ms=10,20,30 --report /tmp/clicks-report
 
+With --clinks instead: dish or glass clinks, 2–4 decaying partials at 1.5–6 kHz (time constants
+20–120 ms: they ring for 50–400 ms), 0.3–1.5 s apart, at the same levels (seed 11; names clink_*).
+
+    python3 scripts/make-click-items.py --clinks ../shared/eval/vad/dev /tmp/clinks
+
 Needs numpy and scipy.
 """
 import csv
@@ -49,19 +54,38 @@ def replace(path, write):
     os.replace(tmp, path)
 
 
-def main(dev, out):
+def clinks(x, sr, speech_rms, rng):
+    y = x.copy()
+    t = int(rng.uniform(0.1, 0.5) * sr)
+    while t < len(y):
+        tau = rng.uniform(0.02, 0.12)
+        n = int(5 * tau * sr)
+        k = np.arange(n) / sr
+        burst = sum(
+            rng.uniform(0.3, 1) * np.sin(2 * np.pi * rng.uniform(1500, 6000) * k + rng.uniform(0, 6.3))
+            for _ in range(rng.integers(2, 5))
+        ) * np.exp(-k / tau)
+        burst *= speech_rms * 3 * 10 ** (rng.uniform(-6, 6) / 20) / (np.max(np.abs(burst)) + 1e-12)
+        end = min(len(y), t + n)
+        y[t:end] += burst[: end - t]
+        t += int(rng.uniform(0.3, 1.5) * sr)
+    return np.clip(y, -1, 1)
+
+
+def main(dev, out, kind="click"):
     if os.path.realpath(dev) == os.path.realpath(out):
         sys.exit("make-click-items.py: OUT_DIR must not be DEV_DIR (it would overwrite the kit)")
     os.makedirs(out, exist_ok=True)
-    rng = np.random.default_rng(7)
+    rng = np.random.default_rng(7 if kind == "click" else 11)
+    add = clicks if kind == "click" else clinks
     made = 0
     with open(os.path.join(dev, "manifest.csv"), newline="") as f:
         for r in csv.DictReader(f):
             if r["noise"] not in NOISES or r["ref"]:
                 continue
             sr, x = wavfile.read(os.path.join(dev, r["name"] + ".wav"))
-            y = clicks(x.astype(np.float64) / 32768, sr, 10 ** (float(r["speech_level_dbfs"]) / 20), rng)
-            name = "click_" + r["name"]
+            y = add(x.astype(np.float64) / 32768, sr, 10 ** (float(r["speech_level_dbfs"]) / 20), rng)
+            name = kind + "_" + r["name"]
             with open(os.path.join(dev, r["name"] + ".txt")) as src:
                 labels = src.read()
             replace(os.path.join(out, name + ".wav"), lambda p: wavfile.write(p, sr, (y * 32767).astype(np.int16)))
@@ -71,6 +95,9 @@ def main(dev, out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3:
-        sys.exit("usage: make-click-items.py DEV_DIR OUT_DIR")
-    main(sys.argv[1], sys.argv[2])
+    args = sys.argv[1:]
+    kind = "clink" if args[:1] == ["--clinks"] else "click"
+    args = args[1:] if kind == "clink" else args
+    if len(args) != 2:
+        sys.exit("usage: make-click-items.py [--clinks] DEV_DIR OUT_DIR")
+    main(args[0], args[1], kind)
