@@ -33,10 +33,11 @@
 ///    [`echoMarginMinimum`, `echoMargin`]); the frame score is the mean of the two largest band
 ///    excesses (the bands where speech stands out, robust to one noisy band).
 /// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
-///    the frame is above `absoluteThreshold` dBFS and within `talkerGate` of the loudest recent
-///    speech); it ends when the score — averaged over `exitAverageFrames` frames, less the median
-///    score of recent non-speech frames (what the noise alone shows over its floor) — has stayed
-///    below `exitThreshold` for `hangover`. **Transients**: speech younger than
+///    the frame is above `absoluteThreshold` dBFS and within `talkerOnsetGate` — with a reference,
+///    `talkerGate` — of the loudest recent speech); it ends when the score — averaged over
+///    `exitAverageFrames` frames, less the median score of recent non-speech frames (what the
+///    noise alone shows over its floor) — has stayed below `exitThreshold` (or the level more than
+///    `talkerGate` under the loudest) for `hangover`. **Transients**: speech younger than
 ///    `transientMilliseconds` (20) ends at once, without averaging or hangover, at a frame whose
 ///    own score (less the noise's) is below `exitThreshold` and `transientDrop` (10 dB) below the
 ///    highest since the onset — a click or a knock is over within a frame or two, a word's first
