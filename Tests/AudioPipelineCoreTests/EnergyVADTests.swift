@@ -132,6 +132,45 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(try detect(x, blocks: [37, 1000, 3, 160, 64_000 - 1200]).map(\.speech) == frames.map(\.speech))
     }
 
+    /// A voice that lifts every frame only 7 dB over the noise (never `enter_db` 10) starts speech
+    /// by the held excess (`sustained_enter_db`) within the exit test's five frames; a single such
+    /// frame, the noise itself, the rule switched off, or a far-end reference do not start it.
+    @Test func aHeldExcessStartsSpeechWithoutAReference() throws {
+        var rng = TestRNG(seed: 77)
+        let noisePower = SIMD4<Double>(repeating: 1e-6)  // −60 dB per band
+        func run(
+            _ c: VADConfiguration = .init(), reference: Bool = false, lift: (Int) -> Double
+        ) throws -> (speech: [Bool], sustained: [Bool]) {
+            var decider = try VADDecider(configuration: c)
+            var speech: [Bool] = [], sustained: [Bool] = []
+            for k in 0..<600 {
+                // ±1 dB of flicker per band, and `lift(k)` dB in the two lowest bands.
+                let jitter = SIMD4<Double>((0..<4).map { _ in pow(10, Double.random(in: -0.1...0.1, using: &rng)) })
+                let gain = SIMD4<Double>(pow(10, lift(k) / 10), pow(10, lift(k) / 10), 1, 1)
+                var detail = VADDecider.Detail()
+                let f = decider.process(
+                    mic: noisePower * jitter * gain, reference: reference ? VADBandAnalyzer.silence : nil,
+                    detail: &detail)
+                speech.append(f.speech)
+                sustained.append(detail.sustainedStart)
+            }
+            return (speech, sustained)
+        }
+        let held = { (k: Int) in (400..<500).contains(k) ? 7.0 : 0 }
+        let on = try run(lift: held)
+        #expect(!on.speech[0..<400].contains(true), "the noise alone starts nothing")
+        let start = try #require(on.speech.firstIndex(of: true))
+        #expect((400...405).contains(start) && on.sustained[start], "started at frame \(start)")
+        #expect(on.speech[start..<500].allSatisfy { $0 }, "and held while the excess lasts")
+        var off = VADConfiguration()
+        off.sustainedEnterThreshold = 0
+        #expect(try !run(off, lift: held).speech.contains(true), "7 dB never reaches enter_db 10")
+        // (With a reference the floor starts from −100 dB, so the first frames read as speech.)
+        let referenced = try run(reference: true, lift: held)
+        #expect(!referenced.speech[300...].contains(true) && !referenced.sustained.contains(true), "nor with one")
+        #expect(try !run(lift: { $0 == 400 ? 7 : 0 }).speech.contains(true), "one frame is not held")
+    }
+
     /// Without a reference a voice 18 dB under the talker does not start speech (the onset gate,
     /// 17 dB), though it would hold speech (the talker gate, 20 dB); with the onset gate at the
     /// talker gate's 20 dB, or with a far-end reference, it starts.

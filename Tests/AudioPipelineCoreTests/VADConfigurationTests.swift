@@ -92,7 +92,7 @@ private func tuned() -> VADConfiguration {
             #expect(try JSONDecoder().decode(VADConfiguration.self, from: data) == c)
             // Every parameter is written, under its name, and nothing else.
             let object = try JSONDecoder().decode([String: Double].self, from: data)
-            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 24)
+            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 25)
             for (name, keyPath) in VADConfiguration.parameters { #expect(object[name] == c[keyPath: keyPath]) }
         }
     }
@@ -132,8 +132,8 @@ private func tuned() -> VADConfiguration {
     @Test func theNameTableCoversEveryParameterOnce() {
         #expect(
             VADConfiguration.parameterNames == [
-                "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "absolute_dbfs", "min_speech_ms",
-                "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db",
+                "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "sustained_enter_db",
+                "absolute_dbfs", "min_speech_ms", "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db",
                 "echo_margin_min_db", "echo_gain_window_s", "initial_echo_gain_db", "reference_active_dbfs",
                 "echo_rt60_ms",
                 "echo_delay_tau_s", "talker_gate_db", "talker_window_s", "talker_onset_gate_db",
@@ -142,11 +142,11 @@ private func tuned() -> VADConfiguration {
         var c = VADConfiguration()
         for (k, name) in VADConfiguration.parameterNames.enumerated() { c[name] = Double(1000 + k) }
         for (k, name) in VADConfiguration.parameterNames.enumerated() { #expect(c[name] == Double(1000 + k)) }
-        #expect(c.frameMilliseconds == 1000 && c.exitAverageFrames == 1021 && c.talkerGate == 1018)
-        #expect(c.echoReverbMilliseconds == 1016 && c.echoDelaySmoothingSeconds == 1017)
+        #expect(c.frameMilliseconds == 1000 && c.exitAverageFrames == 1022 && c.talkerGate == 1019)
+        #expect(c.echoReverbMilliseconds == 1017 && c.echoDelaySmoothingSeconds == 1018)
         #expect(
-            c.transientMilliseconds == 1022 && c.transientDrop == 1023
-                && c.echoMargin == 1011 && c.echoMarginMinimum == 1012 && c.talkerOnsetGate == 1020)
+            c.transientMilliseconds == 1023 && c.transientDrop == 1024 && c.sustainedEnterThreshold == 1005
+                && c.echoMargin == 1012 && c.echoMarginMinimum == 1013 && c.talkerOnsetGate == 1021)
         #expect(c["nope"] == nil)
         var d = VADConfiguration()
         d["nope"] = 3

@@ -20,6 +20,26 @@ import Testing
         }
     }
 
+    /// A segment started by the held excess says so (`sustained_enter_db`), with the two scores.
+    @Test func theExplanationNamesAHeldExcessStart() throws {
+        var decider = try VADDecider(configuration: .init())
+        var frames: [VADDecider.Frame] = [], details: [VADDecider.Detail] = []
+        var detail = VADDecider.Detail()
+        for k in 0..<300 {
+            // Noise at −60 dB per band with a fixed ±1 dB pattern; 7 dB more in two bands from 2 s on.
+            let flicker = SIMD4<Double>(0.8, 1.25, 1, 0.9) * (k % 2 == 0 ? 1 : 1.1)
+            let lift = k >= 200 ? SIMD4<Double>(5, 5, 1, 1) : SIMD4<Double>(repeating: 1)
+            frames.append(decider.process(mic: 1e-6 * flicker * lift, detail: &detail))
+            details.append(detail)
+        }
+        let run = VADRun(frames: frames, frameSeconds: 0.01, duration: 3, configuration: .init(), details: details)
+        let segments = VADExplainer.explain(run)
+        try #require(segments.count == 1, "\(segments)")
+        #expect(segments[0].opened.rule.hasPrefix("score less the noise's own"), "\(segments[0].opened.rule)")
+        #expect(segments[0].opened.rule.contains("≥ sustained_enter_db 5.5 (a held excess, below enter_db 10)"))
+        #expect(segments[0].text.contains("bands at or over enter_db, else the largest"))
+    }
+
     @Test func manifestFieldsMayBeQuotedAndConditionsComeFromItsColumns() throws {
         let text = "\u{FEFF}name,noise,snr,detail\r\na,white,10,\"x, \"\"y\"\"\"\nb,pink,0,plain\n\n"
         let m = try VADManifest(text: text, path: "m.csv")

@@ -105,7 +105,7 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect(t.status == 0 && t.text.split(separator: "\n").count == 1 && t.text.hasSuffix("\tspeech\n"))
         for part in [
             "opened at 1.0", "score ≥ enter_db 10",
-            "bands at or over enter_db (excess over noise floor ⊕ echo): < 300 Hz",
+            "bands at or over enter_db, else the largest (excess over noise floor ⊕ echo): < 300 Hz",
             "closed at 2.", "below absolute_dbfs -65", "talker_gate_db 20 below the loudest recent speech",
         ] {
             #expect(t.stderr.contains(part), "\(part) in \(t.stderr)")

@@ -34,7 +34,10 @@
 ///    excesses (the bands where speech stands out, robust to one noisy band).
 /// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
 ///    the frame is above `absoluteThreshold` dBFS and within `talkerOnsetGate` — with a reference,
-///    `talkerGate` — of the loudest recent speech); it ends when the score — averaged over
+///    `talkerGate` — of the loudest recent speech) — or, without a reference, when the frame's
+///    score and its average over `exitAverageFrames` frames, each less what the noise alone shows,
+///    are both ≥ `sustainedEnterThreshold` (5.5 dB: a voice in loud noise that holds a smaller
+///    excess frame after frame); it ends when the score — averaged over
 ///    `exitAverageFrames` frames, less the median score of recent non-speech frames (what the
 ///    noise alone shows over its floor) — has stayed below `exitThreshold` (or the level more than
 ///    `talkerGate` under the loudest) for `hangover`. **Transients**: speech younger than

@@ -11,6 +11,7 @@ extension VADConfiguration {
         ("floor_window_s", \.floorWindowSeconds),
         ("enter_db", \.enterThreshold),
         ("exit_db", \.exitThreshold),
+        ("sustained_enter_db", \.sustainedEnterThreshold),
         ("absolute_dbfs", \.absoluteThreshold),
         ("min_speech_ms", \.minimumSpeechMilliseconds),
         ("hangover_ms", \.hangoverMilliseconds),

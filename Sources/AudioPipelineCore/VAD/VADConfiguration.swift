@@ -13,6 +13,12 @@ public struct VADConfiguration: Sendable, Hashable {
     public var floorWindowSeconds: Double = 5
     /// Start speech at this score (dB above noise ⊕ echo).
     public var enterThreshold: Double = 10
+    /// Without a far-end reference, speech also starts where the frame's score and the exit test's
+    /// averaged score (the mean of the last `exitAverageFrames`), each less what the noise alone
+    /// shows, reach this (dB): a voice in loud noise may never lift one frame `enterThreshold` over
+    /// the floor, yet holds a smaller excess frame after frame, which the noise does not. With a
+    /// reference the echo model's own error holds such an excess (false barge-ins). 0 disables.
+    public var sustainedEnterThreshold: Double = 5.5
     /// Keep speech while the score is at least this, dB.
     public var exitThreshold: Double = 2
     /// Frames below this band-limited level (dBFS) are never speech.
@@ -90,6 +96,8 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             exitThreshold <= enterThreshold, "exit_db (\(exitThreshold)) must not exceed enter_db (\(enterThreshold))")
         try check(enterThreshold > -20 && enterThreshold < 60, "enter_db must be in (-20, 60)")
+        try check(
+            sustainedEnterThreshold >= 0 && sustainedEnterThreshold < 60, "sustained_enter_db must be in [0, 60)")
         try check(absoluteThreshold > -150 && absoluteThreshold <= 0, "absolute_dbfs must be in (-150, 0]")
         try check(
             minimumSpeechMilliseconds >= 0 && minimumSpeechMilliseconds <= 1000, "min_speech_ms must be in [0, 1000]")

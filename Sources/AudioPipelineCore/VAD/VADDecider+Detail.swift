@@ -31,6 +31,9 @@ extension VADDecider {
         /// exit threshold, loud and dominant; speech ends after more than the hangover of frames
         /// that fail it).
         public var enterTest = false
+        /// The start test passed by `sustainedEnterThreshold` alone (the frame's score was below the
+        /// enter threshold).
+        public var sustainedStart = false
         public var exitTest = false
         /// Speech ended at this frame because it was younger than `transientMilliseconds` and the
         /// frame's own score failed the exit test (a transient, not a word).

@@ -176,7 +176,13 @@ public struct VADDecider: Sendable {
         detail.echoMargins = margins
         detail.noiseScore = noiseScore
         (detail.loud, detail.dominant) = (loud, dominant)
-        detail.enterTest = score >= c.enterThreshold && loud && dominantToStart
+        // A smaller excess held over the exit test's frames starts speech too (without a reference).
+        let sustained =
+            !hasReference && c.sustainedEnterThreshold > 0 && exitScore >= c.sustainedEnterThreshold
+            && score - noiseScore >= c.sustainedEnterThreshold
+        let startTest = (score >= c.enterThreshold || sustained) && loud && dominantToStart
+        detail.sustainedStart = sustained && score < c.enterThreshold
+        detail.enterTest = startTest
         detail.exitTest = exitScore >= c.exitThreshold && loud && dominant
         detail.burstOver = false
         if speaking {
@@ -189,7 +195,7 @@ public struct VADDecider: Sendable {
             detail.burstOver = burstOver
             if quiet > hangoverFrames || burstOver { speaking = false; quiet = 0; run = 0 }
         } else {
-            if score >= c.enterThreshold && loud && dominantToStart { run += 1 } else { run = 0 }
+            if startTest { run += 1 } else { run = 0 }
             if run >= confirmFrames { speaking = true; quiet = 0; age = 0; peak = score }
         }
         return Frame(

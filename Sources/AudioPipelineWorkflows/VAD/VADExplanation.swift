@@ -23,7 +23,8 @@ public struct VADSegmentExplanation: Codable, Hashable, Sendable {
         /// The deciding frame's level and the loudest recent speech (the talker gate's reference), dBFS.
         public var levelDbfs: Double
         public var loudestDbfs: Double
-        /// The bands at or above the enter threshold in the deciding frame, largest excess first.
+        /// The bands at or above the enter threshold in the deciding frame, largest excess first (the
+        /// largest alone when none is: a start by the held excess, `sustained_enter_db`).
         public var bands: [Band]
         /// The rule that opened it, in words with the parameters' JSON names.
         public var rule: String
@@ -89,7 +90,13 @@ public enum VADExplainer {
         if bands.isEmpty { bands = [(0..<4).max { d.excess[$0] < d.excess[$1] }!] }
         bands.sort { d.excess[$0] > d.excess[$1] }
         let level = run.frames[k].level
-        var rule = "score ≥ enter_db \(n(c.enterThreshold)), level ≥ absolute_dbfs \(n(c.absoluteThreshold))"
+        var rule =
+            d.sustainedStart
+            ? "score less the noise's own \(db(run.frames[k].score - d.noiseScore)) dB and the mean of the last"
+                + " \(Int(c.exitAverageFrames)) frames' \(db(d.exitScore)) dB ≥ sustained_enter_db"
+                + " \(n(c.sustainedEnterThreshold)) (a held excess, below enter_db \(n(c.enterThreshold)))"
+            : "score ≥ enter_db \(n(c.enterThreshold))"
+        rule += ", level ≥ absolute_dbfs \(n(c.absoluteThreshold))"
         if c.talkerGate > 0 {
             let gate =
                 d.startGate < c.talkerGate
@@ -179,7 +186,7 @@ extension VADSegmentExplanation {
         s += String(
             format: "    score %.1f dB (lowest in the run %.1f); level %.1f dBFS; loudest recent speech %.1f dBFS\n",
             o.scoreDb, o.lowestScoreDb, o.levelDbfs, o.loudestDbfs)
-        s += "    bands at or over enter_db (excess over noise floor ⊕ echo): \(bands)\n"
+        s += "    bands at or over enter_db, else the largest (excess over noise floor ⊕ echo): \(bands)\n"
         s += String(format: "  closed at %.3f s: ", c.time) + c.rule + "\n"
         return s
     }

@@ -156,7 +156,9 @@ public struct VADFilePlot {
         frame(&s, p, title: "score, dB over noise floor ⊕ echo (mean of the two largest band excesses)", ticks: 4)
         trace(&s, exit, p, color: "#2ca02c")
         trace(&s, score, p, color: "#1f77b4", envelope: true)
-        for (v, color, dash) in [(c.enterThreshold, "#ff7f0e", "6,3"), (c.exitThreshold, "#bcbd22", "3,3")] {
+        var lines = [(c.enterThreshold, "#ff7f0e", "6,3"), (c.exitThreshold, "#bcbd22", "3,3")]
+        if heldExcessStarts { lines.append((c.sustainedEnterThreshold, "#e377c2", "2,4")) }
+        for (v, color, dash) in lines {
             s.line(
                 x1: Self.left, y1: p.y(v), x2: Self.left + plotWidth, y2: p.y(v), stroke: color, width: 1.4, dash: dash)
         }
@@ -239,12 +241,18 @@ public struct VADFilePlot {
             anchor: .middle, fill: "#444")
     }
 
+    /// Whether speech may also start by the held excess (`sustained_enter_db`: without a reference).
+    var heldExcessStarts: Bool { !hasReference && run.configuration.sustainedEnterThreshold > 0 }
+
     func drawLegend(_ s: inout SVG) {
         var entries = [(hasDetails ? "level, score" : "level", "#1f77b4", ""), ("absolute minimum", "#9467bd", "1,3")]
         if hasDetails {
             if run.configuration.talkerGate > 0 { entries.append(("talker gate", "#8c564b", "5,3")) }
             entries += [
                 ("enter threshold", "#ff7f0e", "6,3"), ("exit threshold", "#bcbd22", "3,3"),
+            ]
+            if heldExcessStarts { entries.append(("held-excess start (vs the exit score)", "#e377c2", "2,4")) }
+            entries += [
                 ("exit score (averaged, less the noise's)", "#2ca02c", ""), ("noise floor", "#7f7f7f", ""),
             ]
             if hasReference { entries.append(("expected echo", "#d62728", "2,2")) }
