@@ -17,6 +17,13 @@ public final class AudioFileReader {
     /// Frames the header announces beyond those the file holds (a truncated download, a header
     /// written before the data), when libsndfile noticed; nil when the file is whole or cannot tell.
     public let missingFrames: Int?
+    /// Samples of a floating-point file that were NaN or infinite: read as 0 (they are not audio,
+    /// and one would poison every filter, resampler and level after it), counted here, with the
+    /// frame of the first, for the caller's warning.
+    public private(set) var nonFiniteSamples = 0
+    public private(set) var firstNonFiniteFrame: Int?
+    /// Whether the encoding can hold non-finite values at all (float or double samples).
+    private let floatingPoint: Bool
 
     /// Opens `path` for reading.
     ///
@@ -70,6 +77,8 @@ public final class AudioFileReader {
             encoding: AudioFileDescription.encodingName(info.format),
             format: format, frames: frames, sndfileFormat: info.format)
         missingFrames = Self.missingFrames(handle, presentFrames: frames)
+        let sub = Int(info.format & Int32(SF_FORMAT_SUBMASK))
+        floatingPoint = sub == SF_FORMAT_FLOAT || sub == SF_FORMAT_DOUBLE
         // Integer files read as float are normalised by 1/2^(b−1) (÷32768 for PCM16): exact.
         sf_command(handle, Int32(SFC_SET_NORM_FLOAT), nil, Int32(SF_TRUE))
     }
@@ -88,8 +97,17 @@ public final class AudioFileReader {
         let want = buffer.count / format.channels
         guard want > 0, let base = buffer.baseAddress else { return 0 }
         let got = Int(sf_readf_float(handle, base, sf_count_t(want)))
+        if floatingPoint { replaceNonFinite(base, count: got * format.channels) }
         try checkAfterRead(got)
         return got
+    }
+
+    private func replaceNonFinite(_ x: UnsafeMutablePointer<Float>, count: Int) {
+        for k in 0..<count where !x[k].isFinite {
+            if firstNonFiniteFrame == nil { firstNonFiniteFrame = framesRead + k / format.channels }
+            nonFiniteSamples += 1
+            x[k] = 0
+        }
     }
 
     /// Reads up to `buffer.count / channels` whole frames as 16-bit PCM, exactly as stored when the

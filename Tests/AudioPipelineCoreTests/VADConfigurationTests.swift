@@ -128,6 +128,20 @@ private func tuned() -> VADConfiguration {
         #expect(throws: AudioPipelineError.self) { _ = try EnergyVAD(sampleRate: 16_000, configuration: c) }
     }
 
+    /// Every parameter has a finite range: infinities, NaN and values far out are refused by name
+    /// (`--exit-db=-inf` once ran, with exit_db unbounded below).
+    @Test func everyParameterRefusesNonFiniteAndFarOutValues() {
+        for name in VADConfiguration.parameterNames {
+            for v in [Double.nan, .infinity, -.infinity, 1e300, -1e300] {
+                var c = VADConfiguration()
+                c[name] = v
+                #expect {
+                    try c.validate()
+                } throws: { ($0 as? AudioPipelineError)?.message.contains(name) == true }
+            }
+        }
+    }
+
     /// One table: every name reaches its own parameter.
     @Test func theNameTableCoversEveryParameterOnce() {
         #expect(

@@ -78,6 +78,20 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
             "SLURM_ARRAY_TASK_STEP": "1", "SLURM_ARRAY_TASK_COUNT": "4",
         ]
         #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", environment: list) }
+        // Values at Int's ends are refused with the variable's name, never overflow the arithmetic.
+        for (name, value) in [
+            ("SLURM_ARRAY_TASK_MAX", "9223372036854775807"), ("SLURM_ARRAY_TASK_MIN", "-9223372036854775808"),
+            ("SLURM_ARRAY_TASK_STEP", "9223372036854775807"), ("SLURM_ARRAY_TASK_COUNT", "9223372036854775807"),
+            ("SLURM_ARRAY_TASK_ID", "-9223372036854775808"),
+        ] {
+            var env = ["SLURM_ARRAY_TASK_ID": "0", "SLURM_ARRAY_TASK_COUNT": "2", "SLURM_ARRAY_TASK_MIN": "-1"]
+            env[name] = value
+            #expect {
+                _ = try Shard.parse("auto", environment: env)
+            } throws: { ($0 as? AudioPipelineError)?.message.contains("\(name)=\(value) is out of range") == true }
+        }
+        let huge = ["JOB_COMPLETION_INDEX": "9223372036854775807"]
+        #expect(throws: AudioPipelineError.self) { _ = try Shard.parse("auto", shards: 4, environment: huge) }
     }
 
     @Test func autoReadsAKubernetesIndexedJobWithShards() throws {

@@ -53,10 +53,10 @@ let samples = repositoryRoot + "/samples/"
         let vectorized = PolyphaseResampler.vectorKernelsAvailable
         #expect(r.resamplerHeldBackFrames == (vectorized ? 24 : 0))
         #expect(r.text.contains("throughput path") == vectorized)
-        let (x, _) = try AudioLoader.mono(path: input)
+        let (x, _, _) = try AudioLoader.mono(path: input)
         var streaming: any Resampler = try PolyphaseResampler(
             format: ResamplingFormat(from: SampleRate(16_000), to: SampleRate(24_000)))
-        let (y, _) = try AudioLoader.mono(path: dir.file("o.wav"))
+        let (y, _, _) = try AudioLoader.mono(path: dir.file("o.wav"))
         #expect(y == streaming.processAll(x))
     }
 

@@ -105,6 +105,25 @@ import _AudioPipelineTestSupport
         #expect(o["nonFiniteSamples"] as? Int == 2)
         #expect(abs((o["firstNonFiniteSecond"] as? Double ?? 0) - 1000.0 / 16000) < 1e-9)
         #expect(r.stderr.contains("NaN or infinite"))
+        // Every job reads them as 0 and says so: a conversion (resampled and to PCM16 or float)
+        // carries none into its output and counts them; --strict refuses; the VAD hears no burst.
+        for extra in [["-r", "24000"], ["-r", "8000", "-e", "float32"]] {
+            let c = try CLI.run(["convert", s.file("f.wav"), s.file("o.wav"), "--json"] + extra)
+            #expect(c.status == 0 && c.stderr.contains("2 samples are NaN or infinite"), "\(c.stderr)")
+            let report = try #require(try JSONSerialization.jsonObject(with: c.stdout) as? [String: Any])
+            #expect(report["nanSamples"] as? Int == 2)
+            let info = try CLI.run(["info", "--json", s.file("o.wav")])  // (counts before reading as 0)
+            let o = try #require((try JSONSerialization.jsonObject(with: info.stdout) as? [[String: Any]])?.first)
+            #expect(o["nonFiniteSamples"] as? Int == 0 && (o["clippedSamples"] as? Int ?? 0) == 0, "\(o)")
+        }
+        let strict = try CLI.run(["convert", s.file("f.wav"), s.file("p.wav"), "--strict"])
+        #expect(strict.status == 65 && strict.stderr.contains("NaN or infinite") && !s.contents.contains("p.wav"))
+        let clean = try CLI.run(["vad", "detect", mic, "--format", "csv"])
+        let v = try CLI.run(["vad", "detect", s.file("f.wav"), "--format", "csv"])
+        #expect(v.status == 0 && v.stderr.contains("NaN or infinite"), "\(v.stderr)")
+        #expect(v.text == clean.text)
+        let f = try CLI.run(["frame", s.file("f.wav"), "--profile", "gemini-live", "-o", s.file("m.jsonl")])
+        #expect(f.status == 0 && f.stderr.contains("NaN or infinite"), "\(f.stderr)")
     }
 
     @Test func ditherWithAFloatOutputIsRefused() throws {

@@ -54,6 +54,16 @@ private func readLog(_ path: String) throws -> [LogRow] {
         return (trace, flush)
     }
 
+    /// The flush file found beside a trace is an input: an output onto it is refused, as with --flush.
+    @Test func neverWritesOverTheFlushFileBesideTheTrace() throws {
+        let s = Scratch()
+        let (trace, flush) = Self.smallTrace(s)
+        let before = try String(contentsOfFile: flush, encoding: .utf8)
+        let r = try CLI.run(["jitter", "simulate", trace, "-o", flush])
+        #expect(r.status == 64 && r.stderr.contains(flush), "\(r.status) \(r.stderr)")
+        #expect(try String(contentsOfFile: flush, encoding: .utf8) == before)
+    }
+
     @Test func writesAPlayoutLogThatObeysTheFormatRules() throws {
         let s = Scratch()
         let (trace, flush) = Self.smallTrace(s)

@@ -23,6 +23,7 @@ import _AudioPipelineTestSupport
         #expect(
             written == [
                 "heard.wav", "mic.wav", "sent.jsonl", "events.jsonl", "report.json", "timeline.svg", "report.html",
+                ".audiopipe-report",
             ])
         let o = try Self.report(r.stdout)
         let bargeIns = try #require(o["bargeIns"] as? [[String: Any]])
@@ -103,6 +104,14 @@ import _AudioPipelineTestSupport
         #expect(names.isSuperset(of: ["sweep.csv", "sweep.json", "sweep.svg", "echo_gain_db=-20", "echo_gain_db=0"]))
         let bad = try CLI.run(["session", "simulate", "--agent", Self.agent, "-o", s.file("x"), "--sweep", "nope=1"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown parameter 'nope'"), "\(bad.stderr)")
+        // An output directory holding the user's own files is refused (a run replaces it whole).
+        try FileManager.default.createDirectory(atPath: s.file("mine"), withIntermediateDirectories: true)
+        try "keep".write(toFile: s.file("mine/keep.txt"), atomically: true, encoding: .utf8)
+        for extra in [[], ["--sweep", "echo_gain_db=-20,0"]] {
+            let r = try CLI.run(["session", "simulate", "--agent", Self.agent, "-o", s.file("mine")] + extra)
+            #expect(r.status == 73 && r.stderr.contains("keep.txt"), "\(r.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: s.file("mine")) == ["keep.txt"])
+        }
     }
 
     @Test func aFolderOfScenariosRunsIntoOneTableAndAFailureIsReported() throws {

@@ -286,3 +286,23 @@ struct VADTuneReportPage {
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 30_000, "\(data.count) bytes")
     }
 }
+
+@Suite struct ReportDirectories {
+    /// A report replaces its directory whole: a directory holding anything but an earlier report
+    /// (here the recordings themselves) is refused before any work, and nothing in it is touched.
+    @Test func aReportNeverReplacesADirectoryThatIsNotOne() throws {
+        let s = Scratch()
+        let dir = try VADTuneReportPage.corpus(s)
+        let before = try FileManager.default.contentsOfDirectory(atPath: dir).sorted()
+        let r = try CLI.run(["vad", "tune", "--audio", dir, "--report", dir, "--set", "enter_db=10"])
+        #expect(r.status == 73 && r.stderr.contains("not an audiopipe report"), "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == before)
+        // A new directory, then the same one again: an earlier report is replaced.
+        for _ in 0..<2 {
+            let t = try CLI.run(["vad", "tune", "--audio", dir, "--report", s.file("rep"), "--set", "enter_db=10"])
+            #expect(t.status == 0, "\(t.stderr)")
+            #expect(FileManager.default.fileExists(atPath: s.file("rep/.audiopipe-report")))
+        }
+        #expect(s.contents == ["corpus", "rep"], "\(s.contents)")
+    }
+}

@@ -89,6 +89,9 @@ public struct VADConfiguration: Sendable, Hashable {
         func check(_ ok: Bool, _ what: String) throws(AudioPipelineError) {
             if !ok { throw AudioPipelineError(.invalidConfiguration, "VAD: \(what)") }
         }
+        for (name, keyPath) in Self.parameters where !self[keyPath: keyPath].isFinite {
+            try check(false, "\(name) must be a finite number (is \(self[keyPath: keyPath]))")
+        }
         try check(
             [10.0, 20, 30].contains(frameMilliseconds), "frame_ms must be 10, 20 or 30 (is \(frameMilliseconds))")
         try check(floorQuantile > 0 && floorQuantile < 1, "floor_quantile must be in (0, 1)")
@@ -96,6 +99,7 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             exitThreshold <= enterThreshold, "exit_db (\(exitThreshold)) must not exceed enter_db (\(enterThreshold))")
         try check(enterThreshold > -20 && enterThreshold < 60, "enter_db must be in (-20, 60)")
+        try check(exitThreshold > -60, "exit_db must be in (-60, 60)")
         try check(
             sustainedEnterThreshold >= 0 && sustainedEnterThreshold < 60, "sustained_enter_db must be in [0, 60)")
         try check(absoluteThreshold > -150 && absoluteThreshold <= 0, "absolute_dbfs must be in (-150, 0]")

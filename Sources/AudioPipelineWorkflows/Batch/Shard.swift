@@ -44,6 +44,11 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
             guard let n = Int(v.trimmingSpaces) else {
                 throw AudioPipelineError(.invalidConfiguration, "--shard auto: \(name)='\(v)' is not an integer")
             }
+            // Bounded before any arithmetic on it (Slurm's task ids and counts stay far below this).
+            guard (-1_000_000_000...1_000_000_000).contains(n) else {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "--shard auto: \(name)=\(v) is out of range (at most 1000000000 either way)")
+            }
             return n
         }
         if let id = try int("SLURM_ARRAY_TASK_ID") {

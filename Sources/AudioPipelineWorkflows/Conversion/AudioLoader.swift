@@ -4,10 +4,11 @@ import AudioPipelineCore
 /// Whole-file loading for the jobs that need a signal in memory (VAD detection and tuning): any file,
 /// any channel count, mixed to mono through the same `FormatConverter` every job uses.
 public enum AudioLoader {
-    /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`.
+    /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`; and what
+    /// the file lacked (truncated, NaN or infinite samples: `InputCheck`), as warnings.
     public static func mono(
         path: String, rate: Int? = nil, resampler: ResamplerChoice = .default
-    ) throws(AudioPipelineError) -> (samples: [Float], rate: Int) {
+    ) throws(AudioPipelineError) -> (samples: [Float], rate: Int, warnings: [String]) {
         let reader = try AudioFileReader(path: path)
         var o = ConvertOptions()
         o.channels = 1
@@ -20,27 +21,29 @@ public enum AudioLoader {
         _ = try conversion.run(progress: { _ in }) { (block) throws(AudioPipelineError) in
             if case .float32(let b) = block { samples.append(contentsOf: b) }
         }
-        return (samples, conversion.outputFormat.sampleRate.hz)
+        let warnings = [
+            try InputCheck.truncation(reader, strict: false), try InputCheck.nonFinite(reader, strict: false),
+        ].compactMap { $0 }
+        return (samples, conversion.outputFormat.sampleRate.hz, warnings)
     }
 
     /// A far-end reference on the microphone's timeline: mono at `rate` (converted with `resampler`
     /// when its rate differs), padded with silence or cut to `length`. Returns a warning when the
-    /// length had to change.
+    /// length had to change (and `mono`'s).
     public static func reference(
         path: String, rate: Int, length: Int, resampler: ResamplerChoice = .default
-    ) throws(AudioPipelineError) -> (samples: [Float], warning: String?) {
-        var (r, _) = try mono(path: path, rate: rate, resampler: resampler)
-        var warning: String?
+    ) throws(AudioPipelineError) -> (samples: [Float], warnings: [String]) {
+        var (r, _, warnings) = try mono(path: path, rate: rate, resampler: resampler)
         if r.count != length {
-            warning =
+            warnings.append(
                 "\(path): reference has \(r.count) samples, the microphone \(length); "
-                + (r.count < length ? "padded with silence" : "cut")
+                    + (r.count < length ? "padded with silence" : "cut"))
             if r.count < length {
                 r += [Float](repeating: 0, count: length - r.count)
             } else {
                 r.removeLast(r.count - length)
             }
         }
-        return (r, warning)
+        return (r, warnings)
     }
 }

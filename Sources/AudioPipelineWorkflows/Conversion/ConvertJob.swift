@@ -86,7 +86,10 @@ public enum FileConverter {
             }
         }
         // (Checked before the output is put in place: with --strict a truncated input leaves nothing.)
-        let warnings = [try InputCheck.truncation(reader, strict: options.strict)].compactMap { $0 }
+        let warnings = [
+            try InputCheck.truncation(reader, strict: options.strict),
+            try InputCheck.nonFinite(reader, strict: options.strict),
+        ].compactMap { $0 }
         try writer.commit()
         let d = reader.description
         return ConvertReport(
@@ -98,7 +101,7 @@ public enum FileConverter {
                 type: options.type.rawValue, encoding: options.encoding.rawValue,
                 sampleRate: chain.outputFormat.sampleRate.hz, channels: chain.outputFormat.channels),
             framesIn: frames.in, framesOut: frames.out, clippedSamples: chain.converter.clippedCount,
-            nanSamples: chain.converter.nanCount,
+            nanSamples: chain.converter.nanCount + reader.nonFiniteSamples,
             resampler: chain.converter.resamplerName, resamplerLatencyFrames: chain.converter.latency,
             resamplerHeldBackFrames: chain.converter.resamplerHoldBack,
             elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, warnings: warnings)

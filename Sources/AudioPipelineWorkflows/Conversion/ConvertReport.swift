@@ -31,6 +31,8 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     public var framesOut: Int
     /// Float samples outside [-1, 1] saturated when quantising to PCM16.
     public var clippedSamples: Int
+    /// Samples that were NaN or infinite: in a float input (read as 0; a warning says so) or made
+    /// so on the way (quantised to 0).
     public var nanSamples: Int
     /// The resampler's name; null when the rate was kept.
     @NullWhenAbsent public var resampler: String?
@@ -61,8 +63,9 @@ extension ConvertReport {
             s += "; resampler \(name)\(path) (latency \(resamplerLatencyFrames) frames, delay-compensated)"
         }
         if o.encoding == SampleEncoding.pcm16.rawValue {
-            s += "\n  clipped \(clippedSamples) samples" + (nanSamples > 0 ? ", NaN \(nanSamples)" : "")
+            s += "\n  clipped \(clippedSamples) samples"
         }
+        if nanSamples > 0 { s += "\n  NaN or infinite: \(nanSamples) samples, written as 0" }
         s += String(
             format: "\n  %.3f s, %.0f× realtime", elapsedSeconds, elapsedSeconds > 0 ? inputSeconds / elapsedSeconds : 0
         )

@@ -22,33 +22,22 @@ public struct FileInspection: Sendable {
         let channels = reader.format.channels
         var stats = SignalStatistics(channels: channels, positiveFullScale: reader.description.positiveFullScale)
         var buf = [Float](repeating: 0, count: blockFrames * channels)
-        var nonFinite = 0
-        var first: Int?
         while true {
-            let start = reader.framesRead
+            // (The reader reads NaN and infinite samples as 0 and counts them: the levels leave them out.)
             let got = try buf.withUnsafeMutableBufferPointer { (p) throws(AudioPipelineError) in
                 try reader.read(into: p)
             }
             if got == 0 { break }
-            for k in 0..<got * channels where !buf[k].isFinite {
-                nonFinite += 1
-                if first == nil { first = start + k / channels }
-                buf[k] = 0  // not audio: the levels leave it out
-            }
             buf.withUnsafeBufferPointer { stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * channels])) }
         }
-        var warnings = [try InputCheck.truncation(reader, strict: strict)].compactMap { $0 }
-        if let first {
-            let at = NumberText.seconds(reader.format.sampleRate.seconds(frames: first))
-            warnings.append(
-                "\(reader.displayName): \(nonFinite) samples are NaN or infinite (the first at \(at) s); levels "
-                    + "leave them out"
-            )
-        }
+        let warnings = [
+            try InputCheck.truncation(reader, strict: strict), try InputCheck.nonFinite(reader, strict: strict),
+        ].compactMap { $0 }
         return FileInspection(
             path: reader.displayName, description: reader.description, statistics: stats,
             framesDecoded: reader.framesRead,
-            nonFiniteSamples: nonFinite, firstNonFiniteFrame: first, warnings: warnings)
+            nonFiniteSamples: reader.nonFiniteSamples, firstNonFiniteFrame: reader.firstNonFiniteFrame,
+            warnings: warnings)
     }
 }
 

@@ -92,13 +92,14 @@ public struct JitterSimulation {
     public static func simulate(
         trace: String, flush: String?, output: String, settings: JitterSettings
     ) throws(AudioPipelineError) -> JitterSimulationReport {
-        try SamePathGuard.refuse(inputs: [trace] + (flush.map { [$0] } ?? []), outputs: [output])
-        let packets = try ArrivalTrace.readPackets(path: trace)
         var flushPath = flush
         if flushPath == nil, trace.hasSuffix(".csv") {
             let sibling = String(trace.dropLast(4)) + ".flush.csv"
             if FileManager.default.fileExists(atPath: sibling) { flushPath = sibling }
         }
+        // The flush file found beside the trace is an input too: never written over.
+        try SamePathGuard.refuse(inputs: [trace] + (flushPath.map { [$0] } ?? []), outputs: [output])
+        let packets = try ArrivalTrace.readPackets(path: trace)
         let flushes =
             try flushPath.map { (p) throws(AudioPipelineError) in
                 try ArrivalTrace.readFlushes(path: p, packets: packets, tracePath: trace)

@@ -40,21 +40,23 @@ public struct SessionTracks: Sendable {
     {
         try c.validate()
         if let recorded = c.recorded, let reference = c.reference {
-            let (mic, rate) = try AudioLoader.mono(path: recorded)
+            let (mic, rate, loaded) = try AudioLoader.mono(path: recorded)
             let played = try AudioLoader.reference(path: reference, rate: rate, length: mic.count)
             let speech = try readLabels(c.userLabels!, durationS: Double(mic.count) / Double(rate))
             var t = SessionTracks(deviceRate: rate, user: mic, reference: played.samples, userSpeech: speech)
+            t.warnings = loaded
             let playedRate = try AudioFileReader(path: reference).description.format.sampleRate.hz
             if playedRate != rate {
                 t.warnings.append(
                     "\(reference): reference at \(playedRate) Hz converted to the microphone's \(rate) Hz")
             }
-            if let w = played.warning { t.warnings.append(w) }
+            t.warnings += played.warnings
             return t
         }
         let rate = c.deviceRate
         let agentPath = c.agent!
         let agent: SessionAgent
+        var warnings: [String] = []
         if ["jsonl", "json", "har", "bin"].contains(fileExtension(agentPath)) {
             var o = DeframeOptions()
             o.profile = nil
@@ -63,8 +65,12 @@ public struct SessionTracks: Sendable {
             let audio = try AudioLoader.mono(path: agentPath, rate: profile.serverRate)
             let trace = try c.trace.map { (t) throws(AudioPipelineError) in try ArrivalTrace.readPackets(path: t) }
             agent = SessionAgent.fromAudio(audio.samples, rate: audio.rate, configuration: c, trace: trace)
+            warnings += audio.warnings
         }
-        let user = try c.user.map { (u) throws(AudioPipelineError) in try AudioLoader.mono(path: u, rate: rate).samples
+        let user = try c.user.map { (u) throws(AudioPipelineError) in
+            let loaded = try AudioLoader.mono(path: u, rate: rate)
+            warnings += loaded.warnings
+            return loaded.samples
         }
         let duration = Double(user?.count ?? 0) / Double(rate)
         let speech: [SpeechSegment]
@@ -74,9 +80,10 @@ public struct SessionTracks: Sendable {
             speech = user.map { UserSpeech.derive($0, rate: rate) } ?? []
         }
         var ir: [Float]?
-        var warnings: [String] = []
         if let path = c.echo.impulseResponse {
-            var h = try AudioLoader.mono(path: path, rate: rate).samples
+            let loaded = try AudioLoader.mono(path: path, rate: rate)
+            var h = loaded.samples
+            warnings += loaded.warnings
             let most = Int(maximumImpulseResponseS * Double(rate))
             if h.count > most {
                 warnings.append("\(path): impulse response cut to \(Int(maximumImpulseResponseS)) s")

@@ -49,14 +49,15 @@ public struct VADCorpus: Sendable {
             audioDirectory: audioDirectory, labelDirectory: labelDirectory, referenceSuffix: referenceSuffix)
         skipped = pairs.skipped
         for (name, audioPath, labelPath) in pairs.items {
-            let (samples, rate) = try AudioLoader.mono(path: audioPath)
+            let (samples, rate, loaded) = try AudioLoader.mono(path: audioPath)
+            warnings += loaded
             let refPath = audioDirectory + "/" + name + referenceSuffix
             var reference: [Float]?
             var refUsed: String?
             if FileManager.default.fileExists(atPath: refPath) {
                 let r = try AudioLoader.reference(
                     path: refPath, rate: rate, length: samples.count, resampler: resampler)
-                if let w = r.warning { warnings.append(w) }
+                warnings += r.warnings
                 reference = r.samples
                 refUsed = refPath
             }

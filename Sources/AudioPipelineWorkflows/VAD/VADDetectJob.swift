@@ -67,12 +67,11 @@ public enum VADDetector {
         -> VADDetectReport
     {
         try SamePathGuard.refuse(inputs: [input] + (o.reference.map { [$0] } ?? []), outputs: [output])
-        let (mic, rate) = try AudioLoader.mono(path: input)
+        var (mic, rate, warnings) = try AudioLoader.mono(path: input)
         var ref: [Float]?
-        var warnings: [String] = []
         if let reference = o.reference {
             let r = try AudioLoader.reference(path: reference, rate: rate, length: mic.count, resampler: o.resampler)
-            if let w = r.warning { warnings.append(w) }
+            warnings += r.warnings
             ref = r.samples
         }
         let result =

@@ -100,10 +100,16 @@ public enum VADTuner {
 /// A directory written whole or not at all: files go into a temporary directory beside it, which
 /// `publish()` renames into place (an existing report of that name is replaced only then). Dropped
 /// unpublished, the temporary directory is removed.
+///
+/// A report replaces its directory whole, so the directory must be new, empty, or an earlier
+/// report — one holding `marker`, which every report gets. Anything else (recordings, a user's
+/// own files) is refused before any work, never deleted.
 public final class ReportDirectory {
     public let path: String
     public let temporaryPath: String
     private var published = false
+    /// The file that marks a directory as an audiopipe report (which a later report may replace).
+    public static let marker = ".audiopipe-report"
 
     public init(path: String) throws(AudioPipelineError) {
         self.path = path
@@ -113,6 +119,7 @@ public final class ReportDirectory {
                 .outputFailed, "\(path): exists and is not a directory; give a new or existing directory for the report"
             )
         }
+        try Self.checkReplaceable(path)
         let (parent, name) = AtomicOutput.split(path)
         guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDir), isDir.boolValue else {
             throw AudioPipelineError(.outputFailed, "\(path): directory \(parent) does not exist")
@@ -124,6 +131,19 @@ public final class ReportDirectory {
             TemporaryFiles.unregister(temporaryPath)
             throw AudioPipelineError(.outputFailed, "\(path): cannot create a directory in \(parent): \(reason)")
         }
+        try write(Self.marker, "An audiopipe report: a later report written here replaces this directory whole.\n")
+    }
+
+    /// Refuses an existing directory that is neither empty nor an earlier report.
+    static func checkReplaceable(_ path: String) throws(AudioPipelineError) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: path), !entries.isEmpty,
+            !entries.contains(marker)
+        else { return }
+        let shown = entries.sorted().prefix(3).joined(separator: ", ") + (entries.count > 3 ? ", …" : "")
+        throw AudioPipelineError(
+            .outputFailed,
+            "\(path): holds files that are not an audiopipe report (\(shown)); a report replaces its directory "
+                + "whole, so give a new or empty directory (or an earlier report's)")
     }
 
     deinit { if !published { TemporaryFiles.remove(temporaryPath) } }
@@ -149,6 +169,7 @@ public final class ReportDirectory {
 
     /// Puts the finished directory in place of `path` (an old report there is removed).
     public func publish() throws(AudioPipelineError) {
+        try Self.checkReplaceable(path)  // again: the directory may have been filled meanwhile
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
             // rename(2) cannot replace a non-empty directory: move the old one aside first.
