@@ -16,7 +16,18 @@ public final class AudioFileReader {
     public private(set) var framesRead = 0
     /// Frames the header announces beyond those the file holds (a truncated download, a header
     /// written before the data), when libsndfile noticed; nil when the file is whole or cannot tell.
-    public let missingFrames: Int?
+    /// On a pipe nobody can tell before the end: there, once reading reached it, the frames the
+    /// WAV header's data chunk announced and did not bring.
+    public var missingFrames: Int? {
+        if let headerMissing { return headerMissing }
+        guard reachedEnd, let announced = pipeAnnouncedFrames, announced > framesRead else { return nil }
+        return announced - framesRead
+    }
+    private let headerMissing: Int?
+    /// On a pipe: the frames the header's data chunk announces, when it gives a real length (not a
+    /// streaming writer's placeholder).
+    private let pipeAnnouncedFrames: Int?
+    private var reachedEnd = false
     /// Samples of a floating-point file that were NaN or infinite: read as 0 (they are not audio,
     /// and one would poison every filter, resampler and level after it), counted here, with the
     /// frame of the first, for the caller's warning.
@@ -24,6 +35,8 @@ public final class AudioFileReader {
     public private(set) var firstNonFiniteFrame: Int?
     /// Whether the encoding can hold non-finite values at all (float or double samples).
     private let floatingPoint: Bool
+    /// The lowest sample rate a file's header may declare.
+    public static let minimumRateHz: Int32 = 1000
 
     /// Opens `path` for reading.
     ///
@@ -62,6 +75,15 @@ public final class AudioFileReader {
             self.handle = nil
             throw AudioPipelineError(.invalidData, "\(name): header declares \(info.channels) channels")
         }
+        // Below 1 kHz a header's rate is damage, not audio (read as such, a second of it became hours).
+        guard raw != nil || info.samplerate >= Self.minimumRateHz else {
+            sf_close(handle)
+            self.handle = nil
+            throw AudioPipelineError(
+                .invalidData,
+                "\(name): header is absurd: sample rate \(info.samplerate) Hz (audio files are \(Self.minimumRateHz)"
+                    + "…\(SampleRate.maximumHz) Hz)")
+        }
         let format: StreamFormat
         do {
             format = try StreamFormat(sampleRate: try SampleRate(Int(info.samplerate)), channels: Int(info.channels))
@@ -76,7 +98,8 @@ public final class AudioFileReader {
             container: AudioFileDescription.containerName(info.format),
             encoding: AudioFileDescription.encodingName(info.format),
             format: format, frames: frames, sndfileFormat: info.format)
-        missingFrames = Self.missingFrames(handle, presentFrames: frames)
+        headerMissing = Self.missingFrames(handle, presentFrames: frames)
+        pipeAnnouncedFrames = Self.pipeAnnouncedFrames(handle, frames: frames)
         let sub = Int(info.format & Int32(SF_FORMAT_SUBMASK))
         floatingPoint = sub == SF_FORMAT_FLOAT || sub == SF_FORMAT_DOUBLE
         // Integer files read as float are normalised by 1/2^(b−1) (÷32768 for PCM16): exact.
@@ -97,6 +120,7 @@ public final class AudioFileReader {
         let want = buffer.count / format.channels
         guard want > 0, let base = buffer.baseAddress else { return 0 }
         let got = Int(sf_readf_float(handle, base, sf_count_t(want)))
+        if got == 0 { reachedEnd = true }
         if floatingPoint { replaceNonFinite(base, count: got * format.channels) }
         try checkAfterRead(got)
         return got
@@ -116,6 +140,7 @@ public final class AudioFileReader {
         let want = buffer.count / format.channels
         guard want > 0, let base = buffer.baseAddress else { return 0 }
         let got = Int(sf_readf_short(handle, base, sf_count_t(want)))
+        if got == 0 { reachedEnd = true }
         try checkAfterRead(got)
         return got
     }
@@ -164,6 +189,21 @@ public final class AudioFileReader {
             guard numbers.count >= 2, numbers[1] > 0, numbers[0] > numbers[1] else { continue }
             let perFrame = Double(numbers[1]) / Double(present)
             return Int((Double(numbers[0] - numbers[1]) / perFrame).rounded())
+        }
+        return nil
+    }
+
+    /// A pipe's announced length (libsndfile logs "Length : unknown"): the frames of a data chunk
+    /// whose size is real — not 0, nor a streaming writer's placeholder near 2 or 4 GiB.
+    static func pipeAnnouncedFrames(_ handle: OpaquePointer, frames: Int?) -> Int? {
+        guard let frames, frames > 0 else { return nil }
+        var log = [CChar](repeating: 0, count: 8192)
+        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard text.contains("Length : unknown") else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("data") {
+            guard let bytes = line.split(whereSeparator: { !$0.isNumber }).compactMap({ Int($0) }).first else { break }
+            return bytes > 0 && bytes < 0x7FFF_0000 ? frames : nil
         }
         return nil
     }

@@ -108,6 +108,19 @@ import _AudioPipelineTestSupport
             FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44)),
             "writing a test fixture")
         expectError(dir.file("zero.wav"), .invalidData, "channel count is zero")
+        // Headers declaring 1 Hz and 999 Hz (a second of audio would be hours of it): absurd; 1000 Hz reads.
+        for (hz, opens) in [(1, false), (999, false), (1000, true)] {
+            var rated = sample.prefix(44)
+            withUnsafeBytes(of: UInt32(hz).littleEndian) { rated.replaceSubrange(24..<28, with: $0) }
+            withUnsafeBytes(of: UInt32(hz * 2).littleEndian) { rated.replaceSubrange(28..<32, with: $0) }
+            let path = dir.file("rate\(hz).wav")
+            try #require(FileManager.default.createFile(atPath: path, contents: rated + sample.dropFirst(44)))
+            if opens {
+                #expect(try AudioFileReader(path: path).format.sampleRate.hz == hz)
+            } else {
+                expectError(path, .invalidData, "header is absurd: sample rate \(hz) Hz")
+            }
+        }
     }
 }
 

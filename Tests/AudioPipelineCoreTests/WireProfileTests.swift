@@ -97,6 +97,17 @@ private func fastDecode(_ p: WireProfile, _ text: String) -> [UInt8]? {
         #expect(try WireProfile.builtIn(.deepgram, rate: 48000).clientRate == 48000)
         #expect(throws: AudioPipelineError.self) { _ = try WireProfile.builtIn(.geminiLive, rate: 24000) }
     }
+
+    /// A mimeType rate that is not a whole number reads as 0 (refused downstream with the line),
+    /// never as "no rate" (which would take the default 24 kHz).
+    @Test func aMimeTypeRateThatIsNotANumberIsNotTheDefault() {
+        #expect(WireProfile.rate(fromMimeType: "audio/pcm;rate=16000") == 16000)
+        #expect(WireProfile.rate(fromMimeType: "audio/pcm; RATE= 8000") == 8000)
+        #expect(WireProfile.rate(fromMimeType: "audio/pcm") == nil)
+        for bad in ["abc", "", "nan", "1e308", "9223372036854775808", "24000.5"] {
+            #expect(WireProfile.rate(fromMimeType: "audio/pcm;rate=\(bad)") == 0, "\(bad)")
+        }
+    }
 }
 
 @Suite struct JSONParserTests {

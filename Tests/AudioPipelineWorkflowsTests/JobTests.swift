@@ -187,6 +187,22 @@ let samples = repositoryRoot + "/samples/"
         #expect(throws: AudioPipelineError.self) { try VADSweep.settings(base: VADConfiguration(), grid: grid) }
     }
 
+    /// A grid with no valid setting names the parameter that fails and why, not a guess.
+    @Test func aGridWithNoValidSettingSaysWhichParameterFails() throws {
+        for (grid, fragment) in [
+            (VADGrid(axes: [("enter_db", [8, 10]), ("hangover_ms", [-5])]), "hangover_ms must be in [0, 5000]"),
+            (VADGrid(axes: [("frame_ms", [15])]), "frame_ms must be 10, 20 or 30"),
+            (VADGrid(axes: [("exit_db", [12]), ("enter_db", [10])]), "exit_db (12.0) must not exceed enter_db"),
+        ] {
+            #expect {
+                try VADSweep.settings(base: VADConfiguration(), grid: grid)
+            } throws: { ($0 as? AudioPipelineError)?.message.contains(fragment) == true }
+        }
+        // Settings that are valid are swept; the invalid ones among them are left out.
+        let mixed = VADGrid(axes: [("exit_db", [2, 12])])
+        #expect(try VADSweep.settings(base: VADConfiguration(), grid: mixed).map { $0.values["exit_db"] } == [2])
+    }
+
     @Test func detectsInProcess() throws {
         let dir = TempDir()
         var o = VADDetectOptions()

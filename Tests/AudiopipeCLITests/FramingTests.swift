@@ -168,6 +168,14 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
         #expect(try samples(s.file("m.wav")) == Array(fixtureSamples.prefix(8)))
     }
 
+    /// The trace cannot be written (a full disk: /dev/full): neither output is left, the WAV neither.
+    @Test func aFailedTraceLeavesNoAudioEither() throws {
+        let s = Scratch()
+        let r = try CLI.run(["deframe", fixtures + "/session.har", "-o", s.file("a.wav"), "--trace", "/dev/full"])
+        #expect(r.status == 74 && r.stderr.contains("/dev/full"), "\(r.status) \(r.stderr)")
+        #expect(s.contents.isEmpty, "\(s.contents)")
+    }
+
     @Test func harExportWithTimesAndTrace() throws {
         let s = Scratch()
         let (r, o) = try deframeJSON([fixtures + "/session.har", "-o", s.file("a.wav"), "--trace", s.file("t.csv")])

@@ -85,6 +85,15 @@ import _AudioPipelineTestSupport
         #expect(
             try CLI.run(["frame", s.file("t.wav"), "--profile", "gemini-live", "--strict", "-o", s.file("m.jsonl")])
                 .status == 65)
+        // The same bytes on a pipe (where the length is unknown until the end): the same verdict. A
+        // whole file on a pipe, and a streaming writer's placeholder length, are no truncation.
+        let piped = try CLI.run(["convert", "-", s.file("q.wav"), "--strict"], stdin: wav.prefix(40_000))
+        #expect(piped.status == 65 && piped.stderr.contains("stdin: truncated"), "\(piped.stderr)")
+        #expect(try CLI.run(["convert", "-", s.file("w.wav"), "--strict"], stdin: wav).status == 0)
+        var streamed = wav
+        withUnsafeBytes(of: UInt32(0x7FFF_F000).littleEndian) { streamed.replaceSubrange(40..<44, with: $0) }
+        let placeholder = try CLI.run(["convert", "-", s.file("x.wav"), "--strict"], stdin: streamed)
+        #expect(placeholder.status == 0, "\(placeholder.stderr)")
     }
 
     @Test func infoCountsNaNAndInfinity() throws {

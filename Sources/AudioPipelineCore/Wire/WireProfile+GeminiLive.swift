@@ -1,11 +1,12 @@
 extension WireProfile {
     /// The rate in a mimeType such as `audio/pcm;rate=16000` (parameters case-insensitive, spaces
-    /// allowed), if it names one.
+    /// allowed), if it names one; 0 when it names one that is not a whole number (`rate=abc`,
+    /// `rate=1e308`), which the reader refuses as it refuses `rate=0` — never the default rate.
     static func rate(fromMimeType mime: String?) -> Int? {
         guard let mime else { return nil }
         for parameter in mime.split(separator: ";").dropFirst() {
             let p = parameter.trimmingPrefix(" ").lowercased()
-            if p.hasPrefix("rate=") { return Int(p.dropFirst(5).trimmingPrefix(" ")) }
+            if p.hasPrefix("rate=") { return Int(p.dropFirst(5).trimmingPrefix(" ")) ?? 0 }
         }
         return nil
     }

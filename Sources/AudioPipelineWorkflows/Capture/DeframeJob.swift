@@ -41,6 +41,15 @@ public enum Deframer {
                     + "(\(report.messages) messages read)"
             )
         }
+        // Both outputs' contents first, then both put in place: a full disk under either leaves neither.
+        do {
+            try trace?.flush()
+            try writer.finishContents()
+        } catch {
+            trace?.output.discard()
+            writer.output.discard()
+            throw error
+        }
         try writer.commit()
         try trace?.commit()
         return report

@@ -154,7 +154,8 @@ public final class SessionWalk {
         }
         let r = messageRate ?? (options.direction == .server ? profile.serverRate : profile.clientRate)
         guard (4000...SampleRate.maximumHz).contains(r) else {
-            return try fail("\(m.location): a rate of \(r) Hz is not an audio rate (4000…\(SampleRate.maximumHz) Hz)")
+            let what = r == 0 ? "a rate of 0 Hz, or one that is not a whole number," : "a rate of \(r) Hz"
+            return try fail("\(m.location): \(what) is not an audio rate (4000…\(SampleRate.maximumHz) Hz)")
         }
         if let rate, rate != r {
             return try fail("\(m.location): the audio rate changes from \(rate) Hz to \(r) Hz mid-stream")

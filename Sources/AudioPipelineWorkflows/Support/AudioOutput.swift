@@ -38,14 +38,24 @@ public final class AudioOutput {
         errno == EPIPE ? AudioPipelineError(.brokenPipe, error.message) : error
     }
 
-    /// Finishes the file and puts it in place.
-    public func commit() throws(AudioPipelineError) {
+    private var contentsFinished = false
+
+    /// Finishes the file's contents (the header too) without putting it in place: a job with more
+    /// than one output finishes them all before it publishes any (`commit`), so a failure leaves none.
+    public func finishContents() throws(AudioPipelineError) {
+        guard !contentsFinished else { return }
+        contentsFinished = true
         do {
             try writer.commit()
         } catch {
             output.discard()
             throw error
         }
+    }
+
+    /// Finishes the file and puts it in place.
+    public func commit() throws(AudioPipelineError) {
+        try finishContents()
         try output.commit()
     }
 }

@@ -47,7 +47,22 @@ public enum VADSweep {
             }
             out = next
         }
-        return out.filter { (try? $0.configuration.validate()) != nil }
+        var valid: [Setting] = []
+        var firstError: (Setting, AudioPipelineError)?
+        for setting in out {
+            do { try setting.configuration.validate() } catch {
+                if firstError == nil { firstError = (setting, error) }
+                continue
+            }
+            valid.append(setting)
+        }
+        if valid.isEmpty, let (setting, error) = firstError {
+            let values = setting.values.keys.sorted().map { "\($0)=\(NumberText.plain(setting.values[$0]!))" }
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "the grid has no valid setting; the first (\(values.joined(separator: " "))) fails: \(error.message)")
+        }
+        return valid
     }
 
     /// Scores every setting. `progress` is called from the calling thread.
