@@ -147,7 +147,8 @@ private func tuned() -> VADConfiguration {
         #expect(
             VADConfiguration.parameterNames == [
                 "frame_ms", "floor_quantile", "floor_window_s", "enter_db", "exit_db", "sustained_enter_db",
-                "absolute_dbfs", "min_speech_ms", "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms", "echo_margin_db",
+                "absolute_dbfs", "min_speech_ms", "hangover_ms", "preroll_ms", "echo_delay_min_ms", "echo_delay_max_ms",
+                "echo_margin_db",
                 "echo_margin_min_db", "echo_gain_window_s", "initial_echo_gain_db", "reference_active_dbfs",
                 "echo_rt60_ms",
                 "echo_delay_tau_s", "talker_gate_db", "talker_window_s", "talker_onset_gate_db",

@@ -185,3 +185,35 @@ import _AudioPipelineTestSupport
         #expect(r.status == 65 && r.stderr.contains("c.json") && r.stderr.contains("enter_db"))
     }
 }
+
+/// Inputs that once passed silently: each is now refused with its option or file named.
+@Suite struct ContradictionsAndEmptyValues {
+    @Test func areRefusedWithTheirOptionNamed() throws {
+        let s = Scratch()
+        let cases: [([String], Int32, String)] = [
+            (["vad", "tune", "--audio", s.path, "--report", s.file("r"), "--set", "enter_db=10,,12"], 64, "--set"),
+            (
+                ["vad", "tune", "--audio", s.path, "--report", s.file("r"), "--reference-suffix", ""], 64,
+                "--reference-suffix"
+            ),
+            (
+                [
+                    "session", "simulate", "--agent", SessionCommand.agent, "--echo-ir", mic, "--no-echo", "-o",
+                    s.file("o"),
+                ],
+                64, "--no-echo"
+            ),
+            (["session", "simulate", "--scenarios", s.path, "-o", s.file("o")], 66, "no scenario files"),
+            (["deframe", fixtures + "/session.har", "-o", s.file("a.mp3")], 64, "a.mp3"),
+        ]
+        for (args, status, named) in cases {
+            let r = try CLI.run(args)
+            #expect(r.status == status && r.stderr.contains(named), "\(args): \(r.status) \(r.stderr)")
+        }
+        #expect(s.contents.isEmpty, "\(s.contents)")
+        // A .flac name gets FLAC (it was WAV data under that name).
+        #expect(try CLI.run(["deframe", fixtures + "/session.har", "-o", s.file("a.flac")]).status == 0)
+        let info = try CLI.run(["info", "--json", s.file("a.flac")])
+        #expect(info.text.contains("\"container\" : \"flac\""), "\(info.text)")
+    }
+}

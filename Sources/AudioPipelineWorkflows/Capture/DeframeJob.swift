@@ -8,10 +8,22 @@ public enum Deframer {
     /// Longest JSON Lines line accepted (a 50 MB line is refused, with its line number).
     public static let maximumLineBytes = CaptureReader.maximumLineBytes
 
+    /// The audio's container, by the output's name: .flac, .raw (.pcm, .s16), else WAV — for `-` or
+    /// a name without an extension too; any other extension is refused (it would be WAV misnamed).
+    static func outputType(_ output: String) throws(AudioPipelineError) -> OutputFileType {
+        if let type = OutputFileType(pathExtension: output) { return type }
+        guard output == "-" || fileExtension(output).isEmpty else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(output): deframe writes .wav, .flac or .raw audio; name the output so")
+        }
+        return .wav
+    }
+
     public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError)
         -> DeframeReport
     {
         try SamePathGuard.refuse(inputs: [input], outputs: [output] + (options.tracePath.map { [$0] } ?? []))
+        let type = try Self.outputType(output)
         var writer: AudioOutput?
         var trace: ByteOutput?
         var seq = 0
@@ -20,7 +32,7 @@ public enum Deframer {
             guard case .audio(let samples, let rate, let time, let utterance, let mediaMs) = event else { return }
             if writer == nil {
                 let format = try StreamFormat(sampleRate: try SampleRate(rate), channels: 1)
-                writer = try AudioOutput(path: output, type: .wav, encoding: .pcm16, format: format)
+                writer = try AudioOutput(path: output, type: type, encoding: .pcm16, format: format)
                 if let path = options.tracePath {
                     trace = try ByteOutput(path: path)
                     try trace!.write(ArrivalTrace.header)

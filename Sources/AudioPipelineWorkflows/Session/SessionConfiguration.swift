@@ -159,6 +159,9 @@ public struct EchoSettings: Codable, Sendable, Hashable {
     public func validate() throws(AudioPipelineError) {
         _ = try Checked.number(delayMs, in: 0...2_000, "--echo-delay-ms", code: .invalidConfiguration)
         _ = try Checked.number(gainDb, in: -120...40, "--echo-gain-db", code: .invalidConfiguration)
+        if !enabled, impulseResponse != nil {
+            throw AudioPipelineError(.invalidConfiguration, "--echo-ir and --no-echo contradict each other: give one")
+        }
     }
 }
 

@@ -37,6 +37,9 @@ public enum SessionScenarios {
         selection.paths = [directory]
         selection.extensions = ["json"]
         let inputs = try selection.collect()
+        guard !inputs.isEmpty else {
+            throw AudioPipelineError(.inputUnavailable, "\(directory): no scenario files (*.json) in it")
+        }
         try OutputTree.makeParent(of: output + "/x")
         let items = inputs.map { input in
             let name = String(input.relativePath.dropLast(5)).replacingOccurrences(of: "/", with: "_")

@@ -40,7 +40,9 @@ public struct VADGrid: Sendable {
             guard parts.count == 2 else {
                 throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
             }
-            let values = parts[1].split(separator: ",").map { Double($0.trimmingSpaces) }
+            let values = parts[1].split(separator: ",", omittingEmptySubsequences: false).map {
+                Double($0.trimmingSpaces)  // an empty value (`10,,12`) is no number
+            }
             guard !values.isEmpty, values.allSatisfy({ $0 != nil && $0!.isFinite }) else {
                 throw AudioPipelineError(.invalidConfiguration, "--set \(a): values must be finite numbers")
             }
