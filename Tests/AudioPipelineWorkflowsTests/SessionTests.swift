@@ -139,6 +139,24 @@ import _AudioPipelineTestSupport
         }
     }
 
+    /// Whole-number fields read a number first: a fraction or a huge value names its key.
+    @Test func wholeNumberFieldsNameTheirKey() throws {
+        func decode(_ text: String) throws -> SessionConfiguration {
+            try JSONDecoder().decode(SessionConfiguration.self, from: Data(text.utf8))
+        }
+        #expect(try decode(#"{"deviceRate": 16000, "seed": 7}"#).deviceRate == 16000)
+        #expect(try decode(#"{"seed": 7}"#).seed == 7)
+        for text in [#"{"deviceRate": 16000.5}"#, #"{"deviceRate": 1e308}"#, #"{"seed": -1}"#, #"{"seed": 1.5}"#] {
+            do {
+                _ = try decode(text)
+                Issue.record("\(text) decoded")
+            } catch let DecodingError.dataCorrupted(context) {
+                #expect(text.contains(context.codingPath.last?.stringValue ?? "?"), "\(text): \(context)")
+                #expect(context.debugDescription.contains("is not a whole number"))
+            }
+        }
+    }
+
     @Test func aTraceThatDeliversNothingStillRunsAndSaysSo() throws {
         var c = SessionConfiguration()
         c.agent = "in-memory"

@@ -62,8 +62,18 @@ import _AudioPipelineTestSupport
         #expect(throws: AudioPipelineError(.inputUnavailable, "/tmp: is a directory, not the grid file")) {
             try TextInput.text("/tmp", what: "the grid file")
         }
-        #expect(throws: AudioPipelineError(.invalidData, "/dev/zero: the grid file is larger than 1 MiB")) {
-            try TextInput.text("/dev/zero", what: "the grid file", limit: 1 << 20)
+        #expect(
+            throws: AudioPipelineError(
+                .inputUnavailable,
+                "/dev/zero: is a device, not a file or a pipe (it may never end); give the grid file as a file")
+        ) {
+            try TextInput.text("/dev/zero", what: "the grid file")
+        }
+        let dir = TempDir()
+        FileManager.default.createFile(atPath: dir.file("big.json"), contents: Data(count: (1 << 20) + 1))
+        #expect(throws: AudioPipelineError(.invalidData, dir.file("big.json") + ": the grid file is larger than 1 MiB"))
+        {
+            try TextInput.text(dir.file("big.json"), what: "the grid file", limit: 1 << 20)
         }
     }
 }

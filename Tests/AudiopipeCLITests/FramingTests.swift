@@ -223,6 +223,9 @@ func deframeJSON(_ args: [String]) throws -> (CLI.Result, [String: Any]) {
             "line 2: response.output_audio.delta has no string \"delta\""
         ),
         ("not json at all", "line 2: invalid JSON"),
+        // A HAR-style entry without its message (it was skipped as an unknown type "receive").
+        (#"{"type":"receive","time":1.5,"opcode":1}"#, "line 2: a \"receive\" entry without its message"),
+        (#"{"type":"receive","time":1.5,"data":7}"#, "\"data\" is not a string"),
     ]
 
     @Test(arguments: cases)

@@ -59,7 +59,7 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
     }
 
     public var name: String
-    /// Rate of the client's audio, Hz (checked by `WireProfile.custom(_:)`: 1…768 000).
+    /// Rate of the client's audio, Hz (checked by `WireProfile.custom(_:)`: 4000…768 000).
     public var clientRate: Int
     /// Rate of the server's audio, Hz; nil: the client rate.
     public var serverRate: Int?
@@ -92,12 +92,27 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         name = try c.decodeIfPresent(String.self, forKey: .name) ?? "custom"
-        clientRate = try c.decode(Int.self, forKey: .clientRate)
-        serverRate = try c.decodeIfPresent(Int.self, forKey: .serverRate)
+        guard let client = try Self.wholeNumber(c, .clientRate) else {
+            throw DecodingError.keyNotFound(
+                CodingKeys.clientRate, .init(codingPath: c.codingPath, debugDescription: "clientRate is missing"))
+        }
+        clientRate = client
+        serverRate = try Self.wholeNumber(c, .serverRate)
         clientMessage = try c.decode(String.self, forKey: .clientMessage)
         clientAudio = try c.decodeIfPresent(AudioRule.self, forKey: .clientAudio)
         serverAudio = try c.decodeIfPresent(AudioRule.self, forKey: .serverAudio)
         events = try c.decodeIfPresent([EventRule].self, forKey: .events) ?? []
         interruptMessage = try c.decodeIfPresent(String.self, forKey: .interruptMessage)
+    }
+
+    /// A rate: read as a number first, so `16000.5` or `1e308` is an error naming its key (an Int
+    /// decode says only "The given data was not valid JSON").
+    static func wholeNumber(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> Int? {
+        guard let v = try c.decodeIfPresent(Double.self, forKey: key) else { return nil }
+        guard v == v.rounded(), abs(v) <= 1e9 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: c, debugDescription: "\(v) is not a whole number of Hz (at most 1e9)")
+        }
+        return Int(v)
     }
 }

@@ -2,7 +2,7 @@ extension WireProfile {
     /// A profile from a user's template (see `CustomProfileTemplate` for its JSON shape), so a new
     /// API needs no code.
     ///
-    /// - Throws: `invalidData`, naming the field, when a rate is outside 1…768 000 Hz,
+    /// - Throws: `invalidData`, naming the field, when a rate is outside 4000…768 000 Hz,
     ///   `clientMessage` has no `{{audio}}` or is not JSON once the placeholders are filled in.
     public static func custom(_ template: CustomProfileTemplate) throws(AudioPipelineError) -> WireProfile {
         func fail(_ what: String) -> AudioPipelineError {
@@ -10,12 +10,9 @@ extension WireProfile {
         }
         let clientRate = template.clientRate
         let serverRate = template.serverRate ?? clientRate
-        for (key, rate) in [("clientRate", clientRate), ("serverRate", serverRate)] {
-            do {
-                _ = try SampleRate(rate)
-            } catch {
-                throw fail("\"\(key)\": \(error.message)")
-            }
+        for (key, rate) in [("clientRate", clientRate), ("serverRate", serverRate)]
+        where !(4000...SampleRate.maximumHz).contains(rate) {
+            throw fail("\"\(key)\": \(rate) Hz is not an audio rate (4000…\(SampleRate.maximumHz) Hz)")
         }
         guard template.clientMessage.contains(audioPlaceholder) else {
             throw fail("\"clientMessage\" has no \(audioPlaceholder) placeholder")

@@ -85,8 +85,15 @@ public final class CaptureReader {
     {
         let parsed = Result { () throws(JSON.ParseError) -> JSONValue in try JSON.parse(bytes) }
         if case .success(let v) = parsed, let kind = v["type"]?.string, kind == "send" || kind == "receive",
-            let data = v["data"]?.string, v["opcode"] != nil || v["time"] != nil
+            v["opcode"] != nil || v["time"] != nil
         {
+            // An entry (its direction and time or opcode) must carry the message as a string.
+            guard let data = v["data"]?.string else {
+                throw AudioPipelineError(
+                    .invalidData,
+                    "\(location): a \"\(kind)\" entry without its message: \"data\" is "
+                        + (v["data"] == nil ? "missing" : "not a string"))
+            }
             var time: Double?
             if let t = v["time"] {
                 guard let seconds = t.number else {

@@ -201,6 +201,27 @@ struct PartialDecoding {
     func callAsFunction<T: Decodable>(_ key: String, _ value: inout T) throws {
         if let v = try container.decodeIfPresent(T.self, forKey: JSONKey(key)) { value = v }
     }
+
+    /// Whole numbers are read as numbers first, so `16000.5` or `1e308` is an error naming the key
+    /// (an Int decode says only "The given data was not valid JSON").
+    func callAsFunction(_ key: String, _ value: inout Int) throws {
+        if let v = try whole(key, in: -1e15...1e15) { value = Int(v) }
+    }
+
+    func callAsFunction(_ key: String, _ value: inout UInt64) throws {
+        if let v = try whole(key, in: 0...1e15) { value = UInt64(v) }
+    }
+
+    private func whole(_ key: String, in range: ClosedRange<Double>) throws -> Double? {
+        guard let v = try container.decodeIfPresent(Double.self, forKey: JSONKey(key)) else { return nil }
+        guard v == v.rounded(), range.contains(v) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: JSONKey(key), in: container,
+                debugDescription: "\(v) is not a whole number"
+                    + (range.lowerBound < 0 ? " (within ±1e15)" : " ≥ 0 (≤ 1e15)"))
+        }
+        return v
+    }
 }
 
 extension SessionConfiguration {

@@ -28,6 +28,13 @@ public enum TextInput {
             Foundation.close(fd)
             throw AudioPipelineError(.inputUnavailable, "\(path): is a directory, not \(what)")
         }
+        // A device may never end (`/dev/zero`): refused as the audio inputs refuse it, before reading.
+        if fstat(fd, &st) == 0 && [S_IFCHR, S_IFBLK].contains(st.st_mode & S_IFMT) {
+            Foundation.close(fd)
+            throw AudioPipelineError(
+                .inputUnavailable,
+                "\(path): is a device, not a file or a pipe (it may never end); give \(what) as a file")
+        }
         return fd
     }
 
