@@ -190,6 +190,12 @@ import _AudioPipelineTestSupport
 @Suite struct ContradictionsAndEmptyValues {
     @Test func areRefusedWithTheirOptionNamed() throws {
         let s = Scratch()
+        try Data(count: 3200).write(to: URL(fileURLWithPath: s.file("silent.raw")))
+        #expect(
+            try CLI.run([
+                "convert", s.file("silent.raw"), s.file("silent.wav"), "--in-rate", "16000", "--in-channels", "1",
+                "--in-encoding", "pcm16",
+            ]).status == 0)
         let cases: [([String], Int32, String)] = [
             (["vad", "tune", "--audio", s.path, "--report", s.file("r"), "--set", "enter_db=10,,12"], 64, "--set"),
             (
@@ -204,13 +210,31 @@ import _AudioPipelineTestSupport
                 64, "--no-echo"
             ),
             (["session", "simulate", "--scenarios", s.path, "-o", s.file("o")], 66, "no scenario files"),
+            (["session", "simulate", "--scenarios", s.path, "--sweep", "seed=1,2", "-o", s.file("o")], 64, "--sweep"),
+            (
+                [
+                    "session", "simulate", "--agent", SessionCommand.agent, "--trace", mic, "--network", "delay=40",
+                    "-o", s.file("o"),
+                ],
+                64, "--trace"
+            ),
+            (
+                ["session", "simulate", "--agent", SessionCommand.agent, "--network", "", "-o", s.file("o")], 64,
+                "--network"
+            ),
+            (
+                [
+                    "session", "simulate", "--agent", SessionCommand.agent, "--echo-ir", s.file("silent.wav"), "-o",
+                    s.file("o"),
+                ], 65, "silent"
+            ),
             (["deframe", fixtures + "/session.har", "-o", s.file("a.mp3")], 64, "a.mp3"),
         ]
         for (args, status, named) in cases {
             let r = try CLI.run(args)
             #expect(r.status == status && r.stderr.contains(named), "\(args): \(r.status) \(r.stderr)")
         }
-        #expect(s.contents.isEmpty, "\(s.contents)")
+        #expect(s.contents == ["silent.raw", "silent.wav"], "\(s.contents)")
         // A .flac name gets FLAC (it was WAV data under that name).
         #expect(try CLI.run(["deframe", fixtures + "/session.har", "-o", s.file("a.flac")]).status == 0)
         let info = try CLI.run(["info", "--json", s.file("a.flac")])

@@ -107,7 +107,7 @@ public struct NetworkConditions: Codable, Sendable, Hashable {
     /// Parses `delay=MS,jitter=MS,loss=PCT,burst=X,packet=MS` (any subset, any order).
     public static func parse(_ text: String) throws(AudioPipelineError) -> NetworkConditions {
         var n = NetworkConditions()
-        for item in text.split(separator: ",") {
+        for item in text.split(separator: ",", omittingEmptySubsequences: false) {  // '' and 'a,,b' are errors
             let kv = item.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
             guard kv.count == 2, let v = Double(kv[1]), v.isFinite else {
                 throw AudioPipelineError(

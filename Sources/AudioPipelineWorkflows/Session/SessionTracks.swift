@@ -84,6 +84,10 @@ public struct SessionTracks: Sendable {
             let loaded = try AudioLoader.mono(path: path, rate: rate)
             var h = loaded.samples
             warnings += loaded.warnings
+            guard h.contains(where: { $0 != 0 }) else {
+                throw AudioPipelineError(
+                    .invalidData, "\(path): the impulse response is empty or silent (for no echo, use --no-echo)")
+            }
             let most = Int(maximumImpulseResponseS * Double(rate))
             if h.count > most {
                 warnings.append("\(path): impulse response cut to \(Int(maximumImpulseResponseS)) s")

@@ -58,6 +58,17 @@ struct SessionSimulate: ParsableCommand {
 
     func run() throws {
         let printer = ReportPrinter(output, dataOutputs: [outputPath])
+        // Options that another one would silently override are refused.
+        let given = [
+            ("--agent", agent), ("--user", user), ("--recorded", recorded), ("--reference", reference),
+            ("--trace", trace), ("--network", network), ("--sweep", sweep),
+        ].filter { $0.1 != nil }.map(\.0)
+        if scenarios != nil, let first = given.first {
+            throw ValidationError("--scenarios takes every setting from its scenario files; drop \(first)")
+        }
+        if trace != nil && network != nil {
+            throw ValidationError("--trace replays recorded arrivals, --network simulates them: give one")
+        }
         if let scenarios {
             var o = BatchOptions()
             if let jobs {
