@@ -209,6 +209,11 @@ import _AudioPipelineTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: s.file("mine/one.wav")))
         #expect(FileManager.default.fileExists(atPath: s.file("o/in/f2.wav")))
+        // A list that names nothing says which list.
+        try "# nothing yet\n\n".write(toFile: s.file("empty.txt"), atomically: true, encoding: .utf8)
+        let empty = try CLI.run(["convert", "--input-list", s.file("empty.txt"), "-o", s.file("p")] + convert)
+        #expect(
+            empty.status == 65 && empty.stderr.contains("empty.txt: the input list names no file"), "\(empty.stderr)")
     }
 
     @Test func frameDeframeDetectAndInfoTakeABatchToo() throws {

@@ -60,7 +60,13 @@ public struct BatchSelection: Sendable {
                 out.append(BatchInput(path: path, relativePath: PathParts.split(PathParts.normalized(path)).name))
             }
         }
-        if let inputList { out += try Self.readList(inputList) }
+        if let inputList {
+            let listed = try Self.readList(inputList)
+            guard !listed.isEmpty else {
+                throw AudioPipelineError(.invalidData, "\(inputList): the input list names no file")
+            }
+            out += listed
+        }
         // A file named twice (as an argument and again in a directory or list) is done once.
         var seen = Set<String>(), paths = SamePathGuard.Canonicalizer()
         return out.filter {

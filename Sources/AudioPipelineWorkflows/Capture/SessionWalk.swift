@@ -75,7 +75,7 @@ public final class SessionWalk {
 
     private func begin(_ sample: [CapturedMessage]) throws(AudioPipelineError) {
         if sample.isEmpty && report.skipped.isEmpty {
-            throw AudioPipelineError(.invalidData, "\(input): file is empty")
+            throw AudioPipelineError(.invalidData, "\(input): no message in it (every line blank or skipped)")
         }
         if profile == nil { profile = ProfileDetection.detect(sample) }
         guard let profile else {
