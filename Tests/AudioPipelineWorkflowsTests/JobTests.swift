@@ -203,6 +203,19 @@ let samples = repositoryRoot + "/samples/"
         #expect(try VADSweep.settings(base: VADConfiguration(), grid: mixed).map { $0.values["exit_db"] } == [2])
     }
 
+    /// `vad detect` streams the file when it can: the same decisions as over the whole signal, for
+    /// mono PCM16 and for stereo float at 48 kHz (mixed to mono block by block).
+    @Test func aStreamedDetectionDecidesAsTheWholeFileDoes() throws {
+        for name in ["bargein-mic-16k.wav", "phone-capture-48k-f32-stereo.wav"] {
+            let streamed = try VADRun.streaming(path: samples + name, configuration: VADConfiguration())
+            let (mono, rate, _) = try AudioLoader.mono(path: samples + name)
+            let whole = try VADRun(samples: mono, rate: rate, reference: nil, configuration: VADConfiguration())
+            #expect(streamed.rate == rate && streamed.run.duration == whole.duration)
+            #expect(streamed.run.frames == whole.frames, "\(name)")
+            #expect(streamed.run.frames.contains { $0.speech }, "\(name): speech to compare")
+        }
+    }
+
     @Test func detectsInProcess() throws {
         let dir = TempDir()
         var o = VADDetectOptions()

@@ -27,6 +27,27 @@ public enum AudioLoader {
         return (samples, conversion.outputFormat.sampleRate.hz, warnings)
     }
 
+    /// The file as mono Float32 at its own rate, block by block, in constant memory: `prepare` gets
+    /// the rate before the first block, `body` each block. Returns the samples and `mono`'s warnings.
+    public static func monoBlocks(
+        path: String, prepare: (Int) throws(AudioPipelineError) -> Void,
+        _ body: (UnsafeBufferPointer<Float>) throws(AudioPipelineError) -> Void
+    ) throws(AudioPipelineError) -> (samples: Int, warnings: [String]) {
+        let reader = try AudioFileReader(path: path)
+        var o = ConvertOptions()
+        o.channels = 1
+        o.encoding = .float32
+        let conversion = try FileConversion(reader: reader, options: o)
+        try prepare(conversion.outputFormat.sampleRate.hz)
+        let frames = try conversion.run(progress: { _ in }) { (block) throws(AudioPipelineError) in
+            if case .float32(let b) = block { try body(b) }
+        }
+        let warnings = [
+            try InputCheck.truncation(reader, strict: false), try InputCheck.nonFinite(reader, strict: false),
+        ].compactMap { $0 }
+        return (frames.out, warnings)
+    }
+
     /// A far-end reference on the microphone's timeline: mono at `rate` (converted with `resampler`
     /// when its rate differs), padded with silence or cut to `length`. Returns a warning when the
     /// length had to change (and `mono`'s).

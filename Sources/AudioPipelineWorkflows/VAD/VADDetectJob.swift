@@ -67,17 +67,7 @@ public enum VADDetector {
         -> VADDetectReport
     {
         try SamePathGuard.refuse(inputs: [input] + (o.reference.map { [$0] } ?? []), outputs: [output])
-        var (mic, rate, warnings) = try AudioLoader.mono(path: input)
-        var ref: [Float]?
-        if let reference = o.reference {
-            let r = try AudioLoader.reference(path: reference, rate: rate, length: mic.count, resampler: o.resampler)
-            warnings += r.warnings
-            ref = r.samples
-        }
-        let result =
-            o.explain
-            ? try VADRun(explaining: mic, rate: rate, reference: ref, configuration: o.configuration)
-            : try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
+        let (result, rate, warnings) = try run(input: input, options: o)
         // Only a last, partial frame's run can yield no segment (it ends where it starts): the
         // explanations are the segments' in order.
         let explanations = o.explain ? VADExplainer.explain(result) : []
@@ -97,6 +87,28 @@ public enum VADDetector {
         }
         try ByteOutput.write(text, to: output)
         return report
+    }
+
+    /// The detector over the file: streamed in constant memory when it can be (no reference to
+    /// align, no explanation, which reads back over the frames' details); else over the whole file.
+    static func run(input: String, options o: VADDetectOptions) throws(AudioPipelineError)
+        -> (run: VADRun, rate: Int, warnings: [String])
+    {
+        if o.reference == nil && !o.explain {
+            return try VADRun.streaming(path: input, configuration: o.configuration)
+        }
+        var (mic, rate, warnings) = try AudioLoader.mono(path: input)
+        var ref: [Float]?
+        if let reference = o.reference {
+            let r = try AudioLoader.reference(path: reference, rate: rate, length: mic.count, resampler: o.resampler)
+            warnings += r.warnings
+            ref = r.samples
+        }
+        let result =
+            o.explain
+            ? try VADRun(explaining: mic, rate: rate, reference: ref, configuration: o.configuration)
+            : try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
+        return (result, rate, warnings)
     }
 }
 

@@ -38,6 +38,39 @@ public struct VADRun: Sendable {
         self.configuration = configuration
     }
 
+    /// The file at `path`, streamed (mono at its own rate, block by block): memory holds the
+    /// decisions, not the audio — an hour takes ~17 MB of them whatever the file's rate and channels.
+    /// The same decisions as `init(samples:…)` over the whole file (the detector is block-size
+    /// independent). Returns the run and the file's warnings (truncated, NaN samples).
+    public static func streaming(path: String, configuration: VADConfiguration) throws(AudioPipelineError)
+        -> (run: VADRun, rate: Int, warnings: [String])
+    {
+        var vad: EnergyVAD?
+        var rate = 0
+        var frames: [VADDecider.Frame] = []
+        var out: [VADDecider.Frame] = []
+        let blank = VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false)
+        let (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
+            rate = r
+            vad = try EnergyVAD(sampleRate: r, configuration: configuration)
+            out = [VADDecider.Frame](repeating: blank, count: vad!.maxOutputCount(forInput: 1 << 16) + 1)
+        } _: { block in
+            var offset = 0
+            while offset < block.count {
+                let chunk = UnsafeBufferPointer(rebasing: block[offset..<min(block.count, offset + (1 << 16))])
+                let r = out.withUnsafeMutableBufferPointer { vad!.process(chunk, into: $0) }
+                frames += out[0..<r.produced]
+                offset += r.consumed
+            }
+        }
+        let tail = out.withUnsafeMutableBufferPointer { vad!.finish(into: $0) }
+        frames += out[0..<tail]
+        let run = VADRun(
+            frames: frames, frameSeconds: Double(vad!.frameLength) / Double(rate),
+            duration: Double(samples) / Double(rate), configuration: configuration)
+        return (run, rate, warnings)
+    }
+
     public init(
         frames: [VADDecider.Frame], frameSeconds: Double, duration: Double, configuration: VADConfiguration,
         details: [VADDecider.Detail] = []
