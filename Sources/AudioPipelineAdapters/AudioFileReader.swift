@@ -93,6 +93,11 @@ public final class AudioFileReader {
             throw AudioPipelineError(.invalidData, "\(name): header is absurd: \(error.message)")
         }
         // libsndfile reports a huge frame count for pipes whose length it cannot know.
+        if let contradiction = Self.pcmHeaderContradiction(handle) {
+            sf_close(handle)
+            self.handle = nil
+            throw AudioPipelineError(.invalidData, "\(name): header is absurd: \(contradiction)")
+        }
         let frames: Int? = info.frames >= 0 && info.frames < Int64(Int32.max) * 1024 ? Int(info.frames) : nil
         description = AudioFileDescription(
             container: AudioFileDescription.containerName(info.format),
@@ -191,6 +196,26 @@ public final class AudioFileReader {
             return Int((Double(numbers[0] - numbers[1]) / perFrame).rounded())
         }
         return nil
+    }
+
+    /// A WAV PCM header whose sample width and frame size disagree (7 bits in 2-byte frames), which
+    /// libsndfile would decode by the width alone — a silent wrong decode; nil when they agree or
+    /// the header says neither (other containers).
+    static func pcmHeaderContradiction(_ handle: OpaquePointer) -> String? {
+        var log = [CChar](repeating: 0, count: 8192)
+        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
+        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard text.contains("WAVE_FORMAT_PCM") else { return nil }
+        func field(_ name: String) -> Int? {
+            for line in text.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix(name) {
+                return line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            }
+            return nil
+        }
+        guard let bits = field("Bit Width"), let align = field("Block Align"), let channels = field("Channels"),
+            bits > 0, channels > 0, align != channels * ((bits + 7) / 8)
+        else { return nil }
+        return "\(bits)-bit samples in \(align)-byte frames of \(channels) channel\(channels == 1 ? "" : "s")"
     }
 
     /// A pipe's announced length (libsndfile logs "Length : unknown"): the frames of a data chunk

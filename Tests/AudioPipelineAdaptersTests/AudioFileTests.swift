@@ -108,6 +108,13 @@ import _AudioPipelineTestSupport
             FileManager.default.createFile(atPath: dir.file("zero.wav"), contents: zero + sample.dropFirst(44)),
             "writing a test fixture")
         expectError(dir.file("zero.wav"), .invalidData, "channel count is zero")
+        // A PCM header whose sample width disagrees with its frame size (7 bits, 2-byte frames):
+        // libsndfile would read it as 8-bit, twice as many frames.
+        var seven = sample.prefix(44)
+        seven[34] = 7
+        let sevenPath = dir.file("bits7.wav")
+        try #require(FileManager.default.createFile(atPath: sevenPath, contents: seven + sample.dropFirst(44)))
+        expectError(sevenPath, .invalidData, "header is absurd: 7-bit samples in 2-byte frames of 1 channel")
         // Headers declaring 1 Hz and 999 Hz (a second of audio would be hours of it): absurd; 1000 Hz reads.
         for (hz, opens) in [(1, false), (999, false), (1000, true)] {
             var rated = sample.prefix(44)
