@@ -1,6 +1,8 @@
+import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 import Testing
+import _AudioPipelineTestSupport
 
 @testable import AudioPipelineWorkflows
 
@@ -38,6 +40,33 @@ import Testing
         #expect(segments[0].opened.rule.hasPrefix("score less the noise's own"), "\(segments[0].opened.rule)")
         #expect(segments[0].opened.rule.contains("≥ sustained_enter_db 5.5 (a held excess, below enter_db 10)"))
         #expect(segments[0].text.contains("bands at or over enter_db, else the largest"))
+    }
+
+    /// `vad tune` streams a recording without a reference: the same band features and plot envelope
+    /// as computed over the whole signal (mono PCM16; 48 kHz stereo float, mixed block by block).
+    @Test func aStreamedCorpusItemEqualsTheWholeFileOne() throws {
+        for name in ["bargein-mic-16k.wav", "phone-capture-48k-f32-stereo.wav"] {
+            let s = try #require(
+                try VADCorpus.streamed(path: repositoryRoot + "/samples/" + name, frameMilliseconds: [10, 20]))
+            let (mono, rate, _) = try AudioLoader.mono(path: repositoryRoot + "/samples/" + name)
+            #expect(s.rate == rate && s.samples == mono.count)
+            for ms in [10.0, 20] {
+                let whole = VADCorpus.features(mono, nil, rate: rate, frameMilliseconds: ms)
+                #expect(s.features[ms]?.mic == whole.mic && s.features[ms]?.frameSeconds == whole.frameSeconds)
+            }
+            let envelope = VADCorpus.envelope(mono)
+            #expect(s.envelope.map(\.min) == envelope.map(\.min) && s.envelope.map(\.max) == envelope.map(\.max))
+        }
+        // A file shorter than the plot's columns (several columns share a sample) too.
+        let dir = TempDir()
+        let short = (0..<700).map { Float(sin(Double($0) * 0.3)) * 0.5 }
+        let w = try AudioFileWriter(
+            path: dir.file("s.wav"), type: .wav, encoding: .float32,
+            format: StreamFormat(sampleRate: SampleRate(16000), channels: 1))
+        try short.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try w.write(p) }
+        try w.commit()
+        let s = try #require(try VADCorpus.streamed(path: dir.file("s.wav"), frameMilliseconds: [10]))
+        #expect(s.envelope.map(\.max) == VADCorpus.envelope(short).map(\.max))
     }
 
     @Test func manifestFieldsMayBeQuotedAndConditionsComeFromItsColumns() throws {

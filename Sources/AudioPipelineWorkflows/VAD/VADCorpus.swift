@@ -49,24 +49,31 @@ public struct VADCorpus: Sendable {
             audioDirectory: audioDirectory, labelDirectory: labelDirectory, referenceSuffix: referenceSuffix)
         skipped = pairs.skipped
         for (name, audioPath, labelPath) in pairs.items {
-            let (samples, rate, loaded) = try AudioLoader.mono(path: audioPath)
-            warnings += loaded
             let refPath = audioDirectory + "/" + name + referenceSuffix
-            var reference: [Float]?
-            var refUsed: String?
-            if FileManager.default.fileExists(atPath: refPath) {
-                let r = try AudioLoader.reference(
-                    path: refPath, rate: rate, length: samples.count, resampler: resampler)
-                warnings += r.warnings
-                reference = r.samples
-                refUsed = refPath
-            }
-            var features: [Double: Features] = [:]
-            for ms in frameMilliseconds {
-                features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms)
+            let hasReference = FileManager.default.fileExists(atPath: refPath)
+            let item: (features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int)
+            // Streamed where nothing needs the whole signal (a reference is aligned to its length).
+            if !hasReference, let s = try Self.streamed(path: audioPath, frameMilliseconds: frameMilliseconds) {
+                warnings += s.warnings
+                item = (s.features, s.envelope, s.rate, s.samples)
+            } else {
+                let (samples, rate, loaded) = try AudioLoader.mono(path: audioPath)
+                warnings += loaded
+                var reference: [Float]?
+                if hasReference {
+                    let r = try AudioLoader.reference(
+                        path: refPath, rate: rate, length: samples.count, resampler: resampler)
+                    warnings += r.warnings
+                    reference = r.samples
+                }
+                var features: [Double: Features] = [:]
+                for ms in frameMilliseconds {
+                    features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms)
+                }
+                item = (features, Self.envelope(samples), rate, samples.count)
             }
             let labels = try AudacityLabels.read(path: labelPath)
-            let duration = Double(samples.count) / Double(rate)
+            let duration = Double(item.samples) / Double(item.rate)
             if let end = labels.last?.end, end > duration + 0.01 {
                 warnings.append(
                     "\(labelPath): labels reach \(NumberText.seconds(end)) s, the audio is "
@@ -75,9 +82,8 @@ public struct VADCorpus: Sendable {
             }
             items.append(
                 Item(
-                    name: name, audioPath: audioPath, referencePath: refUsed, labels: labels,
-                    rate: rate, duration: Double(samples.count) / Double(rate), envelope: Self.envelope(samples),
-                    features: features))
+                    name: name, audioPath: audioPath, referencePath: hasReference ? refPath : nil, labels: labels,
+                    rate: item.rate, duration: duration, envelope: item.envelope, features: item.features))
         }
         guard !items.isEmpty else {
             throw Self.missingLabels(
