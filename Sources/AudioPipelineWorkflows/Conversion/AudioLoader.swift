@@ -1,8 +1,10 @@
 import AudioPipelineAdapters
 import AudioPipelineCore
 
-/// Whole-file loading for the jobs that need a signal in memory (VAD detection and tuning): any file,
-/// any channel count, mixed to mono through the same `FormatConverter` every job uses.
+/// Mono audio for the VAD jobs and the session simulator: any file, any channel count, mixed to mono
+/// through the same `FormatConverter` every job uses — block by block (`monoBlocks`, constant memory)
+/// or whole (`mono`, `reference`) where a job needs the whole signal (a reference aligned to the
+/// microphone's length, explanations, the simulator's tracks).
 public enum AudioLoader {
     /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`; and what
     /// the file lacked (truncated, NaN or infinite samples: `InputCheck`), as warnings.
