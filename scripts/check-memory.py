@@ -58,6 +58,7 @@ for name, args in [
     ("jitter play, 60 min JSON Lines", ["jitter", "play", jsonl, "-o", os.path.join(work, "h.wav")]),
     ("convert, 60 min 48 kHz stereo float -> 16 kHz mono", ["convert", wav, os.path.join(work, "c.wav"), "-r", "16000", "-c", "1"]),
     ("vad detect, 60 min 48 kHz stereo float", ["vad", "detect", wav, "-o", os.path.join(work, "labels.txt")]),
+    ("vad detect --reference, both 60 min", ["vad", "detect", wav, "--reference", wav, "-o", os.path.join(work, "labels-ref.txt")]),
 ]:
     mb = peak_mb(args)
     ok = mb <= BUDGET_MB

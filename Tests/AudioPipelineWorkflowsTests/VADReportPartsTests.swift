@@ -69,6 +69,36 @@ import _AudioPipelineTestSupport
         #expect(s.envelope.map(\.max) == VADCorpus.envelope(short).map(\.max))
     }
 
+    /// `vad detect --reference` streams both files (the reference pulled in step, converted to the
+    /// microphone's rate, padded or cut to its length): the same decisions and warnings as the
+    /// whole-signal path — for a reference at the same rate, at 24 kHz, and one 2 s short.
+    @Test func aStreamedDetectionWithAReferenceDecidesAsTheWholeFilesDo() throws {
+        let dir = TempDir()
+        let mic = repositoryRoot + "/samples/bargein-mic-16k.wav",
+            ref = repositoryRoot + "/samples/bargein-mic-16k.ref.wav"
+        var o = ConvertOptions()
+        o.sampleRate = try SampleRate(24000)
+        _ = try FileConverter.convert(input: ref, output: dir.file("r24.wav"), options: o) { _ in }
+        let (full, fullRate, _) = try AudioLoader.mono(path: ref)
+        let short = Array(full.prefix(full.count - 2 * fullRate))
+        let w = try AudioFileWriter(
+            path: dir.file("short.wav"), type: .wav, encoding: .float32,
+            format: StreamFormat(sampleRate: SampleRate(fullRate), channels: 1))
+        try short.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try w.write(p) }
+        try w.commit()
+        for reference in [ref, dir.file("r24.wav"), dir.file("short.wav")] {
+            let streamed = try VADRun.streaming(path: mic, reference: reference, configuration: VADConfiguration())
+            let (m, rate, _) = try AudioLoader.mono(path: mic)
+            let r = try AudioLoader.reference(path: reference, rate: rate, length: m.count)
+            let whole = try VADRun(samples: m, rate: rate, reference: r.samples, configuration: VADConfiguration())
+            #expect(streamed.run.frames == whole.frames, "\(reference)")
+            #expect(streamed.warnings == r.warnings, "\(reference)")
+        }
+        #expect(
+            try VADRun.streaming(path: mic, reference: dir.file("short.wav"), configuration: .init()).warnings.count
+                == 1)
+    }
+
     @Test func manifestFieldsMayBeQuotedAndConditionsComeFromItsColumns() throws {
         let text = "\u{FEFF}name,noise,snr,detail\r\na,white,10,\"x, \"\"y\"\"\"\nb,pink,0,plain\n\n"
         let m = try VADManifest(text: text, path: "m.csv")

@@ -89,13 +89,14 @@ public enum VADDetector {
         return report
     }
 
-    /// The detector over the file: streamed in constant memory when it can be (no reference to
-    /// align, no explanation, which reads back over the frames' details); else over the whole file.
+    /// The detector over the file (and its reference): streamed in constant memory, unless asked
+    /// to explain (which reads back over every frame's detail): then over the whole file.
     static func run(input: String, options o: VADDetectOptions) throws(AudioPipelineError)
         -> (run: VADRun, rate: Int, warnings: [String])
     {
-        if o.reference == nil && !o.explain {
-            return try VADRun.streaming(path: input, configuration: o.configuration)
+        if !o.explain {
+            return try VADRun.streaming(
+                path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration)
         }
         var (mic, rate, warnings) = try AudioLoader.mono(path: input)
         var ref: [Float]?

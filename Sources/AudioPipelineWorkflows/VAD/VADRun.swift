@@ -1,3 +1,4 @@
+import AudioPipelineAdapters
 import AudioPipelineCore
 import Foundation
 
@@ -42,33 +43,91 @@ public struct VADRun: Sendable {
     /// decisions, not the audio — an hour takes ~17 MB of them whatever the file's rate and channels.
     /// The same decisions as `init(samples:…)` over the whole file (the detector is block-size
     /// independent). Returns the run and the file's warnings (truncated, NaN samples).
-    public static func streaming(path: String, configuration: VADConfiguration) throws(AudioPipelineError)
-        -> (run: VADRun, rate: Int, warnings: [String])
-    {
+    ///
+    /// With `reference` (a far-end reference file, converted to the microphone's rate with
+    /// `resampler`), the reference is pulled in step with the microphone (`MonoPuller`), padded with
+    /// silence or cut to the microphone's length as `AudioLoader.reference` does, with its warning.
+    public static func streaming(
+        path: String, reference: String? = nil, resampler: ResamplerChoice = .default,
+        configuration: VADConfiguration
+    ) throws(AudioPipelineError) -> (run: VADRun, rate: Int, warnings: [String]) {
         var vad: EnergyVAD?
         var rate = 0
         var frames: [VADDecider.Frame] = []
         var out: [VADDecider.Frame] = []
+        var far: MonoPuller?
+        let step = 1 << 16
+        var farBlock = [Float](repeating: 0, count: reference == nil ? 0 : step)
+        var farCount = 0
         let blank = VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false)
-        let (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
+        var (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
             rate = r
             vad = try EnergyVAD(sampleRate: r, configuration: configuration)
-            out = [VADDecider.Frame](repeating: blank, count: vad!.maxOutputCount(forInput: 1 << 16) + 1)
-        } _: { block in
+            out = [VADDecider.Frame](repeating: blank, count: vad!.maxOutputCount(forInput: step) + 1)
+            far = try reference.map { (p) throws(AudioPipelineError) in
+                try MonoPuller(path: p, rate: r, resampler: resampler)
+            }
+        } _: { (block) throws(AudioPipelineError) in
             var offset = 0
             while offset < block.count {
-                let chunk = UnsafeBufferPointer(rebasing: block[offset..<min(block.count, offset + (1 << 16))])
-                let r = out.withUnsafeMutableBufferPointer { vad!.process(chunk, into: $0) }
+                let chunk = UnsafeBufferPointer(rebasing: block[offset..<min(block.count, offset + step)])
+                let r: ProcessResult
+                if let far {
+                    // farBlock[0..<farCount] is the reference beside mic[offset...]: pull the rest of
+                    // this chunk's (silence past the reference's end).
+                    if farCount < chunk.count {
+                        let got = try farBlock.withUnsafeMutableBufferPointer { (f) throws(AudioPipelineError) in
+                            try far.pull(into: UnsafeMutableBufferPointer(rebasing: f[farCount..<chunk.count]))
+                        }
+                        for k in (farCount + got)..<chunk.count { farBlock[k] = 0 }
+                        farCount = chunk.count
+                    }
+                    r = farBlock.withUnsafeBufferPointer { f in
+                        out.withUnsafeMutableBufferPointer {
+                            vad!.process(chunk, reference: UnsafeBufferPointer(rebasing: f[0..<chunk.count]), into: $0)
+                        }
+                    }
+                    // What the detector did not take yet stays first in line.
+                    farBlock.withUnsafeMutableBufferPointer { f in
+                        for k in 0..<(farCount - r.consumed) { f[k] = f[r.consumed + k] }
+                    }
+                    farCount -= r.consumed
+                } else {
+                    r = out.withUnsafeMutableBufferPointer { vad!.process(chunk, into: $0) }
+                }
                 frames += out[0..<r.produced]
                 offset += r.consumed
             }
         }
         let tail = out.withUnsafeMutableBufferPointer { vad!.finish(into: $0) }
         frames += out[0..<tail]
+        if let far, let reference {
+            warnings += try Self.referenceLength(far, path: reference, microphone: samples)
+        }
         let run = VADRun(
             frames: frames, frameSeconds: Double(vad!.frameLength) / Double(rate),
             duration: Double(samples) / Double(rate), configuration: configuration)
         return (run, rate, warnings)
+    }
+
+    /// The reference's warnings once the microphone ended: its own (truncated, NaN samples) and,
+    /// when the lengths differ (the rest of it is read to count), `AudioLoader.reference`'s.
+    static func referenceLength(_ far: MonoPuller, path: String, microphone: Int) throws(AudioPipelineError)
+        -> [String]
+    {
+        var rest = [Float](repeating: 0, count: 1 << 14)
+        while try rest.withUnsafeMutableBufferPointer({ (b) throws(AudioPipelineError) in try far.pull(into: b) }) > 0 {
+        }
+        let reader = far.conversion.reader
+        var warnings = [
+            try InputCheck.truncation(reader, strict: false), try InputCheck.nonFinite(reader, strict: false),
+        ].compactMap { $0 }
+        if far.pulled != microphone {
+            warnings.append(
+                "\(path): reference has \(far.pulled) samples, the microphone \(microphone); "
+                    + (far.pulled < microphone ? "padded with silence" : "cut"))
+        }
+        return warnings
     }
 
     public init(
