@@ -2,9 +2,9 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 
 /// Mono audio for the VAD jobs and the session simulator: any file, any channel count, mixed to mono
-/// through the same `FormatConverter` every job uses — block by block (`monoBlocks`, constant memory)
-/// or whole (`mono`, `reference`) where a job needs the whole signal (a reference aligned to the
-/// microphone's length, explanations, the simulator's tracks).
+/// through the same `FormatConverter` every job uses — block by block (`monoBlocks`, constant memory;
+/// `MonoPuller` for a second file read in step) or whole (`mono`, `reference`) where a job needs the
+/// whole signal (`vad detect --explain`, `vad tune` with references, the simulator's tracks).
 public enum AudioLoader {
     /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`; and what
     /// the file lacked (truncated, NaN or infinite samples: `InputCheck`), as warnings.
