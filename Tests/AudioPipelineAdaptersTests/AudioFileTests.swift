@@ -131,6 +131,35 @@ import _AudioPipelineTestSupport
     }
 }
 
+@Suite struct NonFiniteSamples {
+    /// NaN and ±inf in a float file read as 0, counted, the first one's frame kept — wherever they
+    /// fall: inside an eight-sample group, at a block's tail, at the very end.
+    @Test func areReadAsZeroAndCounted() throws {
+        let dir = TempDir()
+        var x = (0..<1003).map { Float(sin(Double($0) * 0.1)) * 0.5 }
+        let bad: [(Int, Float)] = [(9, .nan), (10, .infinity), (500, -.infinity), (1001, .nan), (1002, .nan)]
+        for (k, v) in bad { x[k] = v }
+        let w = try AudioFileWriter(
+            path: dir.file("f.wav"), type: .wav, encoding: .float32,
+            format: StreamFormat(sampleRate: SampleRate(16000), channels: 1))
+        try x.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try w.write(p) }
+        try w.commit()
+        for block in [1003, 100, 7] {
+            let r = try AudioFileReader(path: dir.file("f.wav"))
+            var all: [Float] = [], buf = [Float](repeating: 0, count: block)
+            while true {
+                let n = try buf.withUnsafeMutableBufferPointer { try r.read(into: $0) }
+                if n == 0 { break }
+                all += buf[0..<n]
+            }
+            #expect(r.nonFiniteSamples == bad.count && r.firstNonFiniteFrame == 9, "block \(block)")
+            var expected = x
+            for (k, _) in bad { expected[k] = 0 }
+            #expect(all == expected, "block \(block)")
+        }
+    }
+}
+
 @Suite struct WritingRoundTrips {
     static let cases: [(OutputFileType, SampleEncoding, Int)] = [
         (.wav, .pcm16, 1), (.wav, .pcm16, 2), (.wav, .float32, 2), (.flac, .pcm16, 1), (.flac, .pcm16, 2),
