@@ -93,7 +93,9 @@ public final class AudioFileReader {
             throw AudioPipelineError(.invalidData, "\(name): header is absurd: \(error.message)")
         }
         // libsndfile reports a huge frame count for pipes whose length it cannot know.
-        if let contradiction = Self.pcmHeaderContradiction(handle) {
+        // libsndfile's account of the header, read once: what the checks below go by.
+        let log = Self.log(handle)
+        if let contradiction = Self.pcmHeaderContradiction(log) {
             sf_close(handle)
             self.handle = nil
             throw AudioPipelineError(.invalidData, "\(name): header is absurd: \(contradiction)")
@@ -103,8 +105,8 @@ public final class AudioFileReader {
             container: AudioFileDescription.containerName(info.format),
             encoding: AudioFileDescription.encodingName(info.format),
             format: format, frames: frames, sndfileFormat: info.format)
-        headerMissing = Self.missingFrames(handle, presentFrames: frames)
-        pipeAnnouncedFrames = Self.pipeAnnouncedFrames(handle, frames: frames)
+        headerMissing = Self.missingFrames(log, presentFrames: frames)
+        pipeAnnouncedFrames = Self.pipeAnnouncedFrames(log, frames: frames)
         let sub = Int(info.format & Int32(SF_FORMAT_SUBMASK))
         floatingPoint = sub == SF_FORMAT_FLOAT || sub == SF_FORMAT_DOUBLE
         // Integer files read as float are normalised by 1/2^(b−1) (÷32768 for PCM16): exact.
@@ -195,13 +197,17 @@ public final class AudioFileReader {
         }
     }
 
-    /// libsndfile logs a data chunk longer than the file as `data : 78484 (should be 39956)` (bytes);
-    /// the frames missing follow from the bytes present per frame.
-    static func missingFrames(_ handle: OpaquePointer, presentFrames: Int?) -> Int? {
-        guard let present = presentFrames, present > 0 else { return nil }
+    /// libsndfile's log of the header it parsed (`SFC_GET_LOG_INFO`).
+    static func log(_ handle: OpaquePointer) -> String {
         var log = [CChar](repeating: 0, count: 8192)
         sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
-        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// libsndfile logs a data chunk longer than the file as `data : 78484 (should be 39956)` (bytes);
+    /// the frames missing follow from the bytes present per frame.
+    static func missingFrames(_ text: String, presentFrames: Int?) -> Int? {
+        guard let present = presentFrames, present > 0 else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("data") && line.contains("(should be ") {
             let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
             guard numbers.count >= 2, numbers[1] > 0, numbers[0] > numbers[1] else { continue }
@@ -214,10 +220,7 @@ public final class AudioFileReader {
     /// A WAV PCM header whose sample width and frame size disagree (7 bits in 2-byte frames), which
     /// libsndfile would decode by the width alone — a silent wrong decode; nil when they agree or
     /// the header says neither (other containers).
-    static func pcmHeaderContradiction(_ handle: OpaquePointer) -> String? {
-        var log = [CChar](repeating: 0, count: 8192)
-        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
-        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    static func pcmHeaderContradiction(_ text: String) -> String? {
         guard text.contains("WAVE_FORMAT_PCM") else { return nil }
         func field(_ name: String) -> Int? {
             for line in text.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix(name) {
@@ -233,11 +236,8 @@ public final class AudioFileReader {
 
     /// A pipe's announced length (libsndfile logs "Length : unknown"): the frames of a data chunk
     /// whose size is real — not 0, nor a streaming writer's placeholder near 2 or 4 GiB.
-    static func pipeAnnouncedFrames(_ handle: OpaquePointer, frames: Int?) -> Int? {
+    static func pipeAnnouncedFrames(_ text: String, frames: Int?) -> Int? {
         guard let frames, frames > 0 else { return nil }
-        var log = [CChar](repeating: 0, count: 8192)
-        sf_command(handle, Int32(SFC_GET_LOG_INFO), &log, Int32(log.count))
-        let text = String(decoding: log.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard text.contains("Length : unknown") else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("data") {
             guard let bytes = line.split(whereSeparator: { !$0.isNumber }).compactMap({ Int($0) }).first else { break }

@@ -42,6 +42,18 @@ import _AudioPipelineTestSupport
         #expect(segments[0].text.contains("bands at or over enter_db, else the largest"))
     }
 
+    /// The plot envelope by its definition, over the whole signal: column c is the min and max of
+    /// samples [c·n/C, c·n/C + max(1, n/C)), scaled by the peak (at least 1e-6).
+    static func envelope(_ x: [Float]) -> [(min: Float, max: Float)] {
+        let columns = VADCorpus.envelopeColumns, per = max(1, x.count / columns)
+        let peak = x.reduce(Float(1e-6)) { max($0, abs($1)) }
+        return (0..<columns).map { c in
+            let a = c * x.count / columns
+            let window = x[a..<min(x.count, a + per)]
+            return (min(0, window.min() ?? 0) / peak, max(0, window.max() ?? 0) / peak)
+        }
+    }
+
     /// `vad tune` streams a recording without a reference: the same band features and plot envelope
     /// as computed over the whole signal (mono PCM16; 48 kHz stereo float, mixed block by block).
     @Test func aStreamedCorpusItemEqualsTheWholeFileOne() throws {
@@ -54,7 +66,7 @@ import _AudioPipelineTestSupport
                 let whole = VADCorpus.features(mono, nil, rate: rate, frameMilliseconds: ms)
                 #expect(s.features[ms]?.mic == whole.mic && s.features[ms]?.frameSeconds == whole.frameSeconds)
             }
-            let envelope = VADCorpus.envelope(mono)
+            let envelope = Self.envelope(mono)
             #expect(s.envelope.map(\.min) == envelope.map(\.min) && s.envelope.map(\.max) == envelope.map(\.max))
         }
         // A file shorter than the plot's columns (several columns share a sample) too.
@@ -66,7 +78,7 @@ import _AudioPipelineTestSupport
         try short.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in try w.write(p) }
         try w.commit()
         let s = try #require(try VADCorpus.streamed(path: dir.file("s.wav"), frameMilliseconds: [10]))
-        #expect(s.envelope.map(\.max) == VADCorpus.envelope(short).map(\.max))
+        #expect(s.envelope.map(\.max) == Self.envelope(short).map(\.max))
     }
 
     /// `vad detect --reference` streams both files (the reference pulled in step, converted to the

@@ -11,21 +11,14 @@ public enum AudioLoader {
     public static func mono(
         path: String, rate: Int? = nil, resampler: ResamplerChoice = .default
     ) throws(AudioPipelineError) -> (samples: [Float], rate: Int, warnings: [String]) {
-        let reader = try AudioFileReader(path: path)
-        var o = ConvertOptions()
-        o.channels = 1
-        o.encoding = .float32
-        o.resampler = resampler
-        o.sampleRate = try rate.map { (r) throws(AudioPipelineError) in try SampleRate(r) }
-        let conversion = try FileConversion(reader: reader, options: o)
+        let conversion = try monoConversion(path: path, rate: rate, resampler: resampler)
+        let reader = conversion.reader
         var samples: [Float] = []
         samples.reserveCapacity(reader.description.frames ?? 0)
         _ = try conversion.run(progress: { _ in }) { (block) throws(AudioPipelineError) in
             if case .float32(let b) = block { samples.append(contentsOf: b) }
         }
-        let warnings = [
-            try InputCheck.truncation(reader, strict: false), try InputCheck.nonFinite(reader, strict: false),
-        ].compactMap { $0 }
+        let warnings = try InputCheck.all(reader, strict: false)
         return (samples, conversion.outputFormat.sampleRate.hz, warnings)
     }
 
@@ -35,18 +28,13 @@ public enum AudioLoader {
         path: String, prepare: (Int) throws(AudioPipelineError) -> Void,
         _ body: (UnsafeBufferPointer<Float>) throws(AudioPipelineError) -> Void
     ) throws(AudioPipelineError) -> (samples: Int, warnings: [String]) {
-        let reader = try AudioFileReader(path: path)
-        var o = ConvertOptions()
-        o.channels = 1
-        o.encoding = .float32
-        let conversion = try FileConversion(reader: reader, options: o)
+        let conversion = try monoConversion(path: path)
+        let reader = conversion.reader
         try prepare(conversion.outputFormat.sampleRate.hz)
         let frames = try conversion.run(progress: { _ in }) { (block) throws(AudioPipelineError) in
             if case .float32(let b) = block { try body(b) }
         }
-        let warnings = [
-            try InputCheck.truncation(reader, strict: false), try InputCheck.nonFinite(reader, strict: false),
-        ].compactMap { $0 }
+        let warnings = try InputCheck.all(reader, strict: false)
         return (frames.out, warnings)
     }
 
@@ -57,10 +45,8 @@ public enum AudioLoader {
         path: String, rate: Int, length: Int, resampler: ResamplerChoice = .default
     ) throws(AudioPipelineError) -> (samples: [Float], warnings: [String]) {
         var (r, _, warnings) = try mono(path: path, rate: rate, resampler: resampler)
-        if r.count != length {
-            warnings.append(
-                "\(path): reference has \(r.count) samples, the microphone \(length); "
-                    + (r.count < length ? "padded with silence" : "cut"))
+        if let w = lengthWarning(path: path, reference: r.count, microphone: length) {
+            warnings.append(w)
             if r.count < length {
                 r += [Float](repeating: 0, count: length - r.count)
             } else {
@@ -68,5 +54,24 @@ public enum AudioLoader {
             }
         }
         return (r, warnings)
+    }
+
+    /// The warning of a reference whose length differs from its microphone's (nil when equal).
+    static func lengthWarning(path: String, reference: Int, microphone: Int) -> String? {
+        guard reference != microphone else { return nil }
+        return "\(path): reference has \(reference) samples, the microphone \(microphone); "
+            + (reference < microphone ? "padded with silence" : "cut")
+    }
+
+    /// The one conversion every mono read goes through: mono Float32, at the file's rate or `rate`.
+    static func monoConversion(path: String, rate: Int? = nil, resampler: ResamplerChoice = .default)
+        throws(AudioPipelineError) -> FileConversion
+    {
+        var o = ConvertOptions()
+        o.channels = 1
+        o.encoding = .float32
+        o.resampler = resampler
+        o.sampleRate = try rate.map { (r) throws(AudioPipelineError) in try SampleRate(r) }
+        return try FileConversion(reader: try AudioFileReader(path: path), options: o)
     }
 }

@@ -86,10 +86,7 @@ public enum FileConverter {
             }
         }
         // (Checked before the output is put in place: with --strict a truncated input leaves nothing.)
-        let warnings = [
-            try InputCheck.truncation(reader, strict: options.strict),
-            try InputCheck.nonFinite(reader, strict: options.strict),
-        ].compactMap { $0 }
+        let warnings = try InputCheck.all(reader, strict: options.strict)
         try writer.commit()
         let d = reader.description
         return ConvertReport(

@@ -30,9 +30,7 @@ public struct FileInspection: Sendable {
             if got == 0 { break }
             buf.withUnsafeBufferPointer { stats.accumulate(UnsafeBufferPointer(rebasing: $0[0..<got * channels])) }
         }
-        let warnings = [
-            try InputCheck.truncation(reader, strict: strict), try InputCheck.nonFinite(reader, strict: strict),
-        ].compactMap { $0 }
+        let warnings = try InputCheck.all(reader, strict: strict)
         return FileInspection(
             path: reader.displayName, description: reader.description, statistics: stats,
             framesDecoded: reader.framesRead,

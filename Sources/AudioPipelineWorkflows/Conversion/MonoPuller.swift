@@ -16,12 +16,7 @@ final class MonoPuller {
     private(set) var pulled = 0
 
     init(path: String, rate: Int, resampler: ResamplerChoice) throws(AudioPipelineError) {
-        var o = ConvertOptions()
-        o.channels = 1
-        o.encoding = .float32
-        o.resampler = resampler
-        o.sampleRate = try SampleRate(rate)
-        conversion = try FileConversion(reader: try AudioFileReader(path: path), options: o)
+        conversion = try AudioLoader.monoConversion(path: path, rate: rate, resampler: resampler)
         let reader = conversion.reader, block = conversion.converter.configuration.blockFrames
         let isPCM16 = reader.description.isPCM16
         pcm = [Int16](repeating: 0, count: isPCM16 ? block * reader.format.channels : 0)

@@ -51,10 +51,7 @@ public enum Framer {
             }
         }
         try path.finish(into: writer.message) { (m) throws(AudioPipelineError) in try writer.audio(m) }
-        let warnings = [
-            try InputCheck.truncation(reader, strict: options.strict),
-            try InputCheck.nonFinite(reader, strict: options.strict),
-        ].compactMap { $0 }
+        let warnings = try InputCheck.all(reader, strict: options.strict)
         try writer.finish(rate: p.clientRate)
         return FrameReport(
             profile: p.name, rate: p.clientRate, audioMessages: writer.audioMessages,

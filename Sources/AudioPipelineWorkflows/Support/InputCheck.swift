@@ -31,6 +31,13 @@ extension InputCheck {
     }
 }
 
+extension InputCheck {
+    /// Every check of a file read to its end (`truncation`, `nonFinite`): its warnings, in order.
+    public static func all(_ reader: AudioFileReader, strict: Bool) throws(AudioPipelineError) -> [String] {
+        [try truncation(reader, strict: strict), try nonFinite(reader, strict: strict)].compactMap { $0 }
+    }
+}
+
 extension NumberText {
     /// Seconds with three decimals.
     public static func seconds(_ v: Double) -> String { String(format: "%.3f", v) }

@@ -186,18 +186,12 @@ public struct VADCorpus: Sendable {
         return Features(mic: bands(mic), reference: reference.map(bands), frameSeconds: Double(length) / Double(rate))
     }
 
-    /// Min and max per plot column, scaled so the loudest sample is 1.
+    /// Min and max per plot column, scaled so the loudest sample is 1 (`EnvelopeBuilder`, which the
+    /// streamed items use too).
     static func envelope(_ samples: [Float]) -> [(min: Float, max: Float)] {
-        var peak: Float = 1e-6
-        for v in samples { peak = max(peak, abs(v)) }
-        let columns = envelopeColumns
-        let per = max(1, samples.count / columns)
-        return (0..<columns).map { col in
-            let a = col * samples.count / columns, b = min(samples.count, a + per)
-            var lo: Float = 0, hi: Float = 0
-            for k in a..<max(a, b) { lo = min(lo, samples[k]); hi = max(hi, samples[k]) }
-            return (lo / peak, hi / peak)
-        }
+        var builder = EnvelopeBuilder(count: samples.count, columns: envelopeColumns)
+        samples.withUnsafeBufferPointer { builder.add($0) }
+        return builder.result
     }
 
     /// The decider's frames for one item and configuration (the streaming detector's decisions);

@@ -119,15 +119,8 @@ public struct VADRun: Sendable {
         while try rest.withUnsafeMutableBufferPointer({ (b) throws(AudioPipelineError) in try far.pull(into: b) }) > 0 {
         }
         let reader = far.conversion.reader
-        var warnings = [
-            try InputCheck.truncation(reader, strict: false), try InputCheck.nonFinite(reader, strict: false),
-        ].compactMap { $0 }
-        if far.pulled != microphone {
-            warnings.append(
-                "\(path): reference has \(far.pulled) samples, the microphone \(microphone); "
-                    + (far.pulled < microphone ? "padded with silence" : "cut"))
-        }
-        return warnings
+        let length = AudioLoader.lengthWarning(path: path, reference: far.pulled, microphone: microphone)
+        return try InputCheck.all(reader, strict: false) + (length.map { [$0] } ?? [])
     }
 
     public init(

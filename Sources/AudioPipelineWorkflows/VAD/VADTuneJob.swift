@@ -56,6 +56,9 @@ public enum VADTuner {
         _ o: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {
         let start = DispatchTime.now().uptimeNanoseconds
+        guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
+            throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
+        }
         let settings = try VADSweep.settings(base: o.base, grid: o.grid, maximumSettings: o.maxSettings)
         guard !settings.isEmpty else {
             throw AudioPipelineError(

@@ -103,9 +103,6 @@ struct VADTune: ParsableCommand {
     func run() throws {
         var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
         o.conditionColumns = conditionBy?.split(separator: ",").map(String.init)
-        guard !referenceSuffix.isEmpty else {
-            throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
-        }
         (o.referenceSuffix, o.base) = (referenceSuffix, try parameters.configuration())
         (o.grid, o.objective) = (try VADGrid.load(file: grid, set: axes), objective)
         (o.maxFalseAlarm, o.maxSettings, o.resampler) = (maxFalseAlarm, maxSettings, resampler)
