@@ -140,6 +140,33 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(inputs.map(\.output) == [dir.file("out/x.wav"), nil])
     }
 
+    @Test func csvListsWithoutAnInputColumnAreRefusedNotReadAsPaths() throws {
+        let dir = TempDir()
+        func error(_ name: String, _ text: String) throws -> String? {
+            try text.write(toFile: dir.file(name), atomically: true, encoding: .utf8)
+            do {
+                _ = try BatchSelection.readList(dir.file(name))
+                return nil
+            } catch {
+                #expect(error.code == .invalidData)
+                return error.message
+            }
+        }
+        // Named .csv, or CSV-shaped (a header that is no file, every line with as many commas).
+        let named = try error("list.csv", "# corpus\npath,output\na.wav,o/a.wav\n")
+        #expect(named?.contains("list.csv:2: missing column 'input'") == true, "\(named ?? "no error")")
+        let shaped = try error("list.txt", "file,out\na.wav,b.wav\nc.wav,d.wav\n")
+        #expect(shaped?.contains("list.txt:1: missing column 'input'") == true, "\(shaped ?? "no error")")
+        // Line numbers count the comment and blank lines before a bad row.
+        let row = try error("rows.csv", "input,output\n# note\n\na.wav,b.wav,c.wav\n")
+        #expect(row?.contains("rows.csv:4: 3 fields, the header has 2") == true, "\(row ?? "no error")")
+        // A path list whose names hold commas stays a path list: its first path exists.
+        FileManager.default.createFile(atPath: dir.file("take 1,2.wav"), contents: Data())
+        try "take 1,2.wav\ntake 3,4.wav\n".write(toFile: dir.file("paths.txt"), atomically: true, encoding: .utf8)
+        let paths = try BatchSelection.readList(dir.file("paths.txt"))
+        #expect(paths.map(\.path) == [dir.file("take 1,2.wav"), dir.file("take 3,4.wav")])
+    }
+
     @Test func jsonLinesListsHaveAnInputKey() throws {
         let dir = TempDir()
         try "{\"input\": \"a.wav\", \"output\": \"o/a.wav\"}\n\n{\"input\": \"b.wav\"}\n".write(

@@ -138,13 +138,26 @@ public struct BatchSelection: Sendable {
             }
         }
         let header = first.element.split(separator: ",").map(\.trimmingSpaces)
-        if header.contains("input") {
+        if header.contains("input") || looksLikeCSV(list, lines.map(\.element), resolve(first.element.trimmingSpaces)) {
+            // Comment lines become blank ones (the table skips them), so its line numbers are the file's.
+            var text = [String](repeating: "", count: lines[lines.count - 1].offset - first.offset + 1)
+            for (n, line) in lines { text[n - first.offset] = String(line) }
             let table = try CSVTable(
-                text: lines.map { String($0.element) }.joined(separator: "\n"), path: list, required: ["input"])
+                text: text.joined(separator: "\n"), path: list, required: ["input"], firstLine: first.offset + 1)
             return table.rows.map { row in
                 input(table.field("input", in: row)!, table.field("output", in: row).flatMap { $0.isEmpty ? nil : $0 })
             }
         }
         return lines.map { input($0.element.trimmingSpaces, nil) }
+    }
+
+    /// Whether a list without an `input` column is still meant as CSV (and so lacks the column):
+    /// named `.csv`, or a first line that is no file, holding a comma, whose every line has as many
+    /// commas. A path list whose names contain commas stays a path list (the first path exists).
+    static func looksLikeCSV(_ list: String, _ lines: [Substring], _ firstPath: String) -> Bool {
+        if fileExtension(list) == "csv" { return true }
+        let commas = lines[0].count(where: { $0 == "," })
+        return commas > 0 && lines.count > 1 && !FileManager.default.fileExists(atPath: firstPath)
+            && lines.allSatisfy { $0.count(where: { $0 == "," }) == commas }
     }
 }

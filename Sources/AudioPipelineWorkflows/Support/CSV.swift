@@ -22,7 +22,8 @@ public struct CSVTable: Sendable {
     public let rows: [Row]
 
     /// Parses `text` (read from `path`, for messages). `required` columns must be in the header.
-    public init(text: String, path: String, required: [String] = []) throws(AudioPipelineError) {
+    /// `firstLine` is the header's line number in the file (when text before it was cut off).
+    public init(text: String, path: String, required: [String] = [], firstLine: Int = 1) throws(AudioPipelineError) {
         self.path = path
         // "\r\n" is one Character in Swift: split on any newline character.
         var lines = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -37,22 +38,23 @@ public struct CSVTable: Sendable {
             }
             return line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
-        header = try split(first, number: 1).map { $0.trimmingSpaces }
+        header = try split(first, number: firstLine).map { $0.trimmingSpaces }
         var columns: [String: Int] = [:]
         for (i, name) in header.enumerated() where columns[name] == nil { columns[name] = i }
         self.columns = columns
         for r in required where columns[r] == nil {
-            throw AudioPipelineError(.invalidData, "\(path):1: missing column '\(r)' (header: \(first))")
+            throw AudioPipelineError(.invalidData, "\(path):\(firstLine): missing column '\(r)' (header: \(first))")
         }
         var rows: [Row] = []
         for (i, line) in lines.enumerated().dropFirst() {
             if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-            let fields = try split(line, number: i + 1)
+            let number = firstLine + i
+            let fields = try split(line, number: number)
             guard fields.count == header.count else {
                 throw AudioPipelineError(
-                    .invalidData, "\(path):\(i + 1): \(fields.count) fields, the header has \(header.count)")
+                    .invalidData, "\(path):\(number): \(fields.count) fields, the header has \(header.count)")
             }
-            rows.append(Row(line: i + 1, fields: fields))
+            rows.append(Row(line: number, fields: fields))
         }
         self.rows = rows
     }
