@@ -178,6 +178,16 @@ import _AudioPipelineTestSupport
             r.status == 73 && r.stderr.contains("is not a directory") && !r.stderr.contains("NSError"), "\(r.stderr)")
     }
 
+    @Test func aFileNameWithANewlineOrAnEscapeCannotSplitOrColourAnError() throws {
+        let s = Scratch()
+        try "not audio".write(toFile: s.file("a\nb.wav"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["info", s.file("a\nb.wav")])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("a\\nb.wav"), "\(r.stderr)")
+        let e = try CLI.run(["info", s.file("x\u{1B}[31m.wav")])
+        #expect(e.status == 66 && !e.stderr.contains("\u{1B}") && e.stderr.contains("x\\u{1b}[31m.wav"), "\(e.stderr)")
+    }
+
     @Test func aValueOutOfRangeInsideAFileIsBadData() throws {
         let s = Scratch()
         try #"{"enter_db": 99}"#.write(toFile: s.file("c.json"), atomically: true, encoding: .utf8)

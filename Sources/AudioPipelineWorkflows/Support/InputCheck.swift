@@ -12,6 +12,11 @@ public enum InputCheck {
         let message =
             "\(reader.displayName): truncated: the header announces \(missing) more frames "
             + "(\(NumberText.seconds(seconds)) s) than the file holds; the audio that is there was used"
+        return try verdict(message, strict: strict)
+    }
+
+    /// A damage message: the warning, or with `strict` the error (exit 65).
+    static func verdict(_ message: String, strict: Bool) throws(AudioPipelineError) -> String {
         if strict { throw AudioPipelineError(.invalidData, message + " (--strict)") }
         return message
     }
@@ -26,8 +31,7 @@ extension InputCheck {
         let message =
             "\(reader.displayName): \(reader.nonFiniteSamples) samples are NaN or infinite (the first at \(at) s); "
             + "they were read as 0"
-        if strict { throw AudioPipelineError(.invalidData, message + " (--strict)") }
-        return message
+        return try verdict(message, strict: strict)
     }
 }
 

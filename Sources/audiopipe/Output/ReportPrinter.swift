@@ -26,6 +26,6 @@ struct ReportPrinter {
 
     /// A note while the job runs (skipped files, warnings): stderr, unless --quiet.
     func note(_ message: String) {
-        if !options.quiet { Terminal.stderr("audiopipe: \(message)\n") }
+        if !options.quiet { Terminal.stderr("audiopipe: \(Terminal.shown(message))\n") }
     }
 }
