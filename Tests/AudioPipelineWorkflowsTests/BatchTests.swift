@@ -161,7 +161,7 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         let row = try error("rows.csv", "input,output\n# note\n\na.wav,b.wav,c.wav\n")
         #expect(row?.contains("rows.csv:4: 3 fields, the header has 2") == true, "\(row ?? "no error")")
         // A path list whose names hold commas stays a path list: its first path exists.
-        FileManager.default.createFile(atPath: dir.file("take 1,2.wav"), contents: Data())
+        #expect(FileManager.default.createFile(atPath: dir.file("take 1,2.wav"), contents: Data()))
         try "take 1,2.wav\ntake 3,4.wav\n".write(toFile: dir.file("paths.txt"), atomically: true, encoding: .utf8)
         let paths = try BatchSelection.readList(dir.file("paths.txt"))
         #expect(paths.map(\.path) == [dir.file("take 1,2.wav"), dir.file("take 3,4.wav")])

@@ -132,3 +132,17 @@ import _AudioPipelineTestSupport
         #expect(throws: AudioPipelineError.self) { try out.commit() }
     }
 }
+
+@Suite struct PrintedMessages {
+    @Test func controlCharactersAreEscapedAndTheMessagesOwnLinesStay() {
+        // An escape sequence, a carriage return and a C1 control in a name: escaped anywhere.
+        #expect(MessageText.shown("x\u{1B}[2J\r\u{85}.wav: bad", arguments: []) == "x\\u{1b}[2J\\r\\u{85}.wav: bad")
+        // A newline is the message's own (label help) unless it is part of an argument.
+        #expect(MessageText.shown("needs labels:\n  a.txt", arguments: []) == "needs labels:\n  a.txt")
+        let name = "/d/a\nb\tc.wav"
+        #expect(
+            MessageText.shown("\(name): cannot decode\nhint", arguments: ["info", name])
+                == "/d/a\\nb\\tc.wav: cannot decode\nhint")
+        #expect(MessageText.shown("plain é ✓", arguments: ["x"]) == "plain é ✓")
+    }
+}
