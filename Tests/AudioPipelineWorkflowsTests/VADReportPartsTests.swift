@@ -81,9 +81,25 @@ import _AudioPipelineTestSupport
         #expect(s.envelope.map(\.max) == Self.envelope(short).map(\.max))
     }
 
-    /// `vad detect --reference` streams both files (the reference pulled in step, converted to the
-    /// microphone's rate, padded or cut to its length): the same decisions and warnings as the
-    /// whole-signal path — for a reference at the same rate, at 24 kHz, and one 2 s short.
+    /// `vad detect --explain` streams the file: the same decisions and every frame's detail as the
+    /// whole-signal explanation, for mono PCM16 and stereo float at 48 kHz.
+    @Test func aStreamedExplanationEqualsTheWholeFileOne() throws {
+        for name in ["bargein-mic-16k.wav", "phone-capture-48k-f32-stereo.wav"] {
+            var options = VADDetectOptions()
+            options.explain = true
+            let streamed = try VADDetector.run(input: repositoryRoot + "/samples/" + name, options: options)
+            let (mono, rate, _) = try AudioLoader.mono(path: repositoryRoot + "/samples/" + name)
+            let whole = try VADRun(explaining: mono, rate: rate, reference: nil, configuration: VADConfiguration())
+            #expect(streamed.run.frames == whole.frames && streamed.run.details == whole.details, "\(name)")
+            #expect(streamed.run.duration == whole.duration && streamed.rate == rate)
+            #expect(!VADExplainer.explain(streamed.run).isEmpty, "\(name): segments to explain")
+        }
+    }
+
+    /// `vad detect --reference` (with `--explain` too) and `vad tune` stream both files (the reference
+    /// pulled in step, converted to the microphone's rate, padded or cut to its length): the same
+    /// decisions, details and warnings as the whole-signal path — for a reference at the same rate,
+    /// at 24 kHz, and one 2 s short.
     @Test func aStreamedDetectionWithAReferenceDecidesAsTheWholeFilesDo() throws {
         let dir = TempDir()
         let mic = repositoryRoot + "/samples/bargein-mic-16k.wav",
@@ -105,6 +121,19 @@ import _AudioPipelineTestSupport
             let whole = try VADRun(samples: m, rate: rate, reference: r.samples, configuration: VADConfiguration())
             #expect(streamed.run.frames == whole.frames, "\(reference)")
             #expect(streamed.warnings == r.warnings, "\(reference)")
+            // `vad tune`'s item and `vad detect --explain` stream it the same way: equal band
+            // features, and equal decisions with every frame's detail.
+            let item = try #require(try VADCorpus.streamed(path: mic, reference: reference, frameMilliseconds: [10]))
+            let features = VADCorpus.features(m, r.samples, rate: rate, frameMilliseconds: 10)
+            #expect(item.features[10]?.mic == features.mic && item.features[10]?.reference == features.reference)
+            #expect(item.warnings == r.warnings, "\(reference)")
+            var options = VADDetectOptions()
+            (options.reference, options.explain) = (reference, true)
+            let explained = try VADDetector.run(input: mic, options: options)
+            let wholeExplained = try VADRun(
+                explaining: m, rate: rate, reference: r.samples, configuration: VADConfiguration())
+            #expect(explained.run.frames == whole.frames && explained.run.details == wholeExplained.details)
+            #expect(explained.run.details.count == whole.frames.count && explained.warnings == r.warnings)
         }
         #expect(
             try VADRun.streaming(path: mic, reference: dir.file("short.wav"), configuration: .init()).warnings.count

@@ -7,32 +7,74 @@ extension VADCorpus {
     /// `features(_:_:rate:frameMilliseconds:)` and `envelope(_:)` over the whole signal, without
     /// holding it (an hour at 48 kHz was 691 MB of samples). Needs the file's declared length (the
     /// envelope's columns are fixed before the first sample); nil for a file that does not declare it.
-    static func streamed(path: String, frameMilliseconds: Set<Double>) throws(AudioPipelineError) -> (
+    static func streamed(
+        path: String, reference: String? = nil, resampler: ResamplerChoice = .default, frameMilliseconds: Set<Double>
+    ) throws(AudioPipelineError) -> (
         features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
         warnings: [String]
     )? {
         guard let declared = try AudioFileReader(path: path).description.frames, declared > 0 else { return nil }
+        let s = try streamedFeatures(
+            path: path, reference: reference, resampler: resampler, frameMilliseconds: frameMilliseconds,
+            envelopeCount: declared)
+        return (s.features, s.envelope, s.rate, s.samples, s.warnings)
+    }
+
+    /// The band features per frame length of the recording at `path` and, with `reference`, of its
+    /// far-end reference pulled in step (`MonoPuller`: converted to the recording's rate with
+    /// `resampler`, padded with silence or cut to its length, with `AudioLoader.reference`'s
+    /// warnings), computed block by block: equal to `features(_:_:rate:frameMilliseconds:)` over the
+    /// whole signals. With `envelopeCount`, also the plot envelope of that many samples. `prepare`
+    /// gets the rate before the first sample is read (a detector's checks).
+    static func streamedFeatures(
+        path: String, reference: String?, resampler: ResamplerChoice, frameMilliseconds: Set<Double>,
+        envelopeCount: Int?, prepare: (Int) throws(AudioPipelineError) -> Void = { _ in }
+    ) throws(AudioPipelineError) -> (
+        features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
+        warnings: [String]
+    ) {
         let lengths = frameMilliseconds.sorted()
-        var analyzers: [VADBandAnalyzer] = []
-        var bands = [[SIMD4<Double>]](repeating: [], count: lengths.count)
-        var envelope = EnvelopeBuilder(count: declared, columns: envelopeColumns)
+        var mics: [VADBandAnalyzer] = [], refs: [VADBandAnalyzer] = []
+        var micBands = [[SIMD4<Double>]](repeating: [], count: lengths.count), refBands = micBands
+        var envelope = envelopeCount.map { EnvelopeBuilder(count: $0, columns: envelopeColumns) }
+        var far: MonoPuller?
+        var farBlock: [Float] = []
         var rate = 0
-        let (samples, warnings) = try AudioLoader.monoBlocks(path: path) { r in
+        var (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
+            try prepare(r)
             rate = r
-            analyzers = lengths.map {
+            mics = lengths.map {
                 VADBandAnalyzer(sampleRate: r, frameLength: Int((Double(r) * $0 / 1000).rounded()))
             }
-        } _: { block in
-            for i in analyzers.indices { analyzers[i].process(block) { bands[i].append($0) } }
-            envelope.add(block)
+            if let reference {
+                refs = mics
+                far = try MonoPuller(path: reference, rate: r, resampler: resampler)
+            }
+        } _: { (block) throws(AudioPipelineError) in
+            for i in mics.indices { mics[i].process(block) { micBands[i].append($0) } }
+            envelope?.add(block)
+            guard let far else { return }
+            if farBlock.count < block.count { farBlock = [Float](repeating: 0, count: block.count) }
+            try farBlock.withUnsafeMutableBufferPointer { (f) throws(AudioPipelineError) in
+                let part = UnsafeMutableBufferPointer(rebasing: f[0..<block.count])
+                let got = try far.pull(into: part)
+                for k in got..<part.count { part[k] = 0 }  // silence past the reference's end
+                for i in refs.indices { refs[i].process(UnsafeBufferPointer(part)) { refBands[i].append($0) } }
+            }
         }
         var features: [Double: Features] = [:]
-        for i in analyzers.indices {
-            analyzers[i].finish { bands[i].append($0) }  // the last, incomplete frame, as `EnergyVAD.finish` decides it
-            let seconds = Double(analyzers[i].frameLength) / Double(rate)
-            features[lengths[i]] = Features(mic: bands[i], reference: nil, frameSeconds: seconds)
+        for i in mics.indices {
+            // The last, incomplete frame, as `EnergyVAD.finish` decides it.
+            mics[i].finish { micBands[i].append($0) }
+            if far != nil { refs[i].finish { refBands[i].append($0) } }
+            features[lengths[i]] = Features(
+                mic: micBands[i], reference: far == nil ? nil : refBands[i],
+                frameSeconds: Double(mics[i].frameLength) / Double(rate))
         }
-        return (features, envelope.result, rate, samples, warnings)
+        if let far, let reference {
+            warnings += try VADRun.referenceLength(far, path: reference, microphone: samples)
+        }
+        return (features, envelope?.result ?? [], rate, samples, warnings)
     }
 }
 

@@ -52,8 +52,11 @@ public struct VADCorpus: Sendable {
             let refPath = audioDirectory + "/" + name + referenceSuffix
             let hasReference = FileManager.default.fileExists(atPath: refPath)
             let item: (features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int)
-            // Streamed where nothing needs the whole signal (a reference is aligned to its length).
-            if !hasReference, let s = try Self.streamed(path: audioPath, frameMilliseconds: frameMilliseconds) {
+            // Streamed, with the reference pulled in step; whole only for a file of undeclared length.
+            if let s = try Self.streamed(
+                path: audioPath, reference: hasReference ? refPath : nil, resampler: resampler,
+                frameMilliseconds: frameMilliseconds)
+            {
                 warnings += s.warnings
                 item = (s.features, s.envelope, s.rate, s.samples)
             } else {

@@ -89,27 +89,27 @@ public enum VADDetector {
         return report
     }
 
-    /// The detector over the file (and its reference): streamed in constant memory, unless asked
-    /// to explain (which reads back over every frame's detail): then over the whole file.
+    /// The detector over the file (and its reference), streamed: memory holds the decisions (and,
+    /// to explain, each frame's band powers and detail), not the audio.
     static func run(input: String, options o: VADDetectOptions) throws(AudioPipelineError)
         -> (run: VADRun, rate: Int, warnings: [String])
     {
-        if !o.explain {
+        guard o.explain else {
             return try VADRun.streaming(
                 path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration)
         }
-        var (mic, rate, warnings) = try AudioLoader.mono(path: input)
-        var ref: [Float]?
-        if let reference = o.reference {
-            let r = try AudioLoader.reference(path: reference, rate: rate, length: mic.count, resampler: o.resampler)
-            warnings += r.warnings
-            ref = r.samples
+        let s = try VADCorpus.streamedFeatures(
+            path: input, reference: o.reference, resampler: o.resampler,
+            frameMilliseconds: [o.configuration.frameMilliseconds], envelopeCount: nil
+        ) { (rate) throws(AudioPipelineError) in
+            _ = try EnergyVAD(sampleRate: rate, configuration: o.configuration)  // its checks, before reading
         }
-        let result =
-            o.explain
-            ? try VADRun(explaining: mic, rate: rate, reference: ref, configuration: o.configuration)
-            : try VADRun(samples: mic, rate: rate, reference: ref, configuration: o.configuration)
-        return (result, rate, warnings)
+        let features = s.features[o.configuration.frameMilliseconds]!
+        let (frames, details) = try VADCorpus.decide(features, configuration: o.configuration, details: true)
+        let run = VADRun(
+            frames: frames, frameSeconds: features.frameSeconds, duration: Double(s.samples) / Double(s.rate),
+            configuration: o.configuration, details: details)
+        return (run, s.rate, s.warnings)
     }
 }
 
