@@ -3,7 +3,7 @@
 
 Generates a 60-minute captured session (OpenAI Realtime server audio, 20 ms messages with arrival
 times: about 260 MB of JSON Lines), the same as a HAR export, and 60 minutes of 48 kHz stereo float
-audio, then runs deframe, jitter play, convert and vad detect on them and checks each peak RSS against the
+audio, then runs deframe, jitter play, convert and vad detect (also with --reference and --explain) on them and checks each peak RSS against the
 budget (the jobs stream: memory does not grow with the input).
 Usage: check-memory.py PATH/TO/audiopipe [WORKDIR]
 """
@@ -59,6 +59,8 @@ for name, args in [
     ("convert, 60 min 48 kHz stereo float -> 16 kHz mono", ["convert", wav, os.path.join(work, "c.wav"), "-r", "16000", "-c", "1"]),
     ("vad detect, 60 min 48 kHz stereo float", ["vad", "detect", wav, "-o", os.path.join(work, "labels.txt")]),
     ("vad detect --reference, both 60 min", ["vad", "detect", wav, "--reference", wav, "-o", os.path.join(work, "labels-ref.txt")]),
+    ("vad detect --explain --reference, both 60 min",
+     ["vad", "detect", wav, "--reference", wav, "--explain", "-o", os.path.join(work, "labels-explain.txt")]),
 ]:
     mb = peak_mb(args)
     ok = mb <= BUDGET_MB

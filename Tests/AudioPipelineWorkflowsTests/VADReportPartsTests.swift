@@ -81,19 +81,35 @@ import _AudioPipelineTestSupport
         #expect(s.envelope.map(\.max) == Self.envelope(short).map(\.max))
     }
 
-    /// `vad detect --explain` streams the file: the same decisions and every frame's detail as the
-    /// whole-signal explanation, for mono PCM16 and stereo float at 48 kHz.
+    /// `vad detect --explain` streams the file (`VADExplainer.Stream` as the frames pass): the same
+    /// decisions and explanations as over the whole signal, for mono PCM16 and stereo float at 48 kHz.
     @Test func aStreamedExplanationEqualsTheWholeFileOne() throws {
         for name in ["bargein-mic-16k.wav", "phone-capture-48k-f32-stereo.wav"] {
-            var options = VADDetectOptions()
-            options.explain = true
-            let streamed = try VADDetector.run(input: repositoryRoot + "/samples/" + name, options: options)
+            let streamed = try VADRun.streaming(
+                path: repositoryRoot + "/samples/" + name, configuration: VADConfiguration(), explain: true)
             let (mono, rate, _) = try AudioLoader.mono(path: repositoryRoot + "/samples/" + name)
             let whole = try VADRun(explaining: mono, rate: rate, reference: nil, configuration: VADConfiguration())
-            #expect(streamed.run.frames == whole.frames && streamed.run.details == whole.details, "\(name)")
+            #expect(streamed.run.frames == whole.frames, "\(name)")
+            #expect(streamed.explanations == VADExplainer.explain(whole), "\(name)")
             #expect(streamed.run.duration == whole.duration && streamed.rate == rate)
-            #expect(!VADExplainer.explain(streamed.run).isEmpty, "\(name): segments to explain")
+            #expect(!streamed.explanations.isEmpty, "\(name): segments to explain")
         }
+    }
+
+    /// A segment that the last, incomplete frame closes ends with the input, not with that frame.
+    @Test func aSegmentClosedByTheLastPartialFrameEndsWithTheInput() throws {
+        var rng = TestRNG(seed: 7)
+        // Faint noise with a 0.5 s tone: find the frame whose decision ends the tone's segment, then
+        // cut the input half-way into that frame.
+        var x = (0..<32_000).map { _ in Float.random(in: -1...1, using: &rng) * 0.0005 }
+        for i in 8000..<16_000 { x[i] += 0.3 * Float(sin(Double(i) * 2 * .pi * 440 / 16000)) }
+        let whole = try VADRun(explaining: x, rate: 16000, reference: nil, configuration: VADConfiguration())
+        let end = try #require(VADExplainer.explain(whole).first?.closed.time)
+        let cut = Array(x.prefix(Int((end * 16000).rounded()) - 80))
+        let run = try VADRun(explaining: cut, rate: 16000, reference: nil, configuration: VADConfiguration())
+        let last = try #require(VADExplainer.explain(run).last)
+        #expect(!last.closed.reasons.contains("end_of_file"), "\(last.closed)")
+        #expect(last.closed.time == run.duration && run.segments().last?.end == run.duration, "\(last.closed)")
     }
 
     /// `vad detect --reference` (with `--explain` too) and `vad tune` stream both files (the reference
@@ -122,18 +138,17 @@ import _AudioPipelineTestSupport
             #expect(streamed.run.frames == whole.frames, "\(reference)")
             #expect(streamed.warnings == r.warnings, "\(reference)")
             // `vad tune`'s item and `vad detect --explain` stream it the same way: equal band
-            // features, and equal decisions with every frame's detail.
+            // features, and equal decisions and explanations.
             let item = try #require(try VADCorpus.streamed(path: mic, reference: reference, frameMilliseconds: [10]))
             let features = VADCorpus.features(m, r.samples, rate: rate, frameMilliseconds: 10)
             #expect(item.features[10]?.mic == features.mic && item.features[10]?.reference == features.reference)
             #expect(item.warnings == r.warnings, "\(reference)")
-            var options = VADDetectOptions()
-            (options.reference, options.explain) = (reference, true)
-            let explained = try VADDetector.run(input: mic, options: options)
+            let explained = try VADRun.streaming(
+                path: mic, reference: reference, configuration: VADConfiguration(), explain: true)
             let wholeExplained = try VADRun(
                 explaining: m, rate: rate, reference: r.samples, configuration: VADConfiguration())
-            #expect(explained.run.frames == whole.frames && explained.run.details == wholeExplained.details)
-            #expect(explained.run.details.count == whole.frames.count && explained.warnings == r.warnings)
+            #expect(explained.run.frames == whole.frames && explained.warnings == r.warnings)
+            #expect(explained.explanations == VADExplainer.explain(wholeExplained), "\(reference)")
         }
         #expect(
             try VADRun.streaming(path: mic, reference: dir.file("short.wav"), configuration: .init()).warnings.count

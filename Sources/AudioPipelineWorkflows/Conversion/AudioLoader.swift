@@ -4,7 +4,7 @@ import AudioPipelineCore
 /// Mono audio for the VAD jobs and the session simulator: any file, any channel count, mixed to mono
 /// through the same `FormatConverter` every job uses — block by block (`monoBlocks`, constant memory;
 /// `MonoPuller` for a second file read in step) or whole (`mono`, `reference`) where a job needs the
-/// whole signal (`vad detect --explain`, `vad tune` with references, the simulator's tracks).
+/// whole signal (the simulator's tracks; `vad tune` on a file of undeclared length).
 public enum AudioLoader {
     /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`; and what
     /// the file lacked (truncated, NaN or infinite samples: `InputCheck`), as warnings.

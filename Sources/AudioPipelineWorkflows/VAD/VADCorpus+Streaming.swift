@@ -21,60 +21,93 @@ extension VADCorpus {
     }
 
     /// The band features per frame length of the recording at `path` and, with `reference`, of its
-    /// far-end reference pulled in step (`MonoPuller`: converted to the recording's rate with
-    /// `resampler`, padded with silence or cut to its length, with `AudioLoader.reference`'s
-    /// warnings), computed block by block: equal to `features(_:_:rate:frameMilliseconds:)` over the
-    /// whole signals. With `envelopeCount`, also the plot envelope of that many samples. `prepare`
-    /// gets the rate before the first sample is read (a detector's checks).
+    /// far-end reference (`bandFrames`), collected: equal to `features(_:_:rate:frameMilliseconds:)`
+    /// over the whole signals. With `envelopeCount`, also the plot envelope of that many samples.
     static func streamedFeatures(
         path: String, reference: String?, resampler: ResamplerChoice, frameMilliseconds: Set<Double>,
-        envelopeCount: Int?, prepare: (Int) throws(AudioPipelineError) -> Void = { _ in }
+        envelopeCount: Int?
     ) throws(AudioPipelineError) -> (
         features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
         warnings: [String]
     ) {
         let lengths = frameMilliseconds.sorted()
-        var mics: [VADBandAnalyzer] = [], refs: [VADBandAnalyzer] = []
-        var micBands = [[SIMD4<Double>]](repeating: [], count: lengths.count), refBands = micBands
+        var mic = [[SIMD4<Double>]](repeating: [], count: lengths.count), far = mic
         var envelope = envelopeCount.map { EnvelopeBuilder(count: $0, columns: envelopeColumns) }
+        let s = try bandFrames(
+            path: path, reference: reference, resampler: resampler, frameMilliseconds: lengths,
+            block: { envelope?.add($0) }
+        ) { i, m, r in
+            mic[i].append(m)
+            if let r { far[i].append(r) }
+        }
+        var features: [Double: Features] = [:]
+        for i in lengths.indices {
+            features[lengths[i]] = Features(
+                mic: mic[i], reference: reference == nil ? nil : far[i], frameSeconds: s.frameSeconds[i])
+        }
+        return (features, envelope?.result ?? [], s.rate, s.samples, s.warnings)
+    }
+
+    /// The recording at `path` (mono at its own rate) streamed through one band analyser per frame
+    /// length and, with `reference`, its far-end reference pulled in step (`MonoPuller`: converted to
+    /// the recording's rate with `resampler`, padded with silence or cut to its length, with
+    /// `AudioLoader.reference`'s warnings) through its own: `frame(i, mic, reference)` gets each
+    /// frame's band powers in order, for frame length `frameMilliseconds[i]`, the last incomplete
+    /// frame included (as `EnergyVAD.finish` decides it). `prepare` gets the rate before the first
+    /// sample is read; `block` sees the samples. Returns the frame lengths in seconds.
+    static func bandFrames(
+        path: String, reference: String?, resampler: ResamplerChoice, frameMilliseconds lengths: [Double],
+        prepare: (Int) throws(AudioPipelineError) -> Void = { _ in },
+        block: (UnsafeBufferPointer<Float>) -> Void = { _ in },
+        frame: (Int, SIMD4<Double>, SIMD4<Double>?) -> Void
+    ) throws(AudioPipelineError) -> (frameSeconds: [Double], rate: Int, samples: Int, warnings: [String]) {
+        var mics: [VADBandAnalyzer] = [], refs: [VADBandAnalyzer] = []
+        // One block's frames of each analyser: both see the same samples, so as many frames.
+        var micFrames: [SIMD4<Double>] = [], refFrames: [SIMD4<Double>] = []
         var far: MonoPuller?
         var farBlock: [Float] = []
         var rate = 0
+        func pair(_ i: Int) {
+            for j in micFrames.indices { frame(i, micFrames[j], far == nil ? nil : refFrames[j]) }
+            micFrames.removeAll(keepingCapacity: true)
+            refFrames.removeAll(keepingCapacity: true)
+        }
         var (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
             try prepare(r)
             rate = r
-            mics = lengths.map {
-                VADBandAnalyzer(sampleRate: r, frameLength: Int((Double(r) * $0 / 1000).rounded()))
-            }
+            mics = lengths.map { VADBandAnalyzer(sampleRate: r, frameLength: Int((Double(r) * $0 / 1000).rounded())) }
             if let reference {
                 refs = mics
                 far = try MonoPuller(path: reference, rate: r, resampler: resampler)
             }
-        } _: { (block) throws(AudioPipelineError) in
-            for i in mics.indices { mics[i].process(block) { micBands[i].append($0) } }
-            envelope?.add(block)
-            guard let far else { return }
-            if farBlock.count < block.count { farBlock = [Float](repeating: 0, count: block.count) }
-            try farBlock.withUnsafeMutableBufferPointer { (f) throws(AudioPipelineError) in
-                let part = UnsafeMutableBufferPointer(rebasing: f[0..<block.count])
-                let got = try far.pull(into: part)
-                for k in got..<part.count { part[k] = 0 }  // silence past the reference's end
-                for i in refs.indices { refs[i].process(UnsafeBufferPointer(part)) { refBands[i].append($0) } }
+        } _: { (samples) throws(AudioPipelineError) in
+            block(samples)
+            if let far {
+                if farBlock.count < samples.count { farBlock = [Float](repeating: 0, count: samples.count) }
+                let got = try farBlock.withUnsafeMutableBufferPointer { (f) throws(AudioPipelineError) in
+                    try far.pull(into: UnsafeMutableBufferPointer(rebasing: f[0..<samples.count]))
+                }
+                for k in got..<samples.count { farBlock[k] = 0 }  // silence past the reference's end
+            }
+            for i in mics.indices {
+                mics[i].process(samples) { micFrames.append($0) }
+                if far != nil {
+                    farBlock.withUnsafeBufferPointer { f in
+                        refs[i].process(UnsafeBufferPointer(rebasing: f[0..<samples.count])) { refFrames.append($0) }
+                    }
+                }
+                pair(i)
             }
         }
-        var features: [Double: Features] = [:]
         for i in mics.indices {
-            // The last, incomplete frame, as `EnergyVAD.finish` decides it.
-            mics[i].finish { micBands[i].append($0) }
-            if far != nil { refs[i].finish { refBands[i].append($0) } }
-            features[lengths[i]] = Features(
-                mic: micBands[i], reference: far == nil ? nil : refBands[i],
-                frameSeconds: Double(mics[i].frameLength) / Double(rate))
+            mics[i].finish { micFrames.append($0) }
+            if far != nil { refs[i].finish { refFrames.append($0) } }
+            pair(i)
         }
         if let far, let reference {
             warnings += try VADRun.referenceLength(far, path: reference, microphone: samples)
         }
-        return (features, envelope?.result ?? [], rate, samples, warnings)
+        return (mics.map { Double($0.frameLength) / Double(rate) }, rate, samples, warnings)
     }
 }
 

@@ -67,10 +67,11 @@ public enum VADDetector {
         -> VADDetectReport
     {
         try SamePathGuard.refuse(inputs: [input] + (o.reference.map { [$0] } ?? []), outputs: [output])
-        let (result, rate, warnings) = try run(input: input, options: o)
+        let (result, rate, warnings, explanations) = try VADRun.streaming(
+            path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration,
+            explain: o.explain)
         // Only a last, partial frame's run can yield no segment (it ends where it starts): the
         // explanations are the segments' in order.
-        let explanations = o.explain ? VADExplainer.explain(result) : []
         let segments = result.segments(align: o.align).enumerated().map { k, s in
             VADDetectReport.Segment(s, explain: k < explanations.count ? explanations[k] : nil)
         }
@@ -87,29 +88,6 @@ public enum VADDetector {
         }
         try ByteOutput.write(text, to: output)
         return report
-    }
-
-    /// The detector over the file (and its reference), streamed: memory holds the decisions (and,
-    /// to explain, each frame's band powers and detail), not the audio.
-    static func run(input: String, options o: VADDetectOptions) throws(AudioPipelineError)
-        -> (run: VADRun, rate: Int, warnings: [String])
-    {
-        guard o.explain else {
-            return try VADRun.streaming(
-                path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration)
-        }
-        let s = try VADCorpus.streamedFeatures(
-            path: input, reference: o.reference, resampler: o.resampler,
-            frameMilliseconds: [o.configuration.frameMilliseconds], envelopeCount: nil
-        ) { (rate) throws(AudioPipelineError) in
-            _ = try EnergyVAD(sampleRate: rate, configuration: o.configuration)  // its checks, before reading
-        }
-        let features = s.features[o.configuration.frameMilliseconds]!
-        let (frames, details) = try VADCorpus.decide(features, configuration: o.configuration, details: true)
-        let run = VADRun(
-            frames: frames, frameSeconds: features.frameSeconds, duration: Double(s.samples) / Double(s.rate),
-            configuration: o.configuration, details: details)
-        return (run, s.rate, s.warnings)
     }
 }
 

@@ -56,43 +56,81 @@ public enum VADExplainer {
     /// segment k of `run.segments()` is element k.
     public static func explain(_ run: VADRun) -> [VADSegmentExplanation] {
         precondition(run.details.count == run.frames.count, "VADExplainer: the run has no per-frame details")
-        var out: [VADSegmentExplanation] = []
-        var opening: VADSegmentExplanation.Opening?
-        var quiet: Int?
-        var speaking = false
-        for (k, frame) in run.frames.enumerated() {
-            let d = run.details[k]
+        var stream = Stream(configuration: run.configuration, frameSeconds: run.frameSeconds)
+        for (frame, detail) in zip(run.frames, run.details) { stream.add(frame, detail) }
+        stream.finish(duration: run.duration)
+        return stream.explanations
+    }
+
+    /// `explain` one decision at a time, in constant memory (but the explanations): it keeps the
+    /// open segment's opening, the last `confirmFrames` scores and the frame that started the hangover.
+    public struct Stream: Sendable {
+        public let configuration: VADConfiguration
+        public let frameSeconds: Double
+        public private(set) var explanations: [VADSegmentExplanation] = []
+        private var recentScores: [Double]
+        private var index = 0
+        private var opening: VADSegmentExplanation.Opening?
+        /// The frame (its index, decision and detail) that started the current failing streak.
+        private var quiet: (k: Int, frame: VADDecider.Frame, detail: VADDecider.Detail)?
+        private var last: (frame: VADDecider.Frame, detail: VADDecider.Detail)?
+        private var speaking = false
+
+        public init(configuration: VADConfiguration, frameSeconds: Double) {
+            (self.configuration, self.frameSeconds) = (configuration, frameSeconds)
+            recentScores = [Double](repeating: 0, count: max(1, configuration.confirmFrames))
+        }
+
+        /// The next frame's decision and what it was made of.
+        public mutating func add(_ frame: VADDecider.Frame, _ d: VADDecider.Detail) {
+            let k = index
+            recentScores[k % recentScores.count] = frame.score
             if speaking {
                 // The decider's hold test; the frame that starts a failing streak starts the hangover.
-                if d.exitTest { quiet = nil } else if quiet == nil { quiet = k }
+                if d.exitTest { quiet = nil } else if quiet == nil { quiet = (k, frame, d) }
                 if !frame.speech, let o = opening {
+                    let q = quiet ?? (k, frame, d)
                     let closed =
-                        d.burstOver ? transientClosing(run, frame: k) : closing(run, frame: k, quiet: quiet ?? k)
-                    out.append(.init(opened: o, closed: closed))
+                        d.burstOver
+                        ? VADExplainer.transientClosing(configuration, frameSeconds, frame, d, at: k)
+                        : VADExplainer.closing(configuration, frameSeconds, q.frame, q.detail, quietAt: q.k, endAt: k)
+                    explanations.append(.init(opened: o, closed: closed))
                 }
             } else if frame.speech {
-                opening = self.opening(run, frame: k)
+                let count = min(configuration.confirmFrames, k + 1)
+                let lowest = (k + 1 - count...k).map { recentScores[$0 % recentScores.count] }.min() ?? frame.score
+                opening = VADExplainer.opening(configuration, frameSeconds, frame, d, at: k, run: count, lowest: lowest)
                 quiet = nil
             }
             speaking = frame.speech
+            last = (frame, d)
+            index += 1
         }
-        if speaking, let o = opening {
-            out.append(.init(opened: o, closed: endOfFile(run)))
+
+        /// The end of the input (`duration` seconds): a segment still open ends with it.
+        public mutating func finish(duration: Double) {
+            // A segment closed by the last, incomplete frame ends with the input, not with that frame.
+            if let i = explanations.indices.last {
+                explanations[i].closed.time = min(explanations[i].closed.time, t(duration))
+            }
+            if speaking, let o = opening, let last {
+                explanations.append(.init(opened: o, closed: VADExplainer.endOfFile(last.frame, last.detail, duration)))
+            }
+            speaking = false
         }
-        return out
     }
 
-    static func opening(_ run: VADRun, frame k: Int) -> VADSegmentExplanation.Opening {
-        let c = run.configuration, d = run.details[k], f = run.frameSeconds
-        let count = min(c.confirmFrames, k + 1)
-        let lowest = (k + 1 - count...k).map { run.frames[$0].score }.min() ?? run.frames[k].score
+    static func opening(
+        _ c: VADConfiguration, _ f: Double, _ frame: VADDecider.Frame, _ d: VADDecider.Detail, at k: Int,
+        run count: Int,
+        lowest: Double
+    ) -> VADSegmentExplanation.Opening {
         var bands = (0..<4).filter { d.excess[$0] >= c.enterThreshold }
         if bands.isEmpty { bands = [(0..<4).max { d.excess[$0] < d.excess[$1] }!] }
         bands.sort { d.excess[$0] > d.excess[$1] }
-        let level = run.frames[k].level
         var rule =
             d.sustainedStart
-            ? "score less the noise's own \(db(run.frames[k].score - d.noiseScore)) dB and the mean of the last"
+            ? "score less the noise's own \(db(frame.score - d.noiseScore)) dB and the mean of the last"
                 + " \(Int(c.exitAverageFrames)) frames' \(db(d.exitScore)) dB ≥ sustained_enter_db"
                 + " \(n(c.sustainedEnterThreshold)) (a held excess, below enter_db \(n(c.enterThreshold)))"
             : "score ≥ enter_db \(n(c.enterThreshold))"
@@ -108,14 +146,18 @@ public enum VADExplainer {
             + "(min_speech_ms \(n(c.minimumSpeechMilliseconds)))"
         return .init(
             time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,
-            scoreDb: round1(run.frames[k].score), lowestScoreDb: round1(lowest), levelDbfs: round1(level),
+            scoreDb: round1(frame.score), lowestScoreDb: round1(lowest), levelDbfs: round1(frame.level),
             loudestDbfs: round1(d.loudest),
             bands: bands.map { .init(band: VADDecider.Detail.bandNames[$0], excessDb: round1(d.excess[$0])) },
             rule: rule)
     }
 
-    static func closing(_ run: VADRun, frame k: Int, quiet q: Int) -> VADSegmentExplanation.Closing {
-        let c = run.configuration, d = run.details[q], level = run.frames[q].level
+    /// Speech ended at frame `k` by the hangover that frame `q` (`frame`, `d`) started.
+    static func closing(
+        _ c: VADConfiguration, _ f: Double, _ frame: VADDecider.Frame, _ d: VADDecider.Detail, quietAt q: Int,
+        endAt k: Int
+    ) -> VADSegmentExplanation.Closing {
+        let level = frame.level
         var reasons: [String] = [], words: [String] = [], levelWords: [String] = []
         if d.exitScore < c.exitThreshold {
             reasons.append("exit_threshold")
@@ -136,36 +178,36 @@ public enum VADExplainer {
             words.append("the level fell to \(db(level)) dBFS, " + levelWords.joined(separator: " and "))
         }
         let rule =
-            "at \(NumberText.seconds(Double(q) * run.frameSeconds)) s " + words.joined(separator: "; ")
+            "at \(NumberText.seconds(Double(q) * f)) s " + words.joined(separator: "; ")
             + ", and the hold test did not pass again within hangover_ms \(n(c.hangoverMilliseconds))"
         return .init(
-            time: t(min(run.duration, Double(k + 1) * run.frameSeconds)), reasons: reasons,
-            quietFrom: t(Double(q) * run.frameSeconds), exitScoreDb: round1(d.exitScore), levelDbfs: round1(level),
-            loudestDbfs: round1(d.loudest), rule: rule)
+            time: t(Double(k + 1) * f), reasons: reasons, quietFrom: t(Double(q) * f),
+            exitScoreDb: round1(d.exitScore), levelDbfs: round1(level), loudestDbfs: round1(d.loudest), rule: rule)
     }
 
     /// Speech younger than `transient_ms` ended by the transient rule (see `VADConfiguration`).
-    static func transientClosing(_ run: VADRun, frame k: Int) -> VADSegmentExplanation.Closing {
-        let c = run.configuration, d = run.details[k], level = run.frames[k].level
-        let own = run.frames[k].score - d.noiseScore
-        let at = NumberText.seconds(Double(k) * run.frameSeconds)
+    static func transientClosing(
+        _ c: VADConfiguration, _ f: Double, _ frame: VADDecider.Frame, _ d: VADDecider.Detail, at k: Int
+    ) -> VADSegmentExplanation.Closing {
+        let own = frame.score - d.noiseScore
+        let at = NumberText.seconds(Double(k) * f)
         let rule =
             "at \(at) s, within transient_ms \(n(c.transientMilliseconds)) of the onset,"
             + " the frame's own score (less the noise's) fell to \(db(own)) dB < exit_db"
             + " \(n(c.exitThreshold)), at least transient_drop_db \(n(c.transientDrop)) below the onset's highest:"
             + " a transient (click, knock), ended without hangover"
         return .init(
-            time: t(min(run.duration, Double(k + 1) * run.frameSeconds)), reasons: ["transient"],
-            quietFrom: t(Double(k) * run.frameSeconds), exitScoreDb: round1(d.exitScore), levelDbfs: round1(level),
-            loudestDbfs: round1(d.loudest), rule: rule)
+            time: t(Double(k + 1) * f), reasons: ["transient"], quietFrom: t(Double(k) * f),
+            exitScoreDb: round1(d.exitScore), levelDbfs: round1(frame.level), loudestDbfs: round1(d.loudest),
+            rule: rule)
     }
 
-    static func endOfFile(_ run: VADRun) -> VADSegmentExplanation.Closing {
-        let last = run.frames.count - 1
-        return .init(
-            time: t(run.duration), reasons: ["end_of_file"], quietFrom: nil,
-            exitScoreDb: round1(run.details[last].exitScore), levelDbfs: round1(run.frames[last].level),
-            loudestDbfs: round1(run.details[last].loudest), rule: "the file ended during speech")
+    static func endOfFile(_ frame: VADDecider.Frame, _ d: VADDecider.Detail, _ duration: Double)
+        -> VADSegmentExplanation.Closing
+    {
+        .init(
+            time: t(duration), reasons: ["end_of_file"], quietFrom: nil, exitScoreDb: round1(d.exitScore),
+            levelDbfs: round1(frame.level), loudestDbfs: round1(d.loudest), rule: "the file ended during speech")
     }
 
     static func n(_ v: Double) -> String { NumberText.plain(v) }

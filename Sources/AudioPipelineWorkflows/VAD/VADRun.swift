@@ -42,72 +42,43 @@ public struct VADRun: Sendable {
     /// The file at `path`, streamed (mono at its own rate, block by block): memory holds the
     /// decisions, not the audio — an hour takes ~17 MB of them whatever the file's rate and channels.
     /// The same decisions as `init(samples:…)` over the whole file (the detector is block-size
-    /// independent). Returns the run and the file's warnings (truncated, NaN samples).
+    /// independent). Returns the run, the file's warnings (truncated, NaN samples) and, with
+    /// `explain`, each segment's explanation (`VADExplainer.Stream`, written as the frames pass).
     ///
     /// With `reference` (a far-end reference file, converted to the microphone's rate with
     /// `resampler`), the reference is pulled in step with the microphone (`MonoPuller`), padded with
     /// silence or cut to the microphone's length as `AudioLoader.reference` does, with its warning.
     public static func streaming(
         path: String, reference: String? = nil, resampler: ResamplerChoice = .default,
-        configuration: VADConfiguration
-    ) throws(AudioPipelineError) -> (run: VADRun, rate: Int, warnings: [String]) {
-        var vad: EnergyVAD?
-        var rate = 0
+        configuration: VADConfiguration, explain: Bool = false
+    ) throws(AudioPipelineError) -> (
+        run: VADRun, rate: Int, warnings: [String], explanations: [VADSegmentExplanation]
+    ) {
+        // `EnergyVAD`'s band analysis (`VADCorpus.bandFrames`) and decider, one frame at a time.
+        var decider = try VADDecider(configuration: configuration)
+        var explainer: VADExplainer.Stream?
         var frames: [VADDecider.Frame] = []
-        var out: [VADDecider.Frame] = []
-        var far: MonoPuller?
-        let step = 1 << 16
-        var farBlock = [Float](repeating: 0, count: reference == nil ? 0 : step)
-        var farCount = 0
-        let blank = VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false)
-        var (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
-            rate = r
-            vad = try EnergyVAD(sampleRate: r, configuration: configuration)
-            out = [VADDecider.Frame](repeating: blank, count: vad!.maxOutputCount(forInput: step) + 1)
-            far = try reference.map { (p) throws(AudioPipelineError) in
-                try MonoPuller(path: p, rate: r, resampler: resampler)
+        var detail = VADDecider.Detail()
+        let s = try VADCorpus.bandFrames(
+            path: path, reference: reference, resampler: resampler, frameMilliseconds: [configuration.frameMilliseconds]
+        ) { (rate) throws(AudioPipelineError) in
+            let vad = try EnergyVAD(sampleRate: rate, configuration: configuration)  // its checks, before reading
+            if explain {
+                explainer = .init(configuration: configuration, frameSeconds: Double(vad.frameLength) / Double(rate))
             }
-        } _: { (block) throws(AudioPipelineError) in
-            var offset = 0
-            while offset < block.count {
-                let chunk = UnsafeBufferPointer(rebasing: block[offset..<min(block.count, offset + step)])
-                let r: ProcessResult
-                if let far {
-                    // farBlock[0..<farCount] is the reference beside mic[offset...]: pull the rest of
-                    // this chunk's (silence past the reference's end).
-                    if farCount < chunk.count {
-                        let got = try farBlock.withUnsafeMutableBufferPointer { (f) throws(AudioPipelineError) in
-                            try far.pull(into: UnsafeMutableBufferPointer(rebasing: f[farCount..<chunk.count]))
-                        }
-                        for k in (farCount + got)..<chunk.count { farBlock[k] = 0 }
-                        farCount = chunk.count
-                    }
-                    r = farBlock.withUnsafeBufferPointer { f in
-                        out.withUnsafeMutableBufferPointer {
-                            vad!.process(chunk, reference: UnsafeBufferPointer(rebasing: f[0..<chunk.count]), into: $0)
-                        }
-                    }
-                    // What the detector did not take yet stays first in line.
-                    farBlock.withUnsafeMutableBufferPointer { f in
-                        for k in 0..<(farCount - r.consumed) { f[k] = f[r.consumed + k] }
-                    }
-                    farCount -= r.consumed
-                } else {
-                    r = out.withUnsafeMutableBufferPointer { vad!.process(chunk, into: $0) }
-                }
-                frames += out[0..<r.produced]
-                offset += r.consumed
+        } frame: { _, mic, reference in
+            if explainer != nil {
+                frames.append(decider.process(mic: mic, reference: reference, detail: &detail))
+                explainer!.add(frames[frames.count - 1], detail)
+            } else {
+                frames.append(decider.process(mic: mic, reference: reference))
             }
         }
-        let tail = out.withUnsafeMutableBufferPointer { vad!.finish(into: $0) }
-        frames += out[0..<tail]
-        if let far, let reference {
-            warnings += try Self.referenceLength(far, path: reference, microphone: samples)
-        }
+        let duration = Double(s.samples) / Double(s.rate)
+        explainer?.finish(duration: duration)
         let run = VADRun(
-            frames: frames, frameSeconds: Double(vad!.frameLength) / Double(rate),
-            duration: Double(samples) / Double(rate), configuration: configuration)
-        return (run, rate, warnings)
+            frames: frames, frameSeconds: s.frameSeconds[0], duration: duration, configuration: configuration)
+        return (run, s.rate, s.warnings, explainer?.explanations ?? [])
     }
 
     /// The reference's warnings once the microphone ended: its own (truncated, NaN samples) and,
