@@ -106,8 +106,9 @@ public enum FileConverter {
 }
 
 /// One file through a `FormatConverter`: read block by block (PCM16 files as integers, so the
-/// chosen PCM convention applies exactly), convert, hand each converted block on. Buffers are
-/// allocated once; memory does not depend on the file's length.
+/// chosen PCM convention applies exactly), convert, hand each converted block on — pushed (`run`)
+/// or pulled (`next`, for a job that reads a second file in step). Buffers are allocated once;
+/// memory does not depend on the file's length.
 final class FileConversion {
     typealias Samples = FileBlocks.Block
 
@@ -115,6 +116,13 @@ final class FileConversion {
     let converter: FormatConverter
     let encoding: SampleEncoding
     var outputFormat: StreamFormat { converter.outputFormat }
+    /// Input read but not yet converted (frames from `pendingStart`), in `inPCM` or `inFloat`.
+    private var inPCM: UnsafeMutableBufferPointer<Int16>, inFloat: UnsafeMutableBufferPointer<Float>
+    private var pending = 0, pendingStart = 0
+    private var outPCM: UnsafeMutableBufferPointer<Int16>, outFloat: UnsafeMutableBufferPointer<Float>
+    private var inputEnded = false, finished = false
+    /// Frames handed on so far.
+    private(set) var framesOut = 0
 
     /// The channel plan of `channels`/`channel` (0-based) for the reader's input, or why there is none.
     static func plan(input: StreamFormat, name: String, channels: Int?, channel: Int?) throws(AudioPipelineError)
@@ -158,6 +166,19 @@ final class FileConversion {
             // A whole file: the native resampler's throughput mode (same output, computed faster).
             resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f, mode: .throughput) })
         encoding = o.encoding
+        let c = converter, isPCM16 = reader.description.isPCM16, toPCM = o.encoding == .pcm16
+        let inCount = c.configuration.blockFrames * c.inputStride
+        let outCount =
+            max(c.maxOutputCount(forInput: c.configuration.blockFrames), c.maxOutputCount(forInput: 0), 1)
+            * c.outputStride
+        inPCM = .allocate(capacity: isPCM16 ? inCount : 0)
+        inFloat = .allocate(capacity: isPCM16 ? 0 : inCount)
+        outPCM = .allocate(capacity: toPCM ? outCount : 0)
+        outFloat = .allocate(capacity: toPCM ? 0 : outCount)
+    }
+
+    deinit {
+        inPCM.deallocate(); inFloat.deallocate(); outPCM.deallocate(); outFloat.deallocate()
     }
 
     /// Reads the input to its end, handing every converted block to `sink`; returns the frames read
@@ -165,58 +186,52 @@ final class FileConversion {
     func run(progress: ProgressHandler, sink: (Samples) throws(AudioPipelineError) -> Void) throws(AudioPipelineError)
         -> (in: Int, out: Int)
     {
-        let capacity =
-            max(
-                converter.maxOutputCount(forInput: converter.configuration.blockFrames),
-                converter.maxOutputCount(forInput: 0), 1) * converter.outputStride
-        var pcm = [Int16](repeating: 0, count: encoding == .pcm16 ? capacity : 0)
-        var float = [Float](repeating: 0, count: encoding == .pcm16 ? 0 : capacity)
-        var framesOut = 0
-        let c = converter, toPCM = encoding == .pcm16, stride = converter.outputStride
-        /// Runs `step` (one `process` or `finish` into the output buffer) and passes its output on.
-        func pass(
-            _ step: (UnsafeMutableBufferPointer<Int16>) -> ProcessResult,
-            _ floatStep: (UnsafeMutableBufferPointer<Float>) -> ProcessResult
-        ) throws(AudioPipelineError) -> ProcessResult {
-            let r =
-                toPCM
-                ? pcm.withUnsafeMutableBufferPointer { step($0) }
-                : float.withUnsafeMutableBufferPointer { floatStep($0) }
-            let n = r.produced * stride
-            framesOut += r.produced
-            guard n > 0 else { return r }
-            if toPCM {
-                try pcm.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
-                    try sink(.pcm16(UnsafeBufferPointer(rebasing: p[0..<n])))
+        while let block = try next(progress: progress) { try sink(block) }
+        return (reader.framesRead, framesOut)
+    }
+
+    /// The next converted block (valid until the next call), nil at the end: converts what was read
+    /// and not yet taken, else reads the next input block (`progress` after each read), and at the
+    /// end of the input drains the converter.
+    func next(progress: ProgressHandler = { _ in }) throws(AudioPipelineError) -> Samples? {
+        let c = converter, toPCM = encoding == .pcm16
+        while true {
+            if pending > 0 {
+                let range = pendingStart * c.inputStride..<(pendingStart + pending) * c.inputStride
+                let r: ProcessResult
+                switch (reader.description.isPCM16, toPCM) {
+                case (true, true): r = c.process(UnsafeBufferPointer(rebasing: inPCM[range]), into: outPCM)
+                case (true, false): r = c.process(UnsafeBufferPointer(rebasing: inPCM[range]), into: outFloat)
+                case (false, true): r = c.process(UnsafeBufferPointer(rebasing: inFloat[range]), into: outPCM)
+                case (false, false): r = c.process(UnsafeBufferPointer(rebasing: inFloat[range]), into: outFloat)
+                }
+                (pending, pendingStart) = (pending - r.consumed, pendingStart + r.consumed)
+                if r.consumed == 0 && r.produced == 0 { pending = 0 }  // no progress: on to the next block
+                if r.produced > 0 { return output(r.produced) }
+            } else if !inputEnded {
+                let got =
+                    reader.description.isPCM16 ? try reader.read(into: inPCM) : try reader.read(into: inFloat)
+                (pending, pendingStart, inputEnded) = (got, 0, got == 0)
+                if got > 0 {
+                    progress(
+                        JobProgress(
+                            done: reader.framesRead, total: reader.description.frames,
+                            unit: .frames(rate: reader.format.sampleRate.hz)))
                 }
             } else {
-                try float.withUnsafeBufferPointer { (p) throws(AudioPipelineError) in
-                    try sink(.float32(UnsafeBufferPointer(rebasing: p[0..<n])))
-                }
-            }
-            return r
-        }
-        try FileBlocks.read(reader, blockFrames: c.configuration.blockFrames, progress: progress) {
-            (block) throws(AudioPipelineError) in
-            switch block {
-            case .pcm16(var b):
-                while !b.isEmpty {
-                    let r = try pass({ c.process(b, into: $0) }, { c.process(b, into: $0) })
-                    b = UnsafeBufferPointer(rebasing: b[(r.consumed * c.inputStride)...])
-                    if r.consumed == 0 && r.produced == 0 { break }
-                }
-            case .float32(var b):
-                while !b.isEmpty {
-                    let r = try pass({ c.process(b, into: $0) }, { c.process(b, into: $0) })
-                    b = UnsafeBufferPointer(rebasing: b[(r.consumed * c.inputStride)...])
-                    if r.consumed == 0 && r.produced == 0 { break }
-                }
+                guard !finished else { return nil }
+                let n = toPCM ? c.finish(into: outPCM) : c.finish(into: outFloat)
+                if n > 0 { return output(n) }
+                finished = true
             }
         }
-        while try pass(
-            { ProcessResult(consumed: 0, produced: c.finish(into: $0)) },
-            { ProcessResult(consumed: 0, produced: c.finish(into: $0)) }
-        ).produced > 0 {}
-        return (reader.framesRead, framesOut)
+    }
+
+    /// The first `frames` of the output buffer, counted.
+    private func output(_ frames: Int) -> Samples {
+        framesOut += frames
+        let n = frames * converter.outputStride
+        if encoding == .pcm16 { return .pcm16(UnsafeBufferPointer(rebasing: outPCM[0..<n])) }
+        return .float32(UnsafeBufferPointer(rebasing: outFloat[0..<n]))
     }
 }
