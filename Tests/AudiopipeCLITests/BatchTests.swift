@@ -216,6 +216,40 @@ import _AudioPipelineTestSupport
             empty.status == 65 && empty.stderr.contains("empty.txt: the input list names no file"), "\(empty.stderr)")
     }
 
+    @Test func theReportAndListedOutputsNeverOverwriteAnInput() throws {
+        let s = Scratch()
+        try corpus(s, 3)
+        let input = s.file("in/f1.wav")
+        let before = try Data(contentsOf: URL(fileURLWithPath: input))
+        func unchanged(_ path: String, _ data: Data) throws -> Bool {
+            try Data(contentsOf: URL(fileURLWithPath: path)) == data
+        }
+        // --report naming an input file, or the input list.
+        let onInput = try CLI.run(["info", input, s.file("in/f2.wav"), "--report", input])
+        #expect(onInput.status == 64 && onInput.stderr.contains("--report is the input file"), "\(onInput.stderr)")
+        #expect(try unchanged(input, before))
+        try "in/f1.wav\nin/f2.wav\n".write(toFile: s.file("list.txt"), atomically: true, encoding: .utf8)
+        let list = try Data(contentsOf: URL(fileURLWithPath: s.file("list.txt")))
+        let onList = try CLI.run(
+            ["convert", "--input-list", s.file("list.txt"), "-o", s.file("o"), "--report", s.file("list.txt")] + convert
+        )
+        #expect(onList.status == 64 && onList.stderr.contains("--report is the input list"), "\(onList.stderr)")
+        #expect(try unchanged(s.file("list.txt"), list))
+        // An existing file that is not a results file is not replaced; an earlier report is.
+        try "my notes\n".write(toFile: s.file("notes.txt"), atomically: true, encoding: .utf8)
+        let onNotes = try CLI.run(["info", input, "--report", s.file("notes.txt")])
+        #expect(onNotes.status == 73 && onNotes.stderr.contains("not a results file"), "\(onNotes.stderr)")
+        #expect(try String(contentsOfFile: s.file("notes.txt"), encoding: .utf8) == "my notes\n")
+        #expect(try CLI.run(["info", input, "--report", s.file("r.jsonl")]).status == 0)
+        #expect(try CLI.run(["info", input, "--report", s.file("r.jsonl")]).status == 0)
+        // An input list's output column naming the list itself.
+        try "input,output\nin/f1.wav,self.csv\n".write(toFile: s.file("self.csv"), atomically: true, encoding: .utf8)
+        let selfList = try Data(contentsOf: URL(fileURLWithPath: s.file("self.csv")))
+        let onSelf = try CLI.run(["convert", "--input-list", s.file("self.csv"), "-o", s.file("p")] + convert)
+        #expect(onSelf.status == 64 && onSelf.stderr.contains("is the input list"), "\(onSelf.stderr)")
+        #expect(try unchanged(s.file("self.csv"), selfList))
+    }
+
     @Test func frameDeframeDetectAndInfoTakeABatchToo() throws {
         let s = Scratch()
         try corpus(s, 3)

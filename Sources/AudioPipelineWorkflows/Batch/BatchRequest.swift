@@ -34,7 +34,32 @@ public struct BatchRequest: Sendable {
         var selection = selection
         selection.skipDirectory = outputDirectory
         let inputs = try selection.collect()
-        return try OutputTree.plan(inputs, directory: outputDirectory, ext: outputExtension, template: nameTemplate)
+        let items = try OutputTree.plan(
+            inputs, directory: outputDirectory, ext: outputExtension, template: nameTemplate)
+        try refuseOverwritingInputs(items)
+        return items
+    }
+
+    /// Neither an output (an input list's `output` column may name anything) nor the `--report`
+    /// file may be the input list, an input or (the report) an output: each would be overwritten.
+    func refuseOverwritingInputs(_ items: [BatchItem]) throws(AudioPipelineError) {
+        var paths = SamePathGuard.Canonicalizer()
+        let list = selection.inputList.flatMap { $0 == "-" ? nil : paths.canonical($0) }
+        if let list, let item = items.first(where: { $0.output.map { paths.canonical($0) } == list }) {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(item.output!): output of \(item.input.path) is the input list; choose another output path")
+        }
+        guard let report = options.reportPath else { return }
+        let r = paths.canonical(report)
+        let clash =
+            r == list
+            ? "the input list"
+            : items.first { paths.canonical($0.input.path) == r }.map { "the input file \($0.input.path)" }
+                ?? items.first { $0.output.map { paths.canonical($0) } == r }.map { "the output of \($0.input.path)" }
+        if let clash {
+            throw AudioPipelineError(.invalidConfiguration, "\(report): --report is \(clash); choose another path")
+        }
     }
 
     /// Plans and runs `job` over the inputs (see `BatchRunner.run`).

@@ -10,10 +10,18 @@ final class ResultsFile: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var error: AudioPipelineError?
 
-    /// Opens `path` (nil: no file). Without `append` an existing file is started anew.
+    /// Opens `path` (nil: no file). Without `append` an existing file is started anew — only if it
+    /// is empty or a results file (its first line a result): anything else is refused (73), never
+    /// overwritten.
     init(path: String?, append: Bool) throws(AudioPipelineError) {
         self.path = path
         guard let path else { fd = -1; return }
+        if !append, !Self.isResultsFileOrEmpty(path) {
+            throw AudioPipelineError(
+                .outputFailed,
+                "\(path): exists and is not a results file (its first line is not a batch result); "
+                    + "remove it or choose another --report path")
+        }
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0o666)
         guard fd >= 0 else {
             throw AudioPipelineError(
@@ -30,6 +38,18 @@ final class ResultsFile: @unchecked Sendable {
     }
 
     deinit { if fd >= 0 { close(fd) } }
+
+    /// Whether `path` is absent, an empty regular file, a device or FIFO (written, not replaced), or
+    /// a file whose first line decodes as a `BatchResult`.
+    static func isResultsFileOrEmpty(_ path: String) -> Bool {
+        var st = stat()
+        guard stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size > 0 else { return true }
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: 1 << 20)) ?? Data()
+        let line = head.prefix { $0 != 0x0A }
+        return (try? JSONDecoder().decode(BatchResult.self, from: Data(line))) != nil
+    }
 
     func append(_ result: BatchResult) {
         guard fd >= 0 else { return }

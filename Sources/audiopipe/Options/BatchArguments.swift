@@ -11,7 +11,7 @@ struct BatchArguments: ParsableArguments {
     @Option(help: "Inputs: a path a line, or CSV/JSONL with input (and output).") var inputList: String?
     @Option(name: [.customShort("j"), .long], help: "Files at once (default: the cores).") var jobs: Int?
     @Flag(help: "Stop at the first file that fails.") var failFast = false
-    @Option(name: .customLong("report"), help: "Append each file's result to this JSONL file.") var results: String?
+    @Option(name: .customLong("report"), help: "Each file's result to this JSONL file.") var results: String?
     @Flag(help: "Skip the files --report says are done, with the same options and input.") var resume = false
     @Option(help: "One shard of the inputs: I/N, or auto (Slurm array, k8s Indexed Job).") var shard: String?
     @Option(help: "With --shard auto in a Kubernetes Indexed Job: the number of shards.") var shards: Int?
