@@ -137,12 +137,18 @@ import _AudioPipelineTestSupport
     @Test func controlCharactersAreEscapedAndTheMessagesOwnLinesStay() {
         // An escape sequence, a carriage return and a C1 control in a name: escaped anywhere.
         #expect(MessageText.shown("x\u{1B}[2J\r\u{85}.wav: bad", arguments: []) == "x\\u{1b}[2J\\r\\u{85}.wav: bad")
-        // A newline is the message's own (label help) unless it is part of an argument.
-        #expect(MessageText.shown("needs labels:\n  a.txt", arguments: []) == "needs labels:\n  a.txt")
-        let name = "/d/a\nb\tc.wav"
+        // A newline or tab from data (a name found in a directory, a list's field, an option's value)
+        // is escaped; an indented continuation line of the message's own stays, tabs and all.
+        #expect(MessageText.shown("/d/a\nb\tc.wav: cannot decode", arguments: []) == "/d/a\\nb\\tc.wav: cannot decode")
+        #expect(MessageText.shown("header: input\ta", arguments: []) == "header: input\\ta")
         #expect(
-            MessageText.shown("\(name): cannot decode\nhint", arguments: ["info", name])
-                == "/d/a\\nb\\tc.wav: cannot decode\nhint")
+            MessageText.shown("needs labels:\n  one a line:\n    1.25\t2.8\tspeech", arguments: [])
+                == "needs labels:\n  one a line:\n    1.25\t2.8\tspeech")
+        // An argument is escaped wholly, even a line break followed by spaces within it.
+        let name = "/d/a\n  b.wav"
+        #expect(
+            MessageText.shown("\(name): cannot decode\n  hint", arguments: ["info", name])
+                == "/d/a\\n  b.wav: cannot decode\n  hint")
         #expect(MessageText.shown("plain é ✓", arguments: ["x"]) == "plain é ✓")
     }
 }

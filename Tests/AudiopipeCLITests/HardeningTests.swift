@@ -186,6 +186,13 @@ import _AudioPipelineTestSupport
         #expect(r.stderr.split(separator: "\n").count == 1 && r.stderr.contains("a\\nb.wav"), "\(r.stderr)")
         let e = try CLI.run(["info", s.file("x\u{1B}[31m.wav")])
         #expect(e.status == 66 && !e.stderr.contains("\u{1B}") && e.stderr.contains("x\\u{1b}[31m.wav"), "\(e.stderr)")
+        // Found by a directory walk (not an argument), and with a tab: still one line per error.
+        try FileManager.default.createDirectory(atPath: s.file("d"), withIntermediateDirectories: true)
+        try "not audio".write(toFile: s.file("d/nl\n\tname.wav"), atomically: true, encoding: .utf8)
+        let walked = try CLI.run(["vad", "detect", s.file("d"), "-o", s.file("labels")])
+        let lines = walked.stderr.split(separator: "\n")
+        #expect(walked.status == 65 && lines.allSatisfy { $0.hasPrefix("audiopipe: ") }, "\(walked.stderr)")
+        #expect(walked.stderr.contains("nl\\n\\tname.wav") && !walked.stderr.contains("\t"), "\(walked.stderr)")
     }
 
     @Test func aValueOutOfRangeInsideAFileIsBadData() throws {
