@@ -78,6 +78,19 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         }
     }
 
+    @Test func aRateTheDetectorDoesNotTakeIsBadDataNamingTheFile() throws {
+        let s = Scratch()
+        try writeWAV(s.file("low.wav"), [Float](repeating: 0.1, count: 4000), rate: 2000)
+        try "0.5\t1.0\tspeech\n".write(toFile: s.file("low.txt"), atomically: true, encoding: .utf8)
+        for args in [
+            ["vad", "detect", s.file("low.wav")], ["vad", "detect", s.file("low.wav"), "--explain"],
+            ["vad", "tune", "--audio", s.path, "--report", s.file("rep")],
+        ] {
+            let r = try CLI.run(args)
+            #expect(r.status == 65 && r.stderr.contains("low.wav: sample rate 2000 Hz"), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test func referenceOfAnotherRateChannelsAndLengthIsConverted() throws {
         let s = Scratch()
         let mic = utterances(rate: 16_000)

@@ -73,6 +73,7 @@ extension VADCorpus {
             refFrames.removeAll(keepingCapacity: true)
         }
         var (samples, warnings) = try AudioLoader.monoBlocks(path: path) { (r) throws(AudioPipelineError) in
+            try checkRate(r, path: path)
             try prepare(r)
             rate = r
             mics = lengths.map { VADBandAnalyzer(sampleRate: r, frameLength: Int((Double(r) * $0 / 1000).rounded())) }
@@ -108,6 +109,16 @@ extension VADCorpus {
             warnings += try VADRun.referenceLength(far, path: reference, microphone: samples)
         }
         return (mics.map { Double($0.frameLength) / Double(rate) }, rate, samples, warnings)
+    }
+}
+
+extension VADCorpus {
+    /// The rates the detector takes (`EnergyVAD`'s): a file at another is bad data, named (65).
+    static func checkRate(_ rate: Int, path: String) throws(AudioPipelineError) {
+        guard rate >= 4000 && rate <= 384_000 else {
+            throw AudioPipelineError(
+                .invalidData, "\(path): sample rate \(rate) Hz; the VAD takes 4 kHz … 384 kHz (convert it first)")
+        }
     }
 }
 

@@ -61,6 +61,7 @@ public struct VADCorpus: Sendable {
                 item = (s.features, s.envelope, s.rate, s.samples)
             } else {
                 let (samples, rate, loaded) = try AudioLoader.mono(path: audioPath)
+                try Self.checkRate(rate, path: audioPath)
                 warnings += loaded
                 var reference: [Float]?
                 if hasReference {
