@@ -169,10 +169,16 @@ public final class AudioFileReader {
         framesRead += got
         let err = sf_error(handle)
         if err != 0 {
-            // libsndfile keeps the last error sticky; only fatal decode errors surface here.
+            // libsndfile keeps the last error sticky; only fatal errors surface here. A failed read(2)
+            // is an I/O failure (74); anything else is data it cannot decode (a FLAC that lost sync,
+            // a corrupt frame): bad data (65).
             let reason = String(cString: sf_strerror(handle))
+            if err == Int32(SF_ERR_SYSTEM) {
+                throw AudioPipelineError(
+                    .ioFailure, "\(displayName): read failed after \(framesRead) frames: \(Self.tidy(reason))")
+            }
             throw AudioPipelineError(
-                .ioFailure, "\(displayName): read failed after \(framesRead) frames: \(Self.tidy(reason))")
+                .invalidData, "\(displayName): cannot decode after \(framesRead) frames: \(Self.tidy(reason))")
         }
     }
 

@@ -68,6 +68,16 @@ import _AudioPipelineTestSupport
 }
 
 @Suite struct DamagedInput {
+    @Test func aCompressedFileThatCannotBeDecodedIsBadDataNotAnIOError() throws {
+        let s = Scratch()
+        #expect(try CLI.run(["convert", mic, s.file("m.flac")]).status == 0)
+        let flac = try Data(contentsOf: URL(fileURLWithPath: s.file("m.flac")))
+        try flac.prefix(flac.count / 2).write(to: URL(fileURLWithPath: s.file("cut.flac")))
+        let r = try CLI.run(["convert", s.file("cut.flac"), s.file("o.wav")])
+        #expect(r.status == 65 && r.stderr.contains("cut.flac: cannot decode after"), "\(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.file("o.wav")))
+    }
+
     @Test func aTruncatedFileIsAWarningOrWithStrictAnError() throws {
         let s = Scratch()
         let wav = try Data(contentsOf: URL(fileURLWithPath: mic))
