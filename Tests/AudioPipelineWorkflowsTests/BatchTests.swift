@@ -157,6 +157,11 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(named?.contains("list.csv:2: missing column 'input'") == true, "\(named ?? "no error")")
         let shaped = try error("list.txt", "file,out\na.wav,b.wav\nc.wav,d.wav\n")
         #expect(shaped?.contains("list.txt:1: missing column 'input'") == true, "\(shaped ?? "no error")")
+        // An empty input field names its line.
+        let empty = try error("empty.csv", "input,output\n# x\n,o.wav\n")
+        #expect(empty?.contains("empty.csv:3: the 'input' field is empty") == true, "\(empty ?? "no error")")
+        let emptyJSON = try error("empty.jsonl", "{\"input\": \"a.wav\"}\n{\"input\": \" \"}\n")
+        #expect(emptyJSON?.contains("empty.jsonl:2: needs a non-empty") == true, "\(emptyJSON ?? "no error")")
         // Line numbers count the comment and blank lines before a bad row.
         let row = try error("rows.csv", "input,output\n# note\n\na.wav,b.wav,c.wav\n")
         #expect(row?.contains("rows.csv:4: 3 fields, the header has 2") == true, "\(row ?? "no error")")

@@ -131,8 +131,8 @@ public struct BatchSelection: Sendable {
                 do { v = try JSON.parse(String(line)) } catch {
                     throw AudioPipelineError(.invalidData, "\(list):\(n + 1): not a JSON object: \(error)")
                 }
-                guard let path = v["input"]?.string else {
-                    throw AudioPipelineError(.invalidData, "\(list):\(n + 1): needs an \"input\" string")
+                guard let path = v["input"]?.string, !path.trimmingSpaces.isEmpty else {
+                    throw AudioPipelineError(.invalidData, "\(list):\(n + 1): needs a non-empty \"input\" string")
                 }
                 return input(path, v["output"]?.string)
             }
@@ -144,8 +144,12 @@ public struct BatchSelection: Sendable {
             for (n, line) in lines { text[n - first.offset] = String(line) }
             let table = try CSVTable(
                 text: text.joined(separator: "\n"), path: list, required: ["input"], firstLine: first.offset + 1)
-            return table.rows.map { row in
-                input(table.field("input", in: row)!, table.field("output", in: row).flatMap { $0.isEmpty ? nil : $0 })
+            return try table.rows.map { (row) throws(AudioPipelineError) in
+                let path = table.field("input", in: row)!
+                guard !path.isEmpty else {
+                    throw AudioPipelineError(.invalidData, "\(list):\(row.line): the 'input' field is empty")
+                }
+                return input(path, table.field("output", in: row).flatMap { $0.isEmpty ? nil : $0 })
             }
         }
         return lines.map { input($0.element.trimmingSpaces, nil) }
