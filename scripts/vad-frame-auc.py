@@ -66,7 +66,8 @@ def running_max(v, frames):
     return np.maximum.reduce(shifted)
 
 
-def band_score(x, rate, floor_frames):
+def band_levels(x, rate):
+    """The four one-pole bands' levels per 10 ms frame, dB (frames × 4)."""
     r = np.exp(-2 * np.pi * 80 / rate)
     h = lfilter([r, -r], [1, -r], x)
 
@@ -81,9 +82,13 @@ def band_score(x, rate, floor_frames):
     s2 = low_pass(r2, 3000)
     hop = int(rate * HOP_S)
     n = len(x) // hop
-    bands = np.array(
+    return np.array(
         [10 * np.log10(np.mean(y[: n * hop].reshape(n, hop) ** 2, axis=1) + 1e-14) for y in (s0, s1, s2, r2 - s2)]
     ).T
+
+
+def band_score(x, rate, floor_frames):
+    bands = band_levels(x, rate)
     excess = bands - running_percentile(bands, floor_frames, 20)
     excess.sort(axis=1)
     return (excess[:, -1] + excess[:, -2]) / 2

@@ -39,29 +39,6 @@ spec.loader.exec_module(fa)
 HOP_S = fa.HOP_S
 
 
-def band_levels(x, rate):
-    """The four bands' levels per frame (dB), as `vad-frame-auc.py`'s band score computes them."""
-    from scipy.signal import lfilter
-
-    r = np.exp(-2 * np.pi * 80 / rate)
-    h = lfilter([r, -r], [1, -r], x)
-
-    def low_pass(v, hz):
-        a = 1 - np.exp(-2 * np.pi * hz / rate)
-        return lfilter([a], [1, -(1 - a)], v)
-
-    s0 = low_pass(h, 300)
-    r1 = h - s0
-    s1 = low_pass(r1, 1000)
-    r2 = r1 - s1
-    s2 = low_pass(r2, 3000)
-    hop = int(rate * HOP_S)
-    n = len(x) // hop
-    return np.array(
-        [10 * np.log10(np.mean(y[: n * hop].reshape(n, hop) ** 2, axis=1) + 1e-14) for y in (s0, s1, s2, r2 - s2)]
-    ).T
-
-
 def trailing_mean(v, frames):
     """Mean of the last `frames` values (the first value repeats before the start)."""
     padded = np.concatenate([np.full(frames - 1, v[0]), v])
@@ -70,7 +47,7 @@ def trailing_mean(v, frames):
 
 
 def features(x, rate):
-    levels = band_levels(x, rate)
+    levels = fa.band_levels(x, rate)
     excess = np.clip(levels - fa.running_percentile(levels, int(5 / HOP_S), 20), -10, 60)
     ordered = np.sort(excess, axis=1)
     score = (ordered[:, -1] + ordered[:, -2]) / 2
