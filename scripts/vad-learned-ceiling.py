@@ -22,7 +22,6 @@ frames sum to one).
 Needs numpy, scipy and scikit-learn. Items with a far-end reference are skipped (their score is
 against the echo model), as are items whose labels are all speech or none.
 """
-import csv
 import glob
 import importlib.util
 import os
@@ -60,17 +59,9 @@ def features(x, rate):
     return table, smooth
 
 
-def kept(d, only):
-    if only is None:
-        return None
-    column, value = only.split("=", 1)
-    with open(os.path.join(d, "manifest.csv"), newline="") as f:
-        return {row["name"] for row in csv.DictReader(f) if row.get(column) == value}
-
-
 def halves(d, only):
     """(tuning, check) lists of (name, features, best single feature, labels) for directory d."""
-    keep = kept(d, only)
+    keep = fa.selected(d, only)
     names = []
     for wav in sorted(glob.glob(os.path.join(d, "*.wav"))):
         name = os.path.basename(wav)[:-4]
