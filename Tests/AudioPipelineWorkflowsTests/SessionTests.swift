@@ -157,6 +157,17 @@ import _AudioPipelineTestSupport
         }
     }
 
+    @Test func aTraceWithNetworkConditionsIsRefusedNotSilentlyPreferred() throws {
+        var c = SessionConfiguration()
+        (c.agent, c.trace) = ("agent.wav", "arrivals.csv")
+        try c.validate()  // the default network is no choice of the caller's
+        c.network.jitterMs = 20
+        #expect(throws: AudioPipelineError.self) { try c.validate() }
+        do { try c.validate() } catch {
+            #expect(error.code == .invalidConfiguration && error.message.contains("give one"))
+        }
+    }
+
     @Test func aTraceThatDeliversNothingStillRunsAndSaysSo() throws {
         var c = SessionConfiguration()
         c.agent = "in-memory"

@@ -34,4 +34,16 @@ final class MonoPuller {
         pulled += filled
         return filled
     }
+
+    /// As a far-end reference, once its microphone (`microphone` samples) ended: the reference's own
+    /// warnings (truncated, NaN samples) and, when the lengths differ, `AudioLoader.reference`'s —
+    /// the rest of it is converted to count it, not kept.
+    func referenceWarnings(path: String, microphone: Int) throws(AudioPipelineError) -> [String] {
+        var rest = block.count - taken
+        while case .float32(let b)? = try conversion.next() { rest += b.count }
+        (block, taken) = (UnsafeBufferPointer(start: nil, count: 0), 0)
+        pulled += rest
+        let length = AudioLoader.lengthWarning(path: path, reference: pulled, microphone: microphone)
+        return try InputCheck.all(conversion.reader, strict: false) + (length.map { [$0] } ?? [])
+    }
 }

@@ -63,6 +63,11 @@ public struct SessionConfiguration: Codable, Sendable, Hashable {
         } else if agent == nil {
             throw usage("give --agent (synthetic mode) or --recorded with --reference (recorded mode)")
         }
+        // A trace replays recorded arrivals and would silently win over simulated ones (a scenario
+        // file, or `--trace` with `--network`).
+        if trace != nil && network != NetworkConditions() {
+            throw usage("--trace replays recorded arrivals, --network simulates them: give one")
+        }
         _ = try Checked.number(Double(deviceRate), in: 8_000...192_000, "--device-rate", code: .invalidConfiguration)
         _ = try Checked.number(chunkMs, in: 1...1_000, "--chunk-ms", code: .invalidConfiguration)
         _ = try Checked.number(responseGapMs, in: 10...600_000, "--response-gap-ms", code: .invalidConfiguration)

@@ -2,11 +2,12 @@ import AudioPipelineAdapters
 import AudioPipelineCore
 
 extension VADCorpus {
-    /// What tuning keeps of one recording, computed while the file streams by (mono at its own rate,
-    /// block by block): the band features per frame length and the plot's envelope — the same as
-    /// `features(_:_:rate:frameMilliseconds:)` and `envelope(_:)` over the whole signal, without
-    /// holding it (an hour at 48 kHz was 691 MB of samples). Needs the file's declared length (the
-    /// envelope's columns are fixed before the first sample); nil for a file that does not declare it.
+    /// What tuning keeps of one recording, computed while the file and its far-end `reference` (if
+    /// any, pulled in step: `bandFrames`) stream by: the band features per frame length and the
+    /// plot's envelope — the same as `features(_:_:rate:frameMilliseconds:)` and `envelope(_:)` over
+    /// the whole signals, without holding them (an hour at 48 kHz was 691 MB of samples). Needs the
+    /// file's declared length (the envelope's columns are fixed before the first sample); nil for a
+    /// file that does not declare it.
     static func streamed(
         path: String, reference: String? = nil, resampler: ResamplerChoice = .default, frameMilliseconds: Set<Double>
     ) throws(AudioPipelineError) -> (
@@ -14,28 +15,12 @@ extension VADCorpus {
         warnings: [String]
     )? {
         guard let declared = try AudioFileReader(path: path).description.frames, declared > 0 else { return nil }
-        let s = try streamedFeatures(
-            path: path, reference: reference, resampler: resampler, frameMilliseconds: frameMilliseconds,
-            envelopeCount: declared)
-        return (s.features, s.envelope, s.rate, s.samples, s.warnings)
-    }
-
-    /// The band features per frame length of the recording at `path` and, with `reference`, of its
-    /// far-end reference (`bandFrames`), collected: equal to `features(_:_:rate:frameMilliseconds:)`
-    /// over the whole signals. With `envelopeCount`, also the plot envelope of that many samples.
-    static func streamedFeatures(
-        path: String, reference: String?, resampler: ResamplerChoice, frameMilliseconds: Set<Double>,
-        envelopeCount: Int?
-    ) throws(AudioPipelineError) -> (
-        features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
-        warnings: [String]
-    ) {
         let lengths = frameMilliseconds.sorted()
         var mic = [[SIMD4<Double>]](repeating: [], count: lengths.count), far = mic
-        var envelope = envelopeCount.map { EnvelopeBuilder(count: $0, columns: envelopeColumns) }
+        var envelope = EnvelopeBuilder(count: declared, columns: envelopeColumns)
         let s = try bandFrames(
             path: path, reference: reference, resampler: resampler, frameMilliseconds: lengths,
-            block: { envelope?.add($0) }
+            block: { envelope.add($0) }
         ) { i, m, r in
             mic[i].append(m)
             if let r { far[i].append(r) }
@@ -45,7 +30,7 @@ extension VADCorpus {
             features[lengths[i]] = Features(
                 mic: mic[i], reference: reference == nil ? nil : far[i], frameSeconds: s.frameSeconds[i])
         }
-        return (features, envelope?.result ?? [], s.rate, s.samples, s.warnings)
+        return (features, envelope.result, s.rate, s.samples, s.warnings)
     }
 
     /// The recording at `path` (mono at its own rate) streamed through one band analyser per frame
@@ -106,7 +91,7 @@ extension VADCorpus {
             pair(i)
         }
         if let far, let reference {
-            warnings += try VADRun.referenceLength(far, path: reference, microphone: samples)
+            warnings += try far.referenceWarnings(path: reference, microphone: samples)
         }
         return (mics.map { Double($0.frameLength) / Double(rate) }, rate, samples, warnings)
     }

@@ -81,19 +81,6 @@ public struct VADRun: Sendable {
         return (run, s.rate, s.warnings, explainer?.explanations ?? [])
     }
 
-    /// The reference's warnings once the microphone ended: its own (truncated, NaN samples) and,
-    /// when the lengths differ (the rest of it is read to count), `AudioLoader.reference`'s.
-    static func referenceLength(_ far: MonoPuller, path: String, microphone: Int) throws(AudioPipelineError)
-        -> [String]
-    {
-        var rest = [Float](repeating: 0, count: 1 << 14)
-        while try rest.withUnsafeMutableBufferPointer({ (b) throws(AudioPipelineError) in try far.pull(into: b) }) > 0 {
-        }
-        let reader = far.conversion.reader
-        let length = AudioLoader.lengthWarning(path: path, reference: far.pulled, microphone: microphone)
-        return try InputCheck.all(reader, strict: false) + (length.map { [$0] } ?? [])
-    }
-
     public init(
         frames: [VADDecider.Frame], frameSeconds: Double, duration: Double, configuration: VADConfiguration,
         details: [VADDecider.Detail] = []
