@@ -23,8 +23,8 @@ struct AnalyzeResampler: ParsableCommand {
               audiopipe analyze resampler --from 44100 --to 16000 --resampler all --json
             """)
 
-    @Option(help: "Input rate, Hz.") var from: Int
-    @Option(help: "Output rate, Hz.") var to: Int
+    @Option(parsing: .number, help: "Input rate, Hz.") var from: Int
+    @Option(parsing: .number, help: "Output rate, Hz.") var to: Int
     @Option(help: "Resampler, or 'all': \(resamplerNames).") var resampler: String = "all"
     @Flag(help: "Skip the speed measurement.") var noSpeed = false
     @OptionGroup var output: OutputOptions

@@ -17,19 +17,19 @@ struct Bench: ParsableCommand {
 struct BenchMeasureCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "run", abstract: "Measure (the default).")
 
-    @Option(help: "Device sample rate, Hz.") var deviceRate = 48_000
-    @Option(help: "Device channels (interleaved).") var deviceChannels = 1
+    @Option(parsing: .number, help: "Device sample rate, Hz.") var deviceRate = 48_000
+    @Option(parsing: .number, help: "Device channels (interleaved).") var deviceChannels = 1
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
-    @Option(help: "Audio per message, ms.") var chunkMs = 20.0
+    @Option(parsing: .number, help: "Audio per message, ms.") var chunkMs = 20.0
     @Option(help: "Resampler: \(resamplerNames).") var resampler = "native-high"
     @Option(help: "best (vector kernels where the CPU has them) or portable (Swift).") var kernels = "best"
     @Option(help: "Float32 ↔ PCM16 convention: standard or ios.") var compat: PCMCompatibility = .standard
     @Flag(help: "TPDF dither on the mic's Float32 → PCM16.") var dither = false
     @Flag(help: "The VAD also gets the far-end reference (barge-in).") var withReference = false
-    @Option(help: "Seconds of measuring, over all rows.") var duration = 12.0
-    @Option(help: "Chunks per row (instead of --duration).") var iterations: Int?
-    @Option(help: "Chunks run before timing each row.") var warmup = 200
-    @Option(help: "Pin to this CPU (Linux).") var cpu: Int?
+    @Option(parsing: .number, help: "Seconds of measuring, over all rows.") var duration = 12.0
+    @Option(parsing: .number, help: "Chunks per row (instead of --duration).") var iterations: Int?
+    @Option(parsing: .number, help: "Chunks run before timing each row.") var warmup = 200
+    @Option(parsing: .number, help: "Pin to this CPU (Linux).") var cpu: Int?
     @Option(help: "Exit 1 when over, e.g. 'mic.p99<1ms,speaker.decode.p50<2us'.") var budget: String?
     @Flag(help: "Only ours, not the common client code beside it.") var noPeers = false
     @Option(help: "Also write the rows as CSV.") var csv: String?

@@ -17,12 +17,16 @@ struct Convert: ParsableCommand {
 
     @Argument(help: "IN OUT, or the inputs of a batch ('-' for standard input/output).") var paths: [String] = []
     @Option(name: dataOutput, help: help("Output directory of a batch.")) var outputDirectory: String?
-    @Option(name: [.short, .long], help: "Output sample rate, Hz (default: the input's).") var rate: Int?
-    @Option(name: [.short, .long], help: "Output channels (1: the mean; default: the input's).") var channels: Int?
-    @Option(help: "Take channel K (1 = first) instead of the mean when making mono.") var channel: Int?
+    @Option(name: [.short, .long], parsing: .number, help: "Output sample rate, Hz (default: the input's).") var rate:
+        Int?
+    @Option(name: [.short, .long], parsing: .number, help: "Output channels (1: the mean; default: the input's).")
+    var channels: Int?
+    @Option(parsing: .number, help: "Take channel K (1 = first) instead of the mean when making mono.") var channel:
+        Int?
     @Option(name: [.short, .long], help: "Output encoding: pcm16 or float32.") var encoding: SampleEncoding = .pcm16
     @Option(help: "Dither for float -> pcm16: none or tpdf (triangular, ±1 LSB).") var dither: DitherOption = .none
-    @Option(help: "Seed of the TPDF dither (the same seed, the same output).") var ditherSeed: UInt64 = 1
+    @Option(parsing: .number, help: "Seed of the TPDF dither (the same seed, the same output).") var ditherSeed:
+        UInt64 = 1
     @Option(help: "PCM convention: standard, or ios (as iOS client code).") var compat: PCMCompatibility = .standard
     @Option(name: [.short, .long], help: "Output type: wav, flac or raw (default: by extension).") var type:
         OutputFileType?

@@ -36,21 +36,23 @@ struct SessionSimulate: ParsableCommand {
     @Option(help: "Recorded mode: what was played, on the microphone's timeline.") var reference: String?
     @Option(help: "Arrival trace of the agent's packets (the jitter kit's CSV).") var trace: String?
     @Option(help: "Synthetic network: delay=MS,jitter=MS,loss=PCT,burst=X,packet=MS.") var network: String?
-    @Option(help: "Echo path delay, ms.") var echoDelayMs: Double?
-    @Option(help: "Echo level relative to the loudspeaker, dB.") var echoGainDb: Double?
+    @Option(parsing: .number, help: "Echo path delay, ms.") var echoDelayMs: Double?
+    @Option(parsing: .number, help: "Echo level relative to the loudspeaker, dB.") var echoGainDb: Double?
     @Option(help: "Echo path impulse response (WAV), instead of the small-speaker response.") var echoIr: String?
     @Flag(help: "No echo path.") var noEcho = false
-    @Option(help: "Microphone noise floor, dBFS RMS (default −70).") var noiseDbfs: Double?
+    @Option(parsing: .number, help: "Microphone noise floor, dBFS RMS (default −70).") var noiseDbfs: Double?
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
-    @Option(help: "Audio device rate, Hz (synthetic mode).") var deviceRate = 48_000
-    @Option(help: "Client audio per message, ms.") var chunkMs = 20.0
-    @Option(help: "Speech the VAD must have confirmed before the client barges in, ms.") var minBargeInMs = 0.0
-    @Option(help: "Ignore barge-ins in a response's first N ms.") var ignoreFirstMs = 0.0
-    @Option(help: "Pauses at least this long split the agent's audio into responses, ms.") var responseGapMs = 1500.0
-    @Option(help: "Seed of the noise floor and the synthetic network.") var seed: UInt64 = 1
+    @Option(parsing: .number, help: "Audio device rate, Hz (synthetic mode).") var deviceRate = 48_000
+    @Option(parsing: .number, help: "Client audio per message, ms.") var chunkMs = 20.0
+    @Option(parsing: .number, help: "Speech the VAD must have confirmed before the client barges in, ms.")
+    var minBargeInMs = 0.0
+    @Option(parsing: .number, help: "Ignore barge-ins in a response's first N ms.") var ignoreFirstMs = 0.0
+    @Option(parsing: .number, help: "Pauses at least this long split the agent's audio into responses, ms.")
+    var responseGapMs = 1500.0
+    @Option(parsing: .number, help: "Seed of the noise floor and the synthetic network.") var seed: UInt64 = 1
     @Option(help: "Vary one parameter: NAME=v1,v2,… (see above).") var sweep: String?
     @Option(help: "A directory of scenario files (*.json) to run instead.") var scenarios: String?
-    @Option(help: "Scenarios simulated at once (default: the cores).") var jobs: Int?
+    @Option(parsing: .number, help: "Scenarios simulated at once (default: the cores).") var jobs: Int?
     @Option(name: dataOutput, help: help("Output directory.")) var outputPath: String
     @OptionGroup var vad: VADParameterOptions
     @OptionGroup var buffer: JitterBufferOptions

@@ -86,8 +86,10 @@ struct VADTune: ParsableCommand {
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions
     @Option(help: "Maximise: f1, precision, recall, fa (lowest), f1-latency.") var objective: VADSweep.Objective = .f1
-    @Option(help: "Only settings with at most this false-alarm rate (0…1) compete.") var maxFalseAlarm: Double?
-    @Option(help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid.maximumSettings
+    @Option(parsing: .number, help: "Only settings with at most this false-alarm rate (0…1) compete.")
+    var maxFalseAlarm: Double?
+    @Option(parsing: .number, help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid
+        .maximumSettings
     @Option(help: "Resampler for references at another rate.") var resampler: ResamplerChoice = .default
     @Option(help: "Report directory (written when the sweep is done).") var report: String
     @Option(help: "manifest.csv columns of a condition (default: condition or noise).") var conditionBy: String?

@@ -25,3 +25,11 @@ let dataOutput: NameSpecification = [.customShort("o"), .customLong("output")]
 
 /// Help for a data output, shown as `--output <output>`.
 func help(_ text: String) -> ArgumentHelp { ArgumentHelp(text, valueName: "output") }
+
+extension SingleValueParsingStrategy {
+    /// For every option that takes a number: the next argument is its value even when it starts
+    /// with a minus, so `--echo-gain-db -6` works as people type it (by default the parser reads
+    /// `-6` as an option and says "Missing value"). `make format-check` checks that every numeric
+    /// option uses it.
+    static var number: SingleValueParsingStrategy { .unconditional }
+}

@@ -9,12 +9,14 @@ struct BatchArguments: ParsableArguments {
     @Option(help: "Only files matching this glob (path or name; repeatable).") var include: [String] = []
     @Option(help: "Not the files matching this glob (repeatable).") var exclude: [String] = []
     @Option(help: "Inputs: a path a line, or CSV/JSONL with input (and output).") var inputList: String?
-    @Option(name: [.customShort("j"), .long], help: "Files at once (default: the cores).") var jobs: Int?
+    @Option(name: [.customShort("j"), .long], parsing: .number, help: "Files at once (default: the cores).") var jobs:
+        Int?
     @Flag(help: "Stop at the first file that fails.") var failFast = false
     @Option(name: .customLong("report"), help: "Each file's result to this JSONL file.") var results: String?
     @Flag(help: "Skip the files --report says are done, with the same options and input.") var resume = false
     @Option(help: "One shard of the inputs: I/N, or auto (Slurm array, k8s Indexed Job).") var shard: String?
-    @Option(help: "With --shard auto in a Kubernetes Indexed Job: the number of shards.") var shards: Int?
+    @Option(parsing: .number, help: "With --shard auto in a Kubernetes Indexed Job: the number of shards.") var shards:
+        Int?
     @Option(help: "Output names under -o DIR ({dir} {stem} {name} {ext}).") var name = OutputTree.defaultTemplate
 
     var optionGiven: Bool { recursive || inputList != nil || results != nil || shard != nil || jobs != nil }

@@ -4,8 +4,8 @@ import AudioPipelineCore
 
 /// How to read a headerless raw input (libsndfile cannot guess it).
 struct RawInputOptions: ParsableArguments {
-    @Option(name: .customLong("in-rate"), help: "Sample rate of a raw input, Hz.") var rate: Int?
-    @Option(name: .customLong("in-channels"), help: "Channels of a raw input.") var channels: Int?
+    @Option(name: .customLong("in-rate"), parsing: .number, help: "Sample rate of a raw input, Hz.") var rate: Int?
+    @Option(name: .customLong("in-channels"), parsing: .number, help: "Channels of a raw input.") var channels: Int?
     @Option(
         name: .customLong("in-encoding"),
         help: ArgumentHelp(
