@@ -18,6 +18,8 @@
 #   make dist               static release binary, man page, completions: dist/*.tar.gz and dist/*.deb
 #   make install            those files under $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
 #   make check-dist         make dist, then the .deb's binary run without the toolchain (CI)
+#   make check-docs         every sh example of README.md and docs/guide/ runs on samples/, links checked (CI)
+#   make test-check-docs    unit tests of scripts/check-docs.py (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -30,7 +32,7 @@ SWIFT_BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -156,6 +158,15 @@ install:
 # checked against it. A few minutes (the static release build).
 check-dist:
 	@bash scripts/check-dist.sh
+
+# The docs run (scripts/check-docs.py): every sh block of README.md and docs/guide/*.md, page by
+# page in a fresh temporary directory holding a copy of samples/, with this build's audiopipe first
+# on PATH; relative links and #anchors checked too. KEEP=1 keeps the sandboxes. About a minute.
+check-docs: release
+	python3 scripts/check-docs.py --bin-dir "$$(swift build -c release --show-bin-path)"
+
+test-check-docs:
+	python3 -m unittest discover -s scripts -p 'test_check_docs.py'
 
 samples:
 	samples/make-samples.sh
