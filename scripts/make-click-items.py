@@ -17,6 +17,8 @@ With --clinks instead: dish or glass clinks, 2–4 decaying partials at 1.5–6 
 
     python3 scripts/make-click-items.py --clinks ../shared/eval/vad/dev /tmp/clinks
 
+`--seed N` (first) draws other clicks or clinks: a check set the defaults never saw.
+
 Needs numpy and scipy.
 """
 import csv
@@ -72,11 +74,11 @@ def clinks(x, sr, speech_rms, rng):
     return np.clip(y, -1, 1)
 
 
-def main(dev, out, kind="click"):
+def main(dev, out, kind="click", seed=None):
     if os.path.realpath(dev) == os.path.realpath(out):
         sys.exit("make-click-items.py: OUT_DIR must not be DEV_DIR (it would overwrite the kit)")
     os.makedirs(out, exist_ok=True)
-    rng = np.random.default_rng(7 if kind == "click" else 11)
+    rng = np.random.default_rng(seed if seed is not None else 7 if kind == "click" else 11)
     add = clicks if kind == "click" else clinks
     made = 0
     with open(os.path.join(dev, "manifest.csv"), newline="") as f:
@@ -96,8 +98,11 @@ def main(dev, out, kind="click"):
 
 if __name__ == "__main__":
     args = sys.argv[1:]
+    seed = None
+    if args[:1] == ["--seed"] and len(args) > 1 and args[1].isdigit():
+        seed, args = int(args[1]), args[2:]
     kind = "clink" if args[:1] == ["--clinks"] else "click"
     args = args[1:] if kind == "clink" else args
     if len(args) != 2:
-        sys.exit("usage: make-click-items.py [--clinks] DEV_DIR OUT_DIR")
-    main(args[0], args[1], kind)
+        sys.exit("usage: make-click-items.py [--seed N] [--clinks] DEV_DIR OUT_DIR")
+    main(args[0], args[1], kind, seed)

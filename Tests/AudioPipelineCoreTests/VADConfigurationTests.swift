@@ -81,6 +81,11 @@ private func tuned() -> VADConfiguration {
         expected.exitThreshold = 3
         expected.hangoverMilliseconds = 150
         expected.minimumSpeechMilliseconds = 60
+        // Written before the echo delay was searched over 0–500 ms and the worst plausible echo
+        // expected until the gain has learnt: the file's own values hold.
+        expected.echoDelayMinMilliseconds = 10
+        expected.echoDelayMaxMilliseconds = 150
+        expected.initialEchoGain = 0
         #expect(decoded == expected)
     }
 
@@ -92,7 +97,7 @@ private func tuned() -> VADConfiguration {
             #expect(try JSONDecoder().decode(VADConfiguration.self, from: data) == c)
             // Every parameter is written, under its name, and nothing else.
             let object = try JSONDecoder().decode([String: Double].self, from: data)
-            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 25)
+            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 28)
             for (name, keyPath) in VADConfiguration.parameters { #expect(object[name] == c[keyPath: keyPath]) }
         }
     }
@@ -151,17 +156,21 @@ private func tuned() -> VADConfiguration {
                 "echo_margin_db",
                 "echo_margin_min_db", "echo_gain_window_s", "initial_echo_gain_db", "reference_active_dbfs",
                 "echo_rt60_ms",
-                "echo_delay_tau_s", "talker_gate_db", "talker_window_s", "talker_onset_gate_db",
-                "exit_average_frames", "transient_ms", "transient_drop_db",
+                "echo_delay_tau_s", "echo_onset_guard_ms", "talker_gate_db", "talker_window_s",
+                "talker_onset_gate_db", "exit_average_frames", "transient_ms", "transient_drop_db", "onset_drop_db",
+                "onset_jump_db",
             ])
         var c = VADConfiguration()
         for (k, name) in VADConfiguration.parameterNames.enumerated() { c[name] = Double(1000 + k) }
         for (k, name) in VADConfiguration.parameterNames.enumerated() { #expect(c[name] == Double(1000 + k)) }
-        #expect(c.frameMilliseconds == 1000 && c.exitAverageFrames == 1022 && c.talkerGate == 1019)
-        #expect(c.echoReverbMilliseconds == 1017 && c.echoDelaySmoothingSeconds == 1018)
+        #expect(c.frameMilliseconds == 1000 && c.exitAverageFrames == 1023 && c.talkerGate == 1020)
         #expect(
-            c.transientMilliseconds == 1023 && c.transientDrop == 1024 && c.sustainedEnterThreshold == 1005
-                && c.echoMargin == 1012 && c.echoMarginMinimum == 1013 && c.talkerOnsetGate == 1021)
+            c.echoReverbMilliseconds == 1017 && c.echoDelaySmoothingSeconds == 1018
+                && c.echoOnsetGuardMilliseconds == 1019)
+        #expect(
+            c.transientMilliseconds == 1024 && c.transientDrop == 1025 && c.sustainedEnterThreshold == 1005
+                && c.echoMargin == 1012 && c.echoMarginMinimum == 1013 && c.talkerOnsetGate == 1022)
+        #expect(c.onsetDrop == 1026 && c.onsetJump == 1027)
         #expect(c["nope"] == nil)
         var d = VADConfiguration()
         d["nope"] = 3

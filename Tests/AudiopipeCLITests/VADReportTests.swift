@@ -55,8 +55,13 @@ private func json(_ data: Data) throws -> [String: Any] {
         let bands = (opened["bands"] as! [[String: Any]]).map { $0["band"] as! String }
         #expect(Set(bands.prefix(2)) == ["< 300 Hz", "300–1000 Hz"], "\(bands)")
         #expect((opened["time"] as! Double) >= 1.0 && (opened["time"] as! Double) <= 1.03)
-        #expect((opened["scoreDb"] as! Double) >= 10 && opened["frames"] as? Int == 1)
+        // The onset check: two frames (or three, with a lead-in or a late start), named in the rule.
+        let frames = opened["frames"] as? Int ?? 0
+        #expect((opened["scoreDb"] as! Double) >= 10 && (2...3).contains(frames), "\(opened)")
         #expect((opened["rule"] as! String).contains("score ≥ enter_db 10"))
+        #expect((opened["rule"] as! String).contains("\(frames) frames in a row"))
+        #expect((opened["rule"] as! String).contains("onset_drop_db 3"))
+        #expect(opened["echo"] is NSNull, "no reference, no echo summary")
         #expect(closed["reasons"] as? [String] == ["exit_threshold"], "\(closed)")
         #expect((closed["quietFrom"] as! Double) >= 2.0 && (closed["quietFrom"] as! Double) <= 2.06)
         #expect((closed["rule"] as! String).contains("hangover_ms 100"))
@@ -69,12 +74,18 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect(try String(contentsOfFile: s.file("x.txt"), encoding: .utf8).split(separator: "\n").count == 2)
     }
 
-    /// A 4 ms click opens a segment that the transient rule closes at once (no hangover); the
-    /// explanation names it.
+    /// A 4 ms click opens nothing by default (the onset check); with the check off, it opens a
+    /// segment that the transient rule closes at once (no hangover), and the explanation names it.
     @Test func namesTheTransientRule() throws {
         let s = Scratch()
         try wav(s.file("x.wav"), bursts(noise: 0.003, [(1.002, 1.006, [(2000, 0.3), (3100, 0.2)])]))
-        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain", "--json", "-o", s.file("x.txt")])
+        let checked = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain", "--json", "-o", s.file("y.txt")])
+        #expect(checked.status == 0, "\(checked.stderr)")
+        #expect((try json(checked.stdout)["segments"] as! [[String: Any]]).isEmpty)
+        let r = try CLI.run([
+            "vad", "detect", s.file("x.wav"), "--param", "onset_drop_db=0", "--explain", "--json", "-o",
+            s.file("x.txt"),
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let segments = try json(r.stdout)["segments"] as! [[String: Any]]
         #expect(segments.count == 1)

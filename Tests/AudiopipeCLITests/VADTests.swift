@@ -103,7 +103,11 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let r = try CLI.run(["vad", "detect", s.file("mic.wav"), "--reference", s.file("ref.wav")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("warning") && r.stderr.contains("padded with silence"))
-        #expect(parseLabels(r.text).count == 2)
+        // The first utterance (1 s) comes before the echo model has learnt that no echo arrives (the
+        // worst plausible echo is expected for the search window, its tail and 0.3 s: 1.25 s of
+        // reference); the second (3 s) is found.
+        let labels = parseLabels(r.text)
+        #expect(labels.count == 1 && labels.allSatisfy { $0.0 > 3 && $0.0 < 3.1 }, "\(labels)")
     }
 
     @Test func badInputGetsClearErrors() throws {

@@ -9,24 +9,14 @@
 ///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
 ///    A talker may fill up to (1 − quantile) of the window without lifting the floor; the price is
 ///    that a sudden lasting rise of the noise reads as speech for that long (4 s by default).
-/// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands. The
-///    echo expected in band b is `G_b + max R_b` over the reference frames `echoDelayMin…Max` ago
-///    (covers the echo path's delay and its reverberant tail), where the echo gain `G_b` is the
-///    median of `mic_b − max R_b` over recent frames in which the reference was playing — through
-///    the whole window, and not stopping (its newest frame within 15 dB of the window's loudest) —
-///    mostly echo-only frames, so the median ignores the user's double talk. Bands in which the
-///    loudspeaker reproduces little (typically below 300 Hz) get a low gain, so the user's voice
-///    there stands out even when the echo is louder overall.
-///    **Echo delay and tail** (`echoReverbMilliseconds` > 0): the delay is estimated as the lag
-///    at which the reference's level changes best predict the mic's (a running mean, time constant
-///    `echoDelaySmoothingSeconds`, of Σ_b Δmic_b · Δref_b(lag) over playing frames; levels clipped
-///    to [−100, 0] dBFS, changes to ±20 dB), taken at the first lag reaching half the peak (the
-///    direct path; reverberation drags the peak later), less one frame. After two time constants of
-///    playing reference, the window starts there instead of at `echoDelayMin`, and the reference
-///    d frames past the start counts d · 60 dB · frame / RT60 less: the expected echo ends when the
-///    real one can, and decays like a room of that RT60 — so the agent's short pauses show the
-///    user, where the flat maximum held the echo up for the whole window. The gain learns over the
-///    same tracked reference. Without an estimate (or RT60 0), the flat maximum over the window.
+/// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands, and
+///    `VADEchoModel` expects its echo per band: the echo delay found by a running correlation of
+///    mic and reference band-level changes over 0–500 ms, the echo gain learnt per band over the
+///    reference from that delay on (a reverberant tail of `echoReverbMilliseconds`), and before
+///    either is known the worst plausible echo, then a learnt envelope over the whole search range.
+///    Bands in which the loudspeaker reproduces little (typically below 300 Hz) get a low gain, so
+///    the user's voice there stands out even when the echo is louder overall. Speech does not start
+///    while the echo of an utterance that follows a pause is arriving.
 /// 4. **Score**: per band, the excess of the frame energy over noise floor ⊕ expected echo (power
 ///    sum, in dB; the echo raised by its margin: the echo model's own error in the band, a robust
 ///    standard deviation of mic − reference over the frames the gain learns from, within
@@ -44,7 +34,12 @@
 ///    `transientMilliseconds` (20) ends at once, without averaging or hangover, at a frame whose
 ///    own score (less the noise's) is below `exitThreshold` and `transientDrop` (10 dB) below the
 ///    highest since the onset — a click or a knock is over within a frame or two, a word's first
-///    frames do not collapse so. One decision per frame, stamped at the frame's end.
+///    frames do not collapse so. **Onsets** (`onsetDrop`): speech is declared only after the run of
+///    frames passing the start test has held two frames (three when its sound began in the first
+///    frame's second half, `onsetJump`; a rising frame before it counts as its lead-in) without a
+///    score more than `onsetDrop` below the run's highest — so a click, a tap or a clatter, which
+///    falls 5–30 dB by the next frame, never opens speech at all. One decision per frame, stamped at
+///    the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled
 /// internally); no allocation after init.
@@ -59,7 +54,8 @@
 /// `VADDecider.Frame` out per completed frame, into caller-owned storage. With a far-end
 /// reference, pass the same number of reference samples (the audio handed to playback, on the
 /// mic's timeline) to `process(_:reference:into:)`. `finish` decides the last, incomplete frame.
-/// `latency`: a speech onset shows in the decision of the `confirmFrames`-th frame from its start.
+/// `latency`: a fresh speech onset shows in the decision of the `onsetFrames`-th frame from its start
+/// (one more when it began late in its first frame).
 public struct EnergyVAD: StreamingStage, Sendable {
     public typealias Input = Float
     public typealias Output = VADDecider.Frame
@@ -85,7 +81,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         decider = try VADDecider(configuration: configuration)
     }
 
-    public var latency: Int { decider.confirmFrames }
+    public var latency: Int { decider.configuration.onsetFrames }
 
     /// Decisions `count` more samples can complete; with 0, what `finish` writes (at most one).
     public func maxOutputCount(forInput count: Int) -> Int {
@@ -117,11 +113,11 @@ public struct EnergyVAD: StreamingStage, Sendable {
     public mutating func finish(into output: UnsafeMutableBufferPointer<VADDecider.Frame>) -> Int {
         guard output.count > 0, mic.pending > 0 else { return 0 }
         var refFrame: SIMD4<Double>?
-        if hasReference { ref.finish { refFrame = $0 } }
+        if hasReference { ref.finish { refFrame = $0.bands } }
         var produced = 0
-        mic.finish { bands in
+        mic.finish { frame in
             output[0] = decider.process(
-                mic: bands, reference: hasReference ? refFrame ?? VADBandAnalyzer.silence : nil)
+                mic: frame, reference: hasReference ? refFrame ?? VADBandAnalyzer.silence : nil)
             produced = 1
         }
         return produced
@@ -138,11 +134,13 @@ public struct EnergyVAD: StreamingStage, Sendable {
             let step = min(input.count - consumed, frameLength - mic.pending)
             var refFrame: SIMD4<Double>?
             if let reference {
-                ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) { refFrame = $0 }
+                ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) {
+                    refFrame = $0.bands
+                }
             }
-            mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { bands in
+            mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { frame in
                 output[produced] = decider.process(
-                    mic: bands, reference: reference == nil ? nil : refFrame ?? VADBandAnalyzer.silence)
+                    mic: frame, reference: reference == nil ? nil : refFrame ?? VADBandAnalyzer.silence)
                 produced += 1
             }
             consumed += step

@@ -29,7 +29,7 @@ public struct SpeechSegmenter: Sendable {
     public func segments(_ decisions: [Bool], duration: Double) -> [SpeechSegment] {
         let f = frameSeconds, c = configuration
         var out: [SpeechSegment] = []
-        let confirm = Double(c.confirmFrames)
+        let confirm = Double(c.onsetFrames)
         var i = 0
         let n = decisions.count
         while i < n {

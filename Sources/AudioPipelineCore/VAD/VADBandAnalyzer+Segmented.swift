@@ -75,12 +75,13 @@ extension VADBandAnalyzer {
     }
 
     /// A whole frame as four segments of `L` samples in SIMD lanes (see the notes above), the
-    /// `n − 4L` samples left over sample by sample; returns the sums of squares.
+    /// `n − 4L` samples left over sample by sample; returns the sums of squares per band and the
+    /// mean squares above 300 Hz per segment (the frame's quarters, the leftover samples in the last).
     @inline(never)
     static func segmented(
         _ x: UnsafePointer<Float>, _ L: Int, _ n: Int, _ st: inout State, _ c: Coefficients,
         _ handOff: HandOff, _ weights: UnsafePointer<SIMD4<Float>>
-    ) -> SIMD4<Float> {
+    ) -> (bands: SIMD4<Float>, quarters: SIMD4<Float>) {
         let (x1, x2, x3) = (x + L, x + 2 * L, x + 3 * L)  // (pointers: no overflow checks per sample)
         // Where segment k would end from a zero state: four dot products with its samples. Reads up
         // to 3 samples past the segment (zero weights), still inside the frame (k ≤ 2, L ≥ 3).
@@ -120,6 +121,13 @@ extension VADBandAnalyzer {
         }
         st = State(hpIn: x[4 * L - 1], hpOut: h[3], s0: s0[3], s1: s1[3], s2: s2[3])
         let sums = SIMD4(e0.sum(), e1.sum(), e2.sum(), e3.sum())
-        return 4 * L < n ? sums + sequential(x + 4 * L, n - 4 * L, &st, c) : sums
+        // Lane k of each band's sums is segment k: the quarters (above 300 Hz) come for two additions.
+        var quarters = e1 + e2 + e3
+        guard 4 * L < n else { return (sums, quarters * (1 / Float(L))) }
+        var rest = SIMD4<Float>()
+        let tail = sequential(x + 4 * L, n - 4 * L, &st, c, quarters: &rest, quarterLength: n)
+        quarters[3] += rest[0]
+        quarters *= SIMD4(1 / Float(L), 1 / Float(L), 1 / Float(L), 1 / Float(n - 3 * L))
+        return (sums + tail, quarters)
     }
 }

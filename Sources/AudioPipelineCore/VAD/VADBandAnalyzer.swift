@@ -1,7 +1,8 @@
 import RealModule
 
 /// The per-frame band analysis: splits a signal into four bands and returns per-frame band powers
-/// (mean square, linear: full scale = 1). Streaming over any block sizes: samples are gathered
+/// (mean square, linear: full scale = 1) and how the frame's energy is spread over its four
+/// quarters (`VADBandFrame`). Streaming over any block sizes: samples are gathered
 /// into whole frames (straight from the caller's buffer when a whole frame is there), and each
 /// frame goes through the same computation, so block sizes cannot change a result.
 ///
@@ -42,10 +43,10 @@ public struct VADBandAnalyzer: Sendable {
         state = State(); filled = 0
     }
 
-    /// Feeds samples; calls `frame` with the four band powers (mean square) of every completed
+    /// Feeds samples; calls `frame` with the band powers and quarter energies of every completed
     /// frame.
     @inline(__always)
-    public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ bands: SIMD4<Double>) -> Void) {
+    public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ frame: VADBandFrame) -> Void) {
         guard let base = x.baseAddress else { return }
         var i = 0
         let n = x.count
@@ -71,27 +72,32 @@ public struct VADBandAnalyzer: Sendable {
 
     /// End of input: the band powers of the last, incomplete frame (over the samples it has), if
     /// there is one.
-    public mutating func finish(_ frame: (_ bands: SIMD4<Double>) -> Void) {
+    public mutating func finish(_ frame: (_ frame: VADBandFrame) -> Void) {
         guard filled > 0 else { return }
         let n = filled
         filled = 0
         frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, n) })
     }
 
-    /// Band powers of `n` samples that continue the stream.
-    private mutating func analyze(_ x: UnsafePointer<Float>, _ n: Int) -> SIMD4<Double> {
-        let sums: SIMD4<Float>
+    /// Band powers and quarter energies of `n` samples that continue the stream.
+    private mutating func analyze(_ x: UnsafePointer<Float>, _ n: Int) -> VADBandFrame {
+        let sums: (bands: SIMD4<Float>, quarters: SIMD4<Float>)
         if n == frameLength && segmentLength >= Self.minimumSegment {
             sums = handOff.weights.withUnsafeBufferPointer {
                 Self.segmented(x, segmentLength, n, &state, coefficients, handOff, $0.baseAddress!)
             }
         } else {
-            sums = Self.sequential(x, n, &state, coefficients)
+            var quarters = SIMD4<Float>()
+            let length = (n + 3) / 4
+            let bands = Self.sequential(x, n, &state, coefficients, quarters: &quarters, quarterLength: length)
+            // Mean squares: the last quarter holds what the first three left (at least one sample).
+            let counts = SIMD4<Float>(Float(length), Float(length), Float(length), Float(max(1, n - 3 * length)))
+            sums = (bands, quarters / counts)
         }
         // A NaN or infinite sample (a corrupt float file) would poison the recursions for good:
         // that frame is lost (NaN powers count as silence-less non-speech), the next starts clean.
         if !(state.hpIn + state.hpOut + state.s0 + state.s1 + state.s2).isFinite { state = State() }
-        return SIMD4<Double>(sums) * (1 / Double(n))
+        return VADBandFrame(bands: SIMD4<Double>(sums.bands) * (1 / Double(n)), quarters: sums.quarters)
     }
 
     struct Coefficients {
@@ -124,10 +130,13 @@ public struct VADBandAnalyzer: Sendable {
     }
 
     /// Sample by sample (partial frames and the few samples past the segments); returns the sums
-    /// of squares. Lane 0 only: a packed SSE operation costs what a scalar one does.
+    /// of squares per band and adds each sample's energy above 300 Hz (bands 1–3) to
+    /// `quarters[k / quarterLength]` (the last quarter at most). Lane 0 only: a packed SSE
+    /// operation costs what a scalar one does.
     @inline(never)
     static func sequential(
-        _ x: UnsafePointer<Float>, _ n: Int, _ st: inout State, _ c: Coefficients
+        _ x: UnsafePointer<Float>, _ n: Int, _ st: inout State, _ c: Coefficients, quarters: inout SIMD4<Float>,
+        quarterLength: Int
     ) -> SIMD4<Float> {
         var prev = SIMD4<Float>(st.hpIn, 0, 0, 0), h = SIMD4<Float>(st.hpOut, 0, 0, 0)
         var s0 = SIMD4<Float>(st.s0, 0, 0, 0), s1 = SIMD4<Float>(st.s1, 0, 0, 0)
@@ -139,9 +148,31 @@ public struct VADBandAnalyzer: Sendable {
             let (y0, y1, y2, y3) = step(v - prev, &h, &s0, &s1, &s2, c.r, c.a, b)
             prev = v
             let y = SIMD4(y0[0], y1[0], y2[0], y3[0])
-            e += y * y
+            let energy = y * y
+            e += energy
+            quarters[min(3, k / max(1, quarterLength))] += energy[1] + energy[2] + energy[3]
         }
         st = State(hpIn: prev[0], hpOut: h[0], s0: s0[0], s1: s1[0], s2: s2[0])
         return e
+    }
+}
+
+/// One frame of `VADBandAnalyzer`: the four band powers (mean square, linear) and the power above
+/// 300 Hz of each quarter of the frame (mean square of bands 1–3, in time order) — how the
+/// frame's energy is spread in time, which tells a click (its energy in a few milliseconds) from a
+/// voice; the lowest band is left out, where rumble, hum and brown noise would blur it.
+public struct VADBandFrame: Sendable, Hashable {
+    public var bands: SIMD4<Double>
+    public var quarters: SIMD4<Float>
+
+    public init(bands: SIMD4<Double>, quarters: SIMD4<Float>) {
+        self.bands = bands
+        self.quarters = quarters
+    }
+
+    /// A frame whose energy is spread evenly over its quarters (what a caller without the quarters
+    /// passes: no onset looks late).
+    public init(bands: SIMD4<Double>) {
+        self.init(bands: bands, quarters: SIMD4(repeating: Float(bands[1] + bands[2] + bands[3])))
     }
 }

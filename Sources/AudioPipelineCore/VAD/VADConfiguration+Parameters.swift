@@ -25,12 +25,15 @@ extension VADConfiguration {
         ("reference_active_dbfs", \.referenceActiveThreshold),
         ("echo_rt60_ms", \.echoReverbMilliseconds),
         ("echo_delay_tau_s", \.echoDelaySmoothingSeconds),
+        ("echo_onset_guard_ms", \.echoOnsetGuardMilliseconds),
         ("talker_gate_db", \.talkerGate),
         ("talker_window_s", \.talkerWindowSeconds),
         ("talker_onset_gate_db", \.talkerOnsetGate),
         ("exit_average_frames", \.exitAverageFrames),
         ("transient_ms", \.transientMilliseconds),
         ("transient_drop_db", \.transientDrop),
+        ("onset_drop_db", \.onsetDrop),
+        ("onset_jump_db", \.onsetJump),
     ]
 
     /// The JSON names of `parameters`, in order.

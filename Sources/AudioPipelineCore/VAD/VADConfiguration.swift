@@ -20,10 +20,11 @@ public struct VADConfiguration: Sendable, Hashable {
     /// reference the echo model's own error holds such an excess (false barge-ins). 0 disables.
     public var sustainedEnterThreshold: Double = 5.5
     /// Keep speech while the score is at least this, dB.
-    public var exitThreshold: Double = 2
+    public var exitThreshold: Double = 1.5
     /// Frames below this band-limited level (dBFS) are never speech.
     public var absoluteThreshold: Double = -65
-    /// Speech must hold this long (ms) before it is declared; also the onset's confirmation delay.
+    /// Speech must hold this long (ms) before it is declared; also the onset's confirmation delay
+    /// (with the onset check, `onsetDrop`, at least two frames).
     public var minimumSpeechMilliseconds: Double = 10
     /// Speech is held this long (ms) after the score drops below the exit threshold.
     public var hangoverMilliseconds: Double = 100
@@ -49,9 +50,22 @@ public struct VADConfiguration: Sendable, Hashable {
     public var transientMilliseconds: Double = 20
     /// … and whose score has fallen at least this far (dB) below the highest score since the onset.
     public var transientDrop: Double = 10
-    /// Reference: echo delay range searched (ms after the reference sample was played).
-    public var echoDelayMinMilliseconds: Double = 10
-    public var echoDelayMaxMilliseconds: Double = 150
+    /// The onset check: speech is declared only after a run of frames that pass the start test has
+    /// held two frames (or `minimumSpeechMilliseconds`) without any frame's score falling more than
+    /// this (dB) below the run's highest — a lower frame starts the run again. A click, a tap or a
+    /// clatter spends its energy in a few milliseconds and falls 5–30 dB by the next frame; a voice
+    /// holds. 0 turns the check off (one frame can declare speech).
+    public var onsetDrop: Double = 3
+    /// … and a run whose first frame got its energy in its last quarter, at least this much (dB)
+    /// above the quarter before (a sound that began at the frame's very end: the next frame cannot
+    /// yet show it fading), holds one frame more. 0 turns this off.
+    public var onsetJump: Double = 8
+    /// Reference: the range the echo delay is searched in (ms after the reference sample was
+    /// played; `VADEchoModel`): phones put 50–250 ms between the audio handed to the speaker and its
+    /// echo in the microphone, Bluetooth up to 500. Before the delay is found, echo is expected
+    /// anywhere in it.
+    public var echoDelayMinMilliseconds: Double = 0
+    public var echoDelayMaxMilliseconds: Double = 500
     /// Reference: expected echo raised by this much, dB — at most: once the echo gain has learnt,
     /// each band's margin is the echo model's own error there (a robust standard deviation of
     /// mic − reference over the gain's frames: 1.4826 × (75th percentile − median)), kept within
@@ -61,9 +75,13 @@ public struct VADConfiguration: Sendable, Hashable {
     /// Reference: the least margin a band's learnt echo error may bring the margin down to, dB (at
     /// most `echoMargin`; equal to it, the margin is fixed).
     public var echoMarginMinimum: Double = 3
-    /// Reference: window of the echo-gain median, s, and the gain used before it has data, dB.
+    /// Reference: window of the echo gain's quantiles, s, and the worst plausible echo gain, dB
+    /// (echo over reference per band): what is expected until the gain has learnt
+    /// (`VADEchoModel.learnSeconds` of playing reference — at the session's start, after the delay
+    /// moved). A speakerphone at full volume brings the echo up to ~6 dB over the reference, a
+    /// small speaker's resonance a few dB more in its band.
     public var echoGainWindowSeconds: Double = 4
-    public var initialEchoGain: Double = 0
+    public var initialEchoGain: Double = 10
     /// Reference: a reference frame counts as playing above this level, dBFS.
     public var referenceActiveThreshold: Double = -55
     /// Reference: the echo's assumed reverberation time (RT60), ms. Once the echo delay has been
@@ -73,8 +91,13 @@ public struct VADConfiguration: Sendable, Hashable {
     /// expected echo does not decay ahead of the real one (nor of a soft-clipping speaker's tail).
     public var echoReverbMilliseconds: Double = 450
     /// Reference: time constant of the echo-delay estimate (a running cross-correlation of mic and
-    /// reference level changes), s; the estimate is used after twice this long of playing reference.
+    /// reference level changes), s; the estimate is used after this long of reference in the search
+    /// window, once its peak stands out (`VADEchoModel`).
     public var echoDelaySmoothingSeconds: Double = 0.5
+    /// Reference: after the echo of an utterance that follows a pause is due (at the estimated
+    /// delay, or at the end of the search window before one is found), speech does not start for
+    /// this long, ms: the first frames of an echo are what the model fits worst. 0 turns it off.
+    public var echoOnsetGuardMilliseconds: Double = 80
 
     public init() {}
 
@@ -82,6 +105,12 @@ public struct VADConfiguration: Sendable, Hashable {
     /// whole frames, at least one).
     public var confirmFrames: Int {
         max(1, Int((minimumSpeechMilliseconds / frameMilliseconds).rounded(.up)))
+    }
+
+    /// Frames a fresh onset holds before speech is declared: `confirmFrames`, at least two with the
+    /// onset check on (`onsetDrop` > 0) — one more when the sound began late in its first frame.
+    public var onsetFrames: Int {
+        max(confirmFrames, onsetDrop > 0 ? 2 : 1)
     }
 
     /// Checks ranges; the message names the parameter.
@@ -118,6 +147,11 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             transientMilliseconds >= 0 && transientMilliseconds <= 1000, "transient_ms must be in [0, 1000]")
         try check(transientDrop >= 0 && transientDrop <= 100, "transient_drop_db must be in [0, 100]")
+        try check(onsetDrop >= 0 && onsetDrop <= 60, "onset_drop_db must be in [0, 60]")
+        try check(onsetJump >= 0 && onsetJump <= 60, "onset_jump_db must be in [0, 60]")
+        try check(
+            echoOnsetGuardMilliseconds >= 0 && echoOnsetGuardMilliseconds <= 2000,
+            "echo_onset_guard_ms must be in [0, 2000]")
         try check(talkerOnsetGate >= 0 && talkerOnsetGate <= 100, "talker_onset_gate_db must be in [0, 100]")
         try check(talkerWindowSeconds >= 0.5 && talkerWindowSeconds <= 120, "talker_window_s must be in [0.5, 120]")
         try check(

@@ -38,6 +38,22 @@ extension VADDecider {
         /// Speech ended at this frame because it was younger than `transientMilliseconds` and the
         /// frame's own score failed the exit test (a transient, not a word).
         public var burstOver = false
+        /// The onset check: the run of frames passing the start test started again at this frame,
+        /// its score more than `onsetDrop` below the run's highest (a decaying sound); the run's
+        /// first frame had its energy in its last quarter, abruptly (`onsetJump`): one more frame.
+        public var onsetRestart = false
+        public var lateOnset = false
+        /// Frames in the current run that passes the start test (0 when none), and whether its count
+        /// began with the frame before it as the onset's lead-in.
+        public var runFrames = 0
+        public var leadIn = false
+        /// With a reference: the echo model (`VADEchoModel`) — the gain per band in use (dB; the echo
+        /// return loss is its negative), the estimated delay in frames once found, what the
+        /// expectation rests on, and whether the echo of a new utterance was arriving (no start).
+        public var echoGains = SIMD4<Double>()
+        public var echoDelayFrames: Int?
+        public var echoStage: VADEchoModel.Stage?
+        public var onsetGuard = false
 
         public init() {}
 

@@ -16,7 +16,8 @@ extension VADCorpus {
     )? {
         guard let declared = try AudioFileReader(path: path).description.frames, declared > 0 else { return nil }
         let lengths = frameMilliseconds.sorted()
-        var mic = [[SIMD4<Double>]](repeating: [], count: lengths.count), far = mic
+        var mic = [[VADBandFrame]](repeating: [], count: lengths.count)
+        var far = [[SIMD4<Double>]](repeating: [], count: lengths.count)
         var envelope = EnvelopeBuilder(count: declared, columns: envelopeColumns)
         let s = try bandFrames(
             path: path, reference: reference, resampler: resampler, frameMilliseconds: lengths,
@@ -37,18 +38,19 @@ extension VADCorpus {
     /// length and, with `reference`, its far-end reference pulled in step (`MonoPuller`: converted to
     /// the recording's rate with `resampler`, padded with silence or cut to its length, with
     /// `AudioLoader.reference`'s warnings) through its own: `frame(i, mic, reference)` gets each
-    /// frame's band powers in order, for frame length `frameMilliseconds[i]`, the last incomplete
-    /// frame included (as `EnergyVAD.finish` decides it). `prepare` gets the rate before the first
-    /// sample is read; `block` sees the samples. Returns the frame lengths in seconds.
+    /// frame's band analysis (the reference's band powers) in order, for frame length
+    /// `frameMilliseconds[i]`, the last incomplete frame included (as `EnergyVAD.finish` decides
+    /// it). `prepare` gets the rate before the first sample is read; `block` sees the samples.
+    /// Returns the frame lengths in seconds.
     static func bandFrames(
         path: String, reference: String?, resampler: ResamplerChoice, frameMilliseconds lengths: [Double],
         prepare: (Int) throws(AudioPipelineError) -> Void = { _ in },
         block: (UnsafeBufferPointer<Float>) -> Void = { _ in },
-        frame: (Int, SIMD4<Double>, SIMD4<Double>?) -> Void
+        frame: (Int, VADBandFrame, SIMD4<Double>?) -> Void
     ) throws(AudioPipelineError) -> (frameSeconds: [Double], rate: Int, samples: Int, warnings: [String]) {
         var mics: [VADBandAnalyzer] = [], refs: [VADBandAnalyzer] = []
         // One block's frames of each analyser: both see the same samples, so as many frames.
-        var micFrames: [SIMD4<Double>] = [], refFrames: [SIMD4<Double>] = []
+        var micFrames: [VADBandFrame] = [], refFrames: [SIMD4<Double>] = []
         var far: MonoPuller?
         var farBlock: [Float] = []
         var rate = 0
@@ -79,7 +81,9 @@ extension VADCorpus {
                 mics[i].process(samples) { micFrames.append($0) }
                 if far != nil {
                     farBlock.withUnsafeBufferPointer { f in
-                        refs[i].process(UnsafeBufferPointer(rebasing: f[0..<samples.count])) { refFrames.append($0) }
+                        refs[i].process(UnsafeBufferPointer(rebasing: f[0..<samples.count])) {
+                            refFrames.append($0.bands)
+                        }
                     }
                 }
                 pair(i)
@@ -87,7 +91,7 @@ extension VADCorpus {
         }
         for i in mics.indices {
             mics[i].finish { micFrames.append($0) }
-            if far != nil { refs[i].finish { refFrames.append($0) } }
+            if far != nil { refs[i].finish { refFrames.append($0.bands) } }
             pair(i)
         }
         if let far, let reference {

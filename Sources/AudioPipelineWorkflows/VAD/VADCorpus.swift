@@ -21,9 +21,10 @@ public struct VADCorpus: Sendable {
         var features: [Double: Features]
     }
 
-    /// Band powers per frame of the microphone (and the reference), for one frame length.
+    /// The band analysis per frame of the microphone (and the reference's band powers), for one
+    /// frame length.
     struct Features: Sendable {
-        var mic: [SIMD4<Double>]
+        var mic: [VADBandFrame]
         var reference: [SIMD4<Double>]?
         var frameSeconds: Double
     }
@@ -180,14 +181,16 @@ public struct VADCorpus: Sendable {
 
     static func features(_ mic: [Float], _ reference: [Float]?, rate: Int, frameMilliseconds: Double) -> Features {
         let length = Int((Double(rate) * frameMilliseconds / 1000).rounded())
-        func bands(_ x: [Float]) -> [SIMD4<Double>] {
+        func analysis(_ x: [Float]) -> [VADBandFrame] {
             var analyzer = VADBandAnalyzer(sampleRate: rate, frameLength: length)
-            var out: [SIMD4<Double>] = []
+            var out: [VADBandFrame] = []
             x.withUnsafeBufferPointer { p in analyzer.process(p) { out.append($0) } }
             analyzer.finish { out.append($0) }  // the last, incomplete frame, as `EnergyVAD.finish` decides it
             return out
         }
-        return Features(mic: bands(mic), reference: reference.map(bands), frameSeconds: Double(length) / Double(rate))
+        return Features(
+            mic: analysis(mic), reference: reference.map { analysis($0).map(\.bands) },
+            frameSeconds: Double(length) / Double(rate))
     }
 
     /// Min and max per plot column, scaled so the loudest sample is 1 (`EnvelopeBuilder`, which the

@@ -28,6 +28,8 @@ public struct VADSegmentExplanation: Codable, Hashable, Sendable {
         public var bands: [Band]
         /// The rule that opened it, in words with the parameters' JSON names.
         public var rule: String
+        /// With a far-end reference: what the echo model had found when speech was declared.
+        @NullWhenAbsent public var echo: VADEchoSummary?
     }
 
     public struct Closing: Codable, Hashable, Sendable {
@@ -68,7 +70,8 @@ public enum VADExplainer {
         public let configuration: VADConfiguration
         public let frameSeconds: Double
         public private(set) var explanations: [VADSegmentExplanation] = []
-        private var recentScores: [Double]
+        /// The last scores (a run longer than this shows its lowest among them).
+        private var recentScores = [Double](repeating: 0, count: 16)
         private var index = 0
         private var opening: VADSegmentExplanation.Opening?
         /// The frame (its index, decision and detail) that started the current failing streak.
@@ -77,8 +80,8 @@ public enum VADExplainer {
         private var speaking = false
 
         public init(configuration: VADConfiguration, frameSeconds: Double) {
-            (self.configuration, self.frameSeconds) = (configuration, frameSeconds)
-            recentScores = [Double](repeating: 0, count: max(1, configuration.confirmFrames))
+            self.configuration = configuration
+            self.frameSeconds = frameSeconds
         }
 
         /// The next frame's decision and what it was made of.
@@ -97,8 +100,11 @@ public enum VADExplainer {
                     explanations.append(.init(opened: o, closed: closed))
                 }
             } else if frame.speech {
-                let count = min(configuration.confirmFrames, k + 1)
-                let lowest = (k + 1 - count...k).map { recentScores[$0 % recentScores.count] }.min() ?? frame.score
+                // The run as the decider counted it: its frames (a lead-in counts, but passed no test).
+                let count = max(1, min(d.runFrames, k + 1))
+                let scored = min(count - (d.leadIn ? 1 : 0), recentScores.count, k + 1)
+                let lowest =
+                    (k + 1 - max(1, scored)...k).map { recentScores[$0 % recentScores.count] }.min() ?? frame.score
                 opening = VADExplainer.opening(configuration, frameSeconds, frame, d, at: k, run: count, lowest: lowest)
                 quiet = nil
             }
@@ -141,15 +147,23 @@ public enum VADExplainer {
                 ? "talker_onset_gate_db \(n(d.startGate))" : "talker_gate_db \(n(c.talkerGate))"
             rule += " and within \(gate) of the loudest recent speech"
         }
-        rule +=
-            ", for \(count == 1 ? "1 frame" : "\(count) frames in a row") "
-            + "(min_speech_ms \(n(c.minimumSpeechMilliseconds)))"
+        rule += ", for \(count == 1 ? "1 frame" : "\(count) frames in a row")"
+        var held = ["min_speech_ms \(n(c.minimumSpeechMilliseconds))"]
+        if c.onsetDrop > 0 && count > 1 {
+            held.append("the onset check: none more than onset_drop_db \(n(c.onsetDrop)) below the run's highest")
+        }
+        if d.leadIn { held.append("the frame before, rising over exit_db, counted as the onset's lead-in") }
+        if d.lateOnset {
+            held.append(
+                "one frame more: the sound began in the first frame's second half (onset_jump_db \(n(c.onsetJump)))")
+        }
+        rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
             time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,
             scoreDb: round1(frame.score), lowestScoreDb: round1(lowest), levelDbfs: round1(frame.level),
             loudestDbfs: round1(d.loudest),
             bands: bands.map { .init(band: VADDecider.Detail.bandNames[$0], excessDb: round1(d.excess[$0])) },
-            rule: rule)
+            rule: rule, echo: d.echoStage.map { VADEchoSummary(d, stage: $0, configuration: c) })
     }
 
     /// Speech ended at frame `k` by the hangover that frame `q` (`frame`, `d`) started.
@@ -229,7 +243,45 @@ extension VADSegmentExplanation {
             format: "    score %.1f dB (lowest in the run %.1f); level %.1f dBFS; loudest recent speech %.1f dBFS\n",
             o.scoreDb, o.lowestScoreDb, o.levelDbfs, o.loudestDbfs)
         s += "    bands at or over enter_db, else the largest (excess over noise floor ⊕ echo): \(bands)\n"
+        if let e = o.echo { s += "    " + e.text + "\n" }
         s += String(format: "  closed at %.3f s: ", c.time) + c.rule + "\n"
         return s
+    }
+}
+
+/// What the echo model (`VADEchoModel`) had found at a moment: the echo delay (once found), the echo
+/// return loss per band (the reference's level over its echo's at the microphone, dB: the negative
+/// of the gain in use) and what the expectation rested on. `vad detect --explain` and the session
+/// report say it.
+public struct VADEchoSummary: Codable, Hashable, Sendable {
+    public struct Band: Codable, Hashable, Sendable {
+        public var band: String
+        public var returnLossDb: Double
+    }
+
+    /// nil: not found yet (echo expected anywhere in the search range).
+    @NullWhenAbsent public var delayMs: Double?
+    public var searchedMs: [Double]
+    public var returnLoss: [Band]
+    /// `worst-case` (nothing learnt yet), `window` (no delay yet: a learnt envelope over the whole
+    /// search range) or `tracked` (the delay found, the gain learnt from it).
+    public var basis: String
+
+    public init(_ d: VADDecider.Detail, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
+        delayMs = d.echoDelayFrames.map { Double($0) * c.frameMilliseconds }
+        searchedMs = [c.echoDelayMinMilliseconds, c.echoDelayMaxMilliseconds]
+        returnLoss = (0..<4).map {
+            Band(band: VADDecider.Detail.bandNames[$0], returnLossDb: VADExplainer.round1(-d.echoGains[$0]))
+        }
+        basis = stage.rawValue
+    }
+
+    /// One line: `echo: delay 110 ms (searched 0–500 ms), return loss < 300 Hz 9.4 dB, …; tracked`.
+    public var text: String {
+        let delay =
+            delayMs.map { "delay \(NumberText.plain($0)) ms" } ?? "delay not found yet"
+        let range = "searched \(NumberText.plain(searchedMs[0]))–\(NumberText.plain(searchedMs[1])) ms"
+        let loss = returnLoss.map { "\($0.band) \(String(format: "%.1f", $0.returnLossDb)) dB" }
+        return "echo: \(delay) (\(range)); return loss \(loss.joined(separator: ", ")); expected from: \(basis)"
     }
 }

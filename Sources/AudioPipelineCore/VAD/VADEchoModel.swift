@@ -1,0 +1,369 @@
+/// The echo of the far-end reference expected at the microphone, per band and frame: what
+/// `VADDecider` scores the microphone against when the client knows what it played.
+///
+/// ## Method
+/// - **Delay, found.** The delay between the reference and its echo in the microphone is searched
+///   over `echoDelayMinMilliseconds…echoDelayMaxMilliseconds` (0–500 ms by default: phones put
+///   50–250 ms between the audio handed to the speaker and its echo, Bluetooth up to 500): a
+///   running cross-correlation of the frame-to-frame changes of the band levels, mic against the
+///   reference `d` frames back (levels clipped to [−100, 0] dBFS, changes to ±20 dB; time
+///   constant `echoDelaySmoothingSeconds`), as WebRTC's delay estimator correlates band
+///   envelopes. It is trusted once it has run `echoDelaySmoothingSeconds` of reference, its peak
+///   stands `confidence` times above the mean magnitude over all lags, and it has pointed to the
+///   same lag (within a frame) for half that long; the delay is where the peak's main lobe begins —
+///   the earliest lag before the peak still at half of it (the direct path: reverberation drags
+///   the peak itself later). (The first lag anywhere at half the peak was tried: a speech
+///   reference's level changes correlate with themselves a syllable apart, and it picked lags far
+///   too early.) It follows the room: an estimate three or more frames away that holds for the whole
+///   time constant replaces it. Neither the correlation nor the gains learn while the detector
+///   hears the user (`nearEnd`): double talk is not echo.
+/// - **What the echo follows.** With the delay found, the reference from one frame before that lag
+///   (the delay's fraction of a frame) through its reverberant tail, the older frames counting
+///   `60 dB · frame / RT60` less per frame (a room of `echoReverbMilliseconds`). Before it is found,
+///   the flat maximum of the reference over the whole search range and the tail: the echo may be
+///   anywhere in it.
+/// - **Gain, learnt — and before that, the worst.** Per band, the echo's level over the reference
+///   it follows. With the delay found: the median of mic − reference over frames where the
+///   reference played through the direct path's frames and is not stopping, with a margin from the
+///   model's own error (a robust σ, within [`echoMarginMinimum`, `echoMargin`]). Before it, over
+///   the window's maximum, with the full margin: first the 90th percentile of mic − window over
+///   frames where something arrived — the band `arrivedMargin` over its own quiet level (before
+///   the echo of the first reference reaches the microphone it holds noise alone, and a gain learnt
+///   from that was far too low: a false barge-in when the echo came) — an upper envelope; once the
+///   reference has filled the window and its tail (an echo would have arrived by then), the median
+///   over every frame plus `settledMargin` (with headphones no echo arrives, and the envelope of
+///   what did arrive is the user's voice: the median of the quiet frames is as low as it should
+///   be). Once learnt, a frame teaches a gain at most `learnStep` over its value. Each needs
+///   `learnSeconds` of frames; until then — the session's start, or after the delay moved — the
+///   expected echo is the worst plausible, `initialEchoGain` over the window.
+/// - **Onsets.** The reference is known before its echo arrives: for `echoOnsetGuardMilliseconds`
+///   after the echo of an utterance that follows a pause of `onsetPauseSeconds` is due at the
+///   estimated delay, speech does not start — the first frames of an echo are what a model learnt
+///   on continuous speech fits worst. (Before the delay is found the flat window already expects
+///   the echo anywhere; a guard over the whole search range then only deafened the session's start.)
+///
+/// Per frame it costs a pass over the search window and the tail (the correlation and the maxima),
+/// five running quantiles per band and no allocation.
+public struct VADEchoModel: Sendable {
+    /// What the expected echo rests on.
+    public enum Stage: String, Sendable, Hashable, Codable {
+        /// Nothing learnt yet (the session's start, or after the delay moved): the worst plausible
+        /// gain over the whole search window.
+        case worstCase = "worst-case"
+        /// No delay found yet: the learnt upper envelope over the whole search window.
+        case window
+        /// The delay found and the gain learnt over the reference from that delay on.
+        case tracked
+    }
+
+    /// One frame's expectation.
+    public struct Estimate: Sendable, Hashable {
+        /// Per band: the expected echo (dB; −inf where the reference was silent) and its margin.
+        public var echo = SIMD4<Double>(repeating: -.infinity)
+        public var margins = SIMD4<Double>()
+        /// Per band, the echo gain in use (dB, echo over reference: the echo return loss is its
+        /// negative).
+        public var gains = SIMD4<Double>()
+        /// The estimated echo delay (frames: the direct path's lag), once found.
+        public var delayFrames: Int?
+        public var stage = Stage.worstCase
+        /// Speech may not start in this frame: the echo of a new utterance is arriving.
+        public var onsetGuard = false
+
+        public init() {}
+    }
+
+    /// Playing reference the gain needs before it is used, s.
+    public static let learnSeconds = 0.3
+    /// A reference onset after at least this much silence is guarded, s.
+    public static let onsetPauseSeconds = 0.2
+    /// The delay is found when the correlation's peak is this many times its mean magnitude.
+    public static let confidence = 3.0
+    /// How far below the delay window's loudest frame the reference at the direct path may be for
+    /// the gain to learn (dB): lower means the reference is stopping, and the echo dies away while
+    /// the window still holds the word before (a pause learnt so put the gains 15–20 dB too low).
+    static let offsetGap = 15.0
+
+    let searchMin: Int, searchMax: Int
+    /// Frames of reverberant tail the expected echo covers beyond a lag (RT60's, at most 1 s): the
+    /// rings reach back `searchMax + tail` frames.
+    let tail: Int
+    private let threshold: Double
+    private let alpha: Double, warmUp: Int, learnFrames: Int
+    private let decay: Double, worst: Double, marginMax: Double, marginMin: Double
+    private let pauseFrames: Int, guardFrames: Int
+    /// Rings (one slot per lag 0…searchMax): reference band levels (dB) and their change from the
+    /// frame before.
+    private var history: [SIMD4<Double>], changes: [SIMD4<Double>]
+    private var head = 0, frames = 0
+    private var previousMic = SIMD4<Double>(repeating: -100)
+    /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag).
+    private var scores: [Double]
+    private var scored = 0
+    private(set) var delay: Int?
+    /// A new delay the estimate points at, and for how many updates in a row it has.
+    private var candidate = 0, candidateUpdates = 0
+    /// The window model's gains, per band: the upper envelope (90th percentile over frames where
+    /// something arrived) and the settled median (over every frame once the reference has filled the
+    /// window and its tail); the tracked model's (median, with the 75th percentile for the error's
+    /// spread); and how many frames each has learnt from.
+    private var envelopeGains: [RunningQuantile], settledGains: [RunningQuantile]
+    private var trackedGains: [RunningQuantile], spreads: [RunningQuantile]
+    private var windowLearnt = 0, settledLearnt = 0, trackedLearnt = 0
+    /// The delay moved: until the tracked gain has learnt again, the worst plausible echo.
+    private var relearning = false
+    /// Per band, the microphone's quiet level (the 10th percentile of its last 5 s, echo or not): the
+    /// window model learns from frames where something arrived above it.
+    private var micQuiet: [RunningQuantile]
+    /// Frames in a row the window has held reference: after the whole window and its tail, every
+    /// frame teaches the settled median (an echo has had time to arrive).
+    private var activeFrames = 0
+    /// What the settled median adds to the margin, dB: it lies below the echo's peaks (the window's
+    /// maximum is often later than the echo, and pauses count), by about this much on speech.
+    static let settledMargin = 6.0
+    /// How far above its quiet level a band must be for the window model to learn from it, dB.
+    static let arrivedMargin = 6.0
+    /// Once a gain has learnt, a frame teaches it at most this much (dB) over its value: a user not
+    /// yet heard (double talk before the first decision) moves it a little, not at once; a louder
+    /// echo path still lifts it, step by step.
+    static let learnStep = 6.0
+    private var quietFrames = Int.max / 2, sinceOnset = Int.max / 2
+
+    public init(configuration c: VADConfiguration) {
+        let frameSeconds = c.frameMilliseconds / 1000
+        let frames = { (seconds: Double) in max(1, Int((seconds / frameSeconds).rounded())) }
+        searchMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))
+        searchMax = max(searchMin, Int((c.echoDelayMaxMilliseconds / c.frameMilliseconds).rounded(.up)))
+        threshold = c.referenceActiveThreshold
+        alpha = min(1, frameSeconds / c.echoDelaySmoothingSeconds)
+        warmUp = frames(c.echoDelaySmoothingSeconds)
+        learnFrames = frames(Self.learnSeconds)
+        decay = c.echoReverbMilliseconds > 0 ? 60 * c.frameMilliseconds / c.echoReverbMilliseconds : 0
+        tail = min(frames(1), Int((c.echoReverbMilliseconds / c.frameMilliseconds).rounded(.up)))
+        worst = c.initialEchoGain
+        marginMax = c.echoMargin
+        marginMin = min(c.echoMarginMinimum, c.echoMargin)
+        pauseFrames = frames(Self.onsetPauseSeconds)
+        guardFrames = Int((c.echoOnsetGuardMilliseconds / c.frameMilliseconds).rounded())
+        history = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: searchMax + tail + 1)
+        changes = [SIMD4<Double>](repeating: SIMD4(), count: searchMax + tail + 1)
+        scores = [Double](repeating: 0, count: searchMax + 1)
+        let window = frames(c.echoGainWindowSeconds)
+        envelopeGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.9) }
+        settledGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.5) }
+        trackedGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.5) }
+        spreads = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.75) }
+        micQuiet = (0..<4).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
+    }
+
+    public mutating func reset() {
+        for i in history.indices {
+            history[i] = SIMD4(repeating: -140)
+            changes[i] = SIMD4()
+        }
+        for i in scores.indices { scores[i] = 0 }
+        head = 0
+        frames = 0
+        previousMic = SIMD4(repeating: -100)
+        scored = 0
+        delay = nil
+        candidate = 0
+        candidateUpdates = 0
+        for b in 0..<4 {
+            envelopeGains[b].reset()
+            settledGains[b].reset()
+            trackedGains[b].reset()
+            spreads[b].reset()
+        }
+        windowLearnt = 0
+        settledLearnt = 0
+        trackedLearnt = 0
+        relearning = false
+        for b in 0..<4 { micQuiet[b].reset() }
+        activeFrames = 0
+        quietFrames = Int.max / 2
+        sinceOnset = Int.max / 2
+    }
+
+    /// One frame: the microphone's band levels `m` (dB) and the reference's band powers `rp`.
+    /// `nearEnd`: the detector hears the user (its last decision): the delay and the gains do not
+    /// learn from the frame — double talk is not echo.
+    public mutating func update(mic m: SIMD4<Double>, reference rp: SIMD4<Double>, nearEnd: Bool = false) -> Estimate {
+        let r = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
+        changes[head] = Self.change(r, from: frames > 0 ? history[slot(1)] : r)
+        history[head] = r
+        // The flat window: the whole search range and, beyond it, the reverberant tail at full level.
+        var flat = SIMD4<Double>(repeating: -140)
+        if searchMin <= frames {
+            for d in searchMin...min(searchMax + tail, frames) { flat = pointwiseMax(flat, history[slot(d)]) }
+        }
+        let active = flat.max() > threshold
+        activeFrames = active ? activeFrames + 1 : 0
+        for b in 0..<4 { micQuiet[b].add(m[b]) }
+        estimateDelay(mic: m, active: active && !nearEnd)
+        trackOnsets(r)
+        var e = Estimate()
+        e.delayFrames = delay
+        // (Before the delay is found, the flat window already expects the echo anywhere in it.)
+        e.onsetGuard = delay.map { sinceOnset <= $0 + guardFrames } ?? false
+        // The echo follows from one frame before the direct path (the delay's fraction of a frame).
+        let start = delay.map { max(searchMin, $0 - 1) }
+        let tracked = start.map { trackedReference(from: $0) }
+        if active && !nearEnd { learn(mic: m, flat: flat, tracked: tracked, start: start) }
+        let x: SIMD4<Double>
+        if let tracked, trackedLearnt >= learnFrames {
+            relearning = false
+            e.stage = .tracked
+            x = tracked
+            for b in 0..<4 {
+                let gain = trackedGains[b].value(or: worst)
+                e.gains[b] = gain
+                let sigma = 1.4826 * (spreads[b].value(or: gain) - gain)
+                e.margins[b] = min(marginMax, max(marginMin, sigma))
+            }
+        } else {
+            x = flat
+            let settled = settledLearnt >= learnFrames
+            e.stage = !relearning && (settled || windowLearnt >= learnFrames) ? .window : .worstCase
+            e.margins = SIMD4(repeating: marginMax + (settled ? Self.settledMargin : 0))
+            for b in 0..<4 {
+                let window = settled ? settledGains[b] : envelopeGains[b]
+                e.gains[b] = e.stage == .window ? window.value(or: worst) : worst
+            }
+        }
+        for b in 0..<4 where x[b] > -120 { e.echo[b] = e.gains[b] + x[b] }
+        head = head + 1 == history.count ? 0 : head + 1
+        frames += 1
+        return e
+    }
+
+    /// The ring slot of the reference frame `d` frames before the current one (`head`).
+    @inline(__always)
+    private func slot(_ d: Int) -> Int {
+        let s = head - d
+        return s < 0 ? s + history.count : s
+    }
+
+    /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
+    @inline(__always)
+    private static func change(_ now: SIMD4<Double>, from before: SIMD4<Double>) -> SIMD4<Double> {
+        let lo = SIMD4<Double>(repeating: -100), hi = SIMD4<Double>(repeating: 0)
+        let d = now.clamped(lowerBound: lo, upperBound: hi) - before.clamped(lowerBound: lo, upperBound: hi)
+        return d.clamped(lowerBound: SIMD4(repeating: -20), upperBound: SIMD4(repeating: 20))
+    }
+
+    /// Updates the correlation while the reference plays in the window; once it is confident,
+    /// takes its direct-path lag as the delay when it has pointed there (within a frame) for half
+    /// of `echoDelaySmoothingSeconds` of updates in a row and there is no delay yet, or for the whole
+    /// of it two frames or more away from the delay (a room that changed, not a burst of double
+    /// talk); then the tracked gain starts learning anew.
+    @inline(__always)
+    private mutating func estimateDelay(mic m: SIMD4<Double>, active: Bool) {
+        let micChange = Self.change(m, from: previousMic)
+        previousMic = m
+        guard active, decay > 0 else { return }
+        var peak = 0.0, magnitude = 0.0
+        var peakLag = searchMin
+        for d in searchMin...searchMax {
+            let s = scores[d] + alpha * ((micChange * changes[slot(d)]).sum() - scores[d])
+            scores[d] = s
+            if s > peak {
+                peak = s
+                peakLag = d
+            }
+            magnitude += abs(s)
+        }
+        scored += 1
+        let mean = magnitude / Double(searchMax - searchMin + 1)
+        guard scored >= warmUp, peak > 0, peak >= Self.confidence * mean else { return }
+        // The direct path: the start of the peak's main lobe, where it falls below half the peak.
+        var first = peakLag
+        while first > searchMin && scores[first - 1] >= peak / 2 { first -= 1 }
+        let found = first
+        if let d = delay, abs(d - found) < 3 {
+            candidateUpdates = 0
+            return
+        }
+        // A first estimate must hold half the warm-up, a new one the whole of it (a noise peak
+        // wanders from lag to lag; an echo path stays).
+        if abs(found - candidate) > 1 || candidateUpdates == 0 {
+            candidate = found
+            candidateUpdates = 1
+            return
+        }
+        candidateUpdates += 1
+        guard candidateUpdates >= (delay == nil ? warmUp / 2 : warmUp) else { return }
+        relearning = delay != nil
+        delay = found
+        candidateUpdates = 0
+        for b in 0..<4 {
+            trackedGains[b].reset()
+            spreads[b].reset()
+        }
+        trackedLearnt = 0
+    }
+
+    /// The reference the echo follows once the delay is known: per band, the max over the lags from
+    /// `start` to `start + tail` of the reference less `decay` per frame beyond `start`.
+    @inline(__always)
+    private func trackedReference(from start: Int) -> SIMD4<Double> {
+        var x = SIMD4<Double>(repeating: -140)
+        guard start <= frames else { return x }
+        for d in start...min(start + tail, frames) {
+            x = pointwiseMax(x, history[slot(d)] - decay * Double(d - start))
+        }
+        return x
+    }
+
+    /// Learns the window model's gain from every frame with reference in the window, and the tracked
+    /// model's from frames whose direct path (the delay's frame and the two after it) played and is
+    /// not stopping.
+    @inline(__always)
+    private mutating func learn(mic m: SIMD4<Double>, flat: SIMD4<Double>, tracked: SIMD4<Double>?, start: Int?) {
+        // The envelope only where something arrived: before the echo of the reference's first frames
+        // can reach the microphone, it holds the noise alone, and a gain learnt from that is far too
+        // low. The settled median from every frame once an echo has had time to arrive.
+        var arrived = false
+        let settled = activeFrames > searchMax + tail
+        for b in 0..<4 where flat[b] > -120 {
+            if m[b] > micQuiet[b].value(or: m[b]) + Self.arrivedMargin {
+                envelopeGains[b].add(
+                    Self.limited(m[b] - flat[b], envelopeGains[b], learnt: windowLearnt >= learnFrames))
+                arrived = true
+            }
+            if settled {
+                settledGains[b].add(Self.limited(m[b] - flat[b], settledGains[b], learnt: settledLearnt >= learnFrames))
+            }
+        }
+        if arrived { windowLearnt += 1 }
+        if settled { settledLearnt += 1 }
+        guard let tracked, let start, start <= frames else { return }
+        var quietest = Double.infinity
+        for d in start...min(start + 2, searchMax, frames) { quietest = min(quietest, history[slot(d)].max()) }
+        guard quietest > threshold, history[slot(start)].max() >= tracked.max() - Self.offsetGap else { return }
+        for b in 0..<4 where tracked[b] > -120 {
+            let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
+            trackedGains[b].add(v)
+            spreads[b].add(v)
+        }
+        trackedLearnt += 1
+    }
+
+    /// `v`, at most `learnStep` over the gain `q` once it has learnt.
+    @inline(__always)
+    private static func limited(_ v: Double, _ q: RunningQuantile, learnt: Bool) -> Double {
+        learnt ? min(v, q.value(or: v) + learnStep) : v
+    }
+
+    /// Counts frames since the last reference onset that followed a pause.
+    @inline(__always)
+    private mutating func trackOnsets(_ r: SIMD4<Double>) {
+        if sinceOnset < Int.max / 2 { sinceOnset += 1 }
+        if r.max() > threshold {
+            if quietFrames >= pauseFrames { sinceOnset = 0 }
+            quietFrames = 0
+        } else if quietFrames < Int.max / 2 {
+            quietFrames += 1
+        }
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+@testable import AudioPipelineCore
+
+private let rate = 16_000
+
+/// Speech-like audio: a harmonic voice (its f0 gliding) cut into syllables of 80–250 ms with gaps of
+/// 30–150 ms and, every 1.5–3 s, a pause of 300–800 ms, at `dbfs` RMS over its voiced part.
+private func speechLike(_ n: Int, dbfs: Double, f0: Double, seed: UInt64) -> [Float] {
+    var rng = TestRNG(seed: seed)
+    var envelope = [Float](repeating: 0, count: n)
+    var k = Int.random(in: 0..<(rate / 5), using: &rng)
+    var sincePause = 0
+    while k < n {
+        let syllable = Int.random(in: (rate * 8 / 100)...(rate / 4), using: &rng)
+        let level = Float(pow(10, Double.random(in: -8...0, using: &rng) / 20))
+        for i in 0..<syllable where k + i < n {
+            let x = Float(i) / Float(syllable)
+            envelope[k + i] = level * min(1, 6 * x, 6 * (1 - x))
+        }
+        k += syllable
+        sincePause += syllable
+        let pause = sincePause > Int.random(in: (rate * 3 / 2)...(3 * rate), using: &rng)
+        k +=
+            pause
+            ? Int.random(in: (rate * 3 / 10)...(rate * 8 / 10), using: &rng)
+            : Int.random(in: (rate * 3 / 100)...(rate * 15 / 100), using: &rng)
+        if pause { sincePause = 0 }
+    }
+    var v = [Float](repeating: 0, count: n)
+    var phase = 0.0
+    for i in 0..<n {
+        let f = f0 * (1 + 0.1 * sin(2 * Double.pi * 0.7 * Double(i) / Double(rate)))
+        phase += 2 * Double.pi * f / Double(rate)
+        var s = 0.0
+        for h in 1...10 where Double(h) * f < 7000 { s += sin(Double(h) * phase) / Double(h) }
+        v[i] = Float(s) * envelope[i]
+    }
+    let voiced = v.filter { $0 != 0 }
+    let rms = (voiced.reduce(0.0) { $0 + Double($1 * $1) } / Double(max(1, voiced.count))).squareRoot()
+    let g = Float(pow(10, dbfs / 20) / max(rms, 1e-12))
+    return v.map { $0 * g }
+}
+
+private func noise(_ n: Int, dbfs: Double, seed: UInt64) -> [Float] {
+    var rng = TestRNG(seed: seed)
+    let a = Float(pow(10, dbfs / 20) * 3.0.squareRoot())
+    return (0..<n).map { _ in Float.random(in: -a...a, using: &rng) }
+}
+
+/// The echo of `reference`: delayed by `delayMs`, `gainDb`, through a one-pole low-pass at 3 kHz
+/// (a small loudspeaker's top) and a short exponential tail (a room).
+private func echo(of reference: [Float], delayMs: [Double], gainDb: Double) -> [Float] {
+    var out = [Float](repeating: 0, count: reference.count)
+    let g = Float(pow(10, gainDb / 20))
+    let a = Float(1 - exp(-2 * Double.pi * 3000 / Double(rate)))
+    var lp: Float = 0, tail: Float = 0
+    let decay = Float(exp(-6.91 / (0.25 * Double(rate))))  // RT60 250 ms
+    for k in reference.indices {
+        // The delay may change part-way: `delayMs` gives one value per second (the last holds).
+        let d = Int(delayMs[min(delayMs.count - 1, k / rate)] * Double(rate) / 1000)
+        let x = k >= d ? reference[k - d] : 0
+        lp += a * (x - lp)
+        tail = decay * tail + 0.02 * lp
+        out[k] = g * (lp + tail)
+    }
+    return out
+}
+
+/// The decider over the band analysis of `mic` and `reference`, with every frame's detail.
+private func decide(
+    _ mic: [Float], _ reference: [Float], _ c: VADConfiguration = .init()
+) throws -> [(frame: VADDecider.Frame, detail: VADDecider.Detail)] {
+    var m = VADBandAnalyzer(sampleRate: rate, frameLength: 160), r = m
+    var frames: [VADBandFrame] = [], far: [SIMD4<Double>] = []
+    mic.withUnsafeBufferPointer { m.process($0) { frames.append($0) } }
+    reference.withUnsafeBufferPointer { r.process($0) { far.append($0.bands) } }
+    var decider = try VADDecider(configuration: c)
+    var detail = VADDecider.Detail()
+    return frames.indices.map { k in
+        let f = decider.process(mic: frames[k], reference: far[k], detail: &detail)
+        return (f, detail)
+    }
+}
+
+@Suite struct VADEchoModelTests {
+    /// The delay is found, within a frame, wherever it is in the 0–500 ms search; the agent's echo
+    /// alone (the user silent) never starts speech, from the first frame on — not while nothing is
+    /// learnt (the worst plausible echo), not at the agent's onsets after its pauses.
+    @Test(arguments: [0.0, 40, 120, 250, 480])
+    func theDelayIsFoundAndTheEchoAloneIsNeverSpeech(delayMs: Double) throws {
+        let agent = speechLike(12 * rate, dbfs: -20, f0: 190, seed: 1)
+        var mic = echo(of: agent, delayMs: [delayMs], gainDb: 3)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 2).enumerated() { mic[k] += v }
+        let run = try decide(mic, agent)
+        #expect(run.allSatisfy { !$0.frame.speech }, "false speech at \(run.firstIndex { $0.frame.speech } ?? -1)")
+        let last = run.last!.detail
+        #expect(last.echoStage == .tracked)
+        let found = try #require(last.echoDelayFrames)
+        #expect(abs(Double(found) - delayMs / 10) <= 1, "found \(found) frames for \(delayMs) ms")
+        // Before the reference has played long enough, the worst plausible echo is expected.
+        let playing = run.firstIndex { $0.detail.echoes.max() > -.infinity }!
+        #expect(run[playing].detail.echoStage == .worstCase)
+        #expect(run[playing].detail.echoGains == SIMD4(repeating: VADConfiguration().initialEchoGain))
+        // The agent's onsets after pauses are guarded.
+        #expect(run.contains { $0.detail.onsetGuard })
+    }
+
+    /// The room changes (a Bluetooth headset connects): the delay goes from 100 to 350 ms at 8 s;
+    /// the estimate follows within seconds and says so.
+    @Test func theEstimateFollowsADelayThatChanges() throws {
+        let agent = speechLike(20 * rate, dbfs: -20, f0: 210, seed: 3)
+        var mic = echo(of: agent, delayMs: [Double](repeating: 100, count: 8) + [350], gainDb: -6)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 4).enumerated() { mic[k] += v }
+        let run = try decide(mic, agent)
+        #expect(abs((run[790].detail.echoDelayFrames ?? -100) - 10) <= 1, "\(run[790].detail.echoDelayFrames ?? -1)")
+        #expect(abs((run.last!.detail.echoDelayFrames ?? -100) - 35) <= 1, "\(run.last!.detail.echoDelayFrames ?? -1)")
+        let moved = try #require(run.indices.first { $0 > 800 && (run[$0].detail.echoDelayFrames ?? 0) > 20 })
+        #expect(moved < 1400, "the new delay found \(Double(moved - 800) / 100) s after the change")
+    }
+
+    /// A user talking over the echo is found, and the double talk moves neither the delay nor the
+    /// gains (the model does not learn while the detector hears the user).
+    @Test func aUserOverTheEchoIsFoundAndDoubleTalkTeachesNothing() throws {
+        let agent = speechLike(14 * rate, dbfs: -20, f0: 200, seed: 5)
+        let echoed = echo(of: agent, delayMs: [80], gainDb: -10)
+        var mic = echoed
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 6).enumerated() { mic[k] += v }
+        // The user: 6–9 s, a voice of their own at the echo's level (0 dB echo-to-user ratio).
+        let user = speechLike(3 * rate, dbfs: -30, f0: 120, seed: 7)
+        for (k, v) in user.enumerated() { mic[6 * rate + k] += v }
+        let run = try decide(mic, agent)
+        let labelled = (600..<900).filter { abs(user[($0 - 600) * 160]) > 0 }
+        let first = try #require(labelled.first)
+        let found = try #require((first..<900).first { run[$0].frame.speech })
+        #expect(found - first <= 30, "found \(10 * (found - first)) ms after the user's first syllable")
+        #expect(run[0..<590].allSatisfy { !$0.frame.speech }, "before the user, no speech")
+        let before = run[590].detail, after = run[1000].detail
+        #expect(before.echoDelayFrames == after.echoDelayFrames)
+        #expect(abs((before.echoDelayFrames ?? -100) - 8) <= 1, "\(before.echoDelayFrames ?? -1)")
+        for b in 0..<4 { #expect(abs(before.echoGains[b] - after.echoGains[b]) < 3, "band \(b)") }
+    }
+
+    /// The guard: for `echo_onset_guard_ms` after the echo of an utterance that follows a pause is
+    /// due, no start; 0 turns it off.
+    @Test func theGuardCoversTheEchoOfEachNewUtterance() throws {
+        let agent = speechLike(10 * rate, dbfs: -20, f0: 180, seed: 8)
+        let mic = echo(of: agent, delayMs: [60], gainDb: -6)
+        let run = try decide(mic, agent)
+        // Reference onsets after ≥ 200 ms of silence: its loudest band above −55 dBFS, as the model sees it.
+        var analyzer = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
+        var loudest: [Double] = []
+        agent.withUnsafeBufferPointer { analyzer.process($0) { loudest.append(10 * log10($0.bands.max() + 1e-20)) } }
+        var onsets: [Int] = []
+        var quiet = 100
+        for (k, level) in loudest.enumerated() {
+            if level > -55 {
+                if quiet >= 20 { onsets.append(k) }
+                quiet = 0
+            } else {
+                quiet += 1
+            }
+        }
+        #expect(onsets.count >= 3)
+        for k in onsets where k > 200 {
+            #expect(run[k].detail.onsetGuard && run[k + 6].detail.onsetGuard, "onset at frame \(k)")
+            #expect(!run[k + 6 + 8 + 2].detail.onsetGuard, "the guard ends 80 ms after the delay")
+        }
+        var off = VADConfiguration()
+        off.echoOnsetGuardMilliseconds = 0
+        let open = try decide(mic, agent, off)
+        #expect(!open[(onsets.last! + 7)...].contains { $0.detail.onsetGuard })
+    }
+}
