@@ -1,5 +1,6 @@
 // The stages that complete the suite and both end-to-end client paths, per 20 ms chunk:
-//   VAD per frame (16 kHz, 20 ms frames) without and with a far-end reference;
+//   VAD per frame (16 kHz, 20 ms frames) without and with a far-end reference, and 10 ms frames with
+//   a talking reference and its echo;
 //   mic path (CapturePath): 48 kHz Float32 capture → 16 kHz (or 24 kHz) → PCM16 → 20 ms chunk → base64
 //   → JSON message;
 //   speaker path (PlaybackPath): server JSON message (24 kHz) → base64 decode → PCM16 → Float32 →
@@ -26,6 +27,38 @@ let benchmarks: @Sendable () -> Void = {
         return Float(0.1 * sin(2 * .pi * 150 * t) * (1 + sin(2 * .pi * 3 * t)) + 0.001 * sin(Double(k) * 1.7))
     }
     let far = (0..<(16_000 * 4)).map { k -> Float in Float(0.2 * sin(2 * .pi * 210 * Double(k) / 16_000)) }
+    // The default 10 ms frames with a reference that talks as an agent does (syllables of changing
+    // level) and its echo (80 ms, −10 dB) under the user's voice: the echo model finds the delay and
+    // runs its tracked path (the correlation over 0–500 ms, the tail, five quantiles per band).
+    let agent = (0..<(16_000 * 4)).map { k -> Float in
+        let t = Double(k) / 16_000
+        let syllable = 0.5 + 0.5 * sin(2 * .pi * 4.3 * t) * sin(2 * .pi * 0.9 * t)
+        return Float(0.2 * syllable * sin(2 * .pi * 210 * t + 3 * sin(2 * .pi * 5 * t)))
+    }
+    let echoed = speech.indices.map { k in speech[k] + (k >= 1280 ? 0.3 * agent[k - 1280] : 0) }
+    Benchmark("VAD 10ms frame 16k with reference AudioPipeline", configuration: config) { benchmark in
+        var vad = try EnergyVAD(sampleRate: 16_000, configuration: VADConfiguration())
+        var decisions = 0
+        var out = [VADDecider.Frame](
+            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
+        echoed.withUnsafeBufferPointer { mic in
+            agent.withUnsafeBufferPointer { ref in
+                out.withUnsafeMutableBufferPointer { o in
+                    var offset = 0
+                    measureRealtime(benchmark, chunkSeconds: 0.01) {
+                        if offset + 160 > mic.count { offset = 0 }
+                        let r = vad.process(
+                            UnsafeBufferPointer(rebasing: mic[offset..<(offset + 160)]),
+                            reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 160)]), into: o)
+                        decisions += r.produced > 0 && o[0].speech ? 1 : 0
+                        offset += 160
+                    }
+                }
+            }
+        }
+        blackHole(decisions)
+    }
+
     // Whole 20 ms frames without and with a reference; and 256-sample blocks (16 ms, as audio
     // callbacks deliver them) into 20 ms frames, through the analyzer's frame buffer (time per block).
     for (withReference, block) in [(false, 320), (true, 320), (false, 256)] {
@@ -68,7 +101,7 @@ let benchmarks: @Sendable () -> Void = {
             var offset = 0
             measureRealtime(benchmark, chunkSeconds: 0.02) {
                 if offset + 320 > mic.count { offset = 0 }
-                analyzer.process(UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])) { sum += $0 }
+                analyzer.process(UnsafeBufferPointer(rebasing: mic[offset..<(offset + 320)])) { sum += $0.bands }
                 offset += 320
             }
         }
@@ -79,7 +112,7 @@ let benchmarks: @Sendable () -> Void = {
     // floors, talker gate, score, hysteresis).
     Benchmark("VAD 20ms frame 16k decider only AudioPipeline", configuration: config) { benchmark in
         var analyzer = VADBandAnalyzer(sampleRate: 16_000, frameLength: 320)
-        var bands: [SIMD4<Double>] = []
+        var bands: [VADBandFrame] = []
         speech.withUnsafeBufferPointer { analyzer.process($0) { bands.append($0) } }
         var c = VADConfiguration()
         c.frameMilliseconds = 20

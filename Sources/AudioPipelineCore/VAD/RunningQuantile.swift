@@ -6,14 +6,17 @@ struct RunningQuantile {
     private var ring: [Int16]
     private var head = 0, count = 0
     private var index = 0, below = 0
-    /// `power` of bin `index`'s centre.
+    /// `power` of bin `index`'s centre (kept only `withPower`: an `exp10` per move of the quantile,
+    /// which the echo model's gains, moving often, should not pay).
     private var indexPower = power(low + 0.5 * step)
     let quantile: Double
+    let withPower: Bool
 
-    init(window: Int, quantile: Double) {
+    init(window: Int, quantile: Double, withPower: Bool = false) {
         counts = [Int32](repeating: 0, count: Self.bins)
         ring = [Int16](repeating: 0, count: max(1, window))
         self.quantile = quantile
+        self.withPower = withPower
     }
 
     var isEmpty: Bool { count == 0 }
@@ -57,7 +60,7 @@ struct RunningQuantile {
     private mutating func settle() {
         let target = Double(count) * quantile
         let was = index
-        defer { if index != was { indexPower = power(Self.low + (Double(index) + 0.5) * Self.step) } }
+        defer { if withPower && index != was { indexPower = power(Self.low + (Double(index) + 0.5) * Self.step) } }
         while index > 0 && Double(below) > target {
             index -= 1
             below -= Int(counts[index])
@@ -74,7 +77,7 @@ struct RunningQuantile {
     }
 
     /// `value(or:)` and its power (`power(value)`); the power is recomputed only when the quantile
-    /// moves to another bin (a noise floor does so rarely), not per frame.
+    /// moves to another bin (a noise floor does so rarely), not per frame. Needs `withPower`.
     @inline(__always)
     func valueAndPower(or fallback: Double) -> (db: Double, power: Double) {
         count == 0 ? (fallback, power(fallback)) : (Self.low + (Double(index) + 0.5) * Self.step, indexPower)

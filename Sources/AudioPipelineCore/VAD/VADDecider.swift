@@ -55,7 +55,7 @@ public struct VADDecider: Sendable {
         frameSeconds = c.frameMilliseconds / 1000
         let frames = { (seconds: Double) in max(1, Int((seconds / (c.frameMilliseconds / 1000)).rounded())) }
         floors = (0..<VADBandAnalyzer.bandCount).map { _ in
-            RunningQuantile(window: frames(c.floorWindowSeconds), quantile: c.floorQuantile)
+            RunningQuantile(window: frames(c.floorWindowSeconds), quantile: c.floorQuantile, withPower: true)
         }
         echoModel = VADEchoModel(configuration: c)
         talker = RunningQuantile(window: frames(c.talkerWindowSeconds), quantile: 0.95)
