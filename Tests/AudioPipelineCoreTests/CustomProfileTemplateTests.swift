@@ -41,6 +41,29 @@ private func frame(_ p: WireProfile, _ pcm: [UInt8]) -> String {
         #expect(t.events[2].messagePath == "why")
     }
 
+    /// A template's truncate message: its placeholders filled in (the item id escaped into its
+    /// string), refused when it is not JSON once filled; OpenAI Realtime's own.
+    @Test func truncateMessagesNameTheItemAndWhatWasHeard() throws {
+        let t = try decodeTemplate(
+            #"{"clientRate": 16000, "clientMessage": "{\"a\":\"{{audio}}\"}", "truncateMessage": "{\"cut\":\"{{item_id}}\",\"part\":{{content_index}},\"ms\":{{audio_end_ms}}}"}"#
+        )
+        let p = try WireProfile.custom(t)
+        #expect(
+            p.truncation(itemId: #"it"em"#, contentIndex: 2, audioEndMs: 1234)
+                == #"{"cut":"it\"em","part":2,"ms":1234}"#)
+        let bad = try decodeTemplate(
+            #"{"clientRate": 16000, "clientMessage": "{\"a\":\"{{audio}}\"}", "truncateMessage": "{\"ms\":{{audio_end_ms}}"}"#
+        )
+        #expect {
+            try WireProfile.custom(bad)
+        } throws: { ($0 as? AudioPipelineError)?.message.contains("truncateMessage") == true }
+        let openAI = try WireProfile.builtIn(.openaiRealtime)
+        #expect(
+            openAI.truncation(itemId: "item_9", contentIndex: 0, audioEndMs: 812)
+                == #"{"type":"conversation.item.truncate","item_id":"item_9","content_index":0,"audio_end_ms":812}"#)
+        #expect(try WireProfile.builtIn(.datagrid).truncation(itemId: "x", contentIndex: 0, audioEndMs: 1) == nil)
+    }
+
     @Test func missingOptionalKeysTakeTheirDefaults() throws {
         let t = try decodeTemplate(#"{"clientRate": 8000, "clientMessage": "{\"a\":\"{{audio}}\"}"}"#)
         #expect(t == CustomProfileTemplate(clientRate: 8000, clientMessage: #"{"a":"{{audio}}"}"#))

@@ -82,6 +82,11 @@ import _AudioPipelineTestSupport
             heard[$0] != agent[$0 - delay]
         }
         #expect(secondDiffers == nil, "response 1 differs at \(secondDiffers ?? 0), started at \(secondHeard)")
+        // The truncate message's audio_end_ms is what heard.wav played of response 0 up to the flush
+        // (response 0's audio starts with its first sample: the voice placed at 0.2 s).
+        let playedMs = Double(flushSample - firstHeard) * 1000 / Double(Self.rate)
+        #expect(abs(Double(flush.audioEndMs) - playedMs) <= 1, "audio_end_ms \(flush.audioEndMs), heard \(playedMs)")
+        #expect(flush.itemId == "sim_item_1")
     }
 
     @Test func talkOverIsWhatHeardWavShows() throws {
@@ -110,10 +115,12 @@ import _AudioPipelineTestSupport
         let dir = TempDir()
         let (c, tracks, _) = try Self.conversation(echo: true, user: true)
         let r = try SessionSimulator(configuration: c).run(tracks, outputDirectory: dir.file("sim"))
-        #expect(r.interruptMessagesSent == 1)
+        // One barge-in: response.cancel, then conversation.item.truncate.
+        #expect(r.interrupts.count == 1 && r.interruptMessagesSent == 2)
         let lines = try String(contentsOfFile: dir.file("sim/sent.jsonl"), encoding: .utf8).split(separator: "\n")
         #expect(lines.count == r.messagesSent + r.interruptMessagesSent)
         #expect(lines.contains { $0.contains(#"{\"type\":\"response.cancel\"}"#) })
+        #expect(lines.contains { $0.contains(#"conversation.item.truncate"#) })
         var o = DeframeOptions()
         o.direction = .client
         let back = try Deframer.deframe(input: dir.file("sim/sent.jsonl"), output: dir.file("back.wav"), options: o)

@@ -73,6 +73,119 @@ import _AudioPipelineTestSupport
         #expect(data.starts(with: [0x89, 0x50, 0x4E, 0x47]) && data.count > 20_000, "\(data.count) bytes")
     }
 
+    /// OpenAI Realtime: each barge-in sends response.cancel, then conversation.item.truncate with the
+    /// item of the captured session's response (its item_id) and the milliseconds of it played;
+    /// sent.jsonl holds both, with report.json's numbers. Datagrid sends its interrupt alone.
+    @Test func aBargeInCancelsAndTruncatesTheItemItHeard() throws {
+        let s = Scratch()
+        let r = try CLI.run([
+            "session", "simulate", "--agent", root + "/samples/agent-session.jsonl", "--user", Self.user, "-o",
+            s.file("sim"), "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let interrupts = try #require(try Self.report(r.stdout)["interrupts"] as? [[String: Any]])
+        let first = try #require(interrupts.first)
+        #expect(first["itemId"] as? String == "item_1")
+        let heard = try #require(first["audioEndMs"] as? Int)
+        #expect(heard > 1000 && heard < 4000, "\(heard) ms")
+        let sent = try String(contentsOfFile: s.file("sim/sent.jsonl"), encoding: .utf8).split(separator: "\n")
+        let controls = try sent.compactMap { line -> [String: Any]? in
+            let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let data = try #require(entry["data"] as? String)
+            guard data.hasPrefix("{\"type\":\"response.cancel") || data.contains("conversation.item.truncate") else {
+                return nil
+            }
+            return try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any]
+        }
+        #expect(controls.map { $0["type"] as? String } == ["response.cancel", "conversation.item.truncate"])
+        #expect(controls.last?["item_id"] as? String == "item_1" && controls.last?["content_index"] as? Int == 0)
+        #expect(controls.last?["audio_end_ms"] as? Int == heard)
+        // Datagrid has an interrupt message and no truncate.
+        let d = try CLI.run([
+            "session", "simulate", "--agent", Self.agent, "--user", Self.user, "--profile", "datagrid", "-o",
+            s.file("dg"), "--json",
+        ])
+        #expect(d.status == 0, "\(d.stderr)")
+        let dg = try String(contentsOfFile: s.file("dg/sent.jsonl"), encoding: .utf8)
+        #expect(dg.contains("{\\\"type\\\":\\\"interrupt\\\"}") && !dg.contains("truncate"))
+    }
+
+    /// Random rooms: one row per room with its parameters and figures, the same rooms for the
+    /// same seed, each room a scenario file that runs alone to the same figures; a range option
+    /// changes what is drawn; bad ranges and contradictory options are refused (64).
+    @Test func randomRoomsDrawTheDocumentedRangesAndRunEachRoom() throws {
+        let s = Scratch()
+        func rooms(_ dir: String, _ extra: [String] = []) throws -> CLI.Result {
+            try CLI.run(
+                [
+                    "session", "simulate", "--agent", Self.agent, "--user", Self.user, "--rooms", "4",
+                    "--room-seed", "5", "--jobs", "2", "-o", s.file(dir), "--json",
+                ] + extra)
+        }
+        let r = try rooms("a")
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try Self.report(r.stdout)
+        let summary = try #require(report["summary"] as? [String: Any])
+        #expect(summary["rooms"] as? Int == 4 && summary["failed"] as? Int == 0)
+        let written = Set(try FileManager.default.contentsOfDirectory(atPath: s.file("a")))
+        #expect(written.isSuperset(of: ["rooms.csv", "rooms.json", "rooms.txt", "rooms.svg", "rooms"]))
+        let csv = try String(contentsOfFile: s.file("a/rooms.csv"), encoding: .utf8).split(separator: "\n")
+        #expect(csv.count == 5)
+        let header = csv[0].split(separator: ",").map(String.init)
+        for name in ["echo_delay_ms", "echo_gain_db", "rt60_ms", "drr_db", "softclip", "noise_dbfs", "jitter_ms"] {
+            #expect(header.contains(name), "\(name) in \(header)")
+        }
+        #expect(header.contains("false_per_min") && header.contains("latency_p90_ms") && header.contains("missed"))
+        // Every drawn value within its default range.
+        let column = { (name: String) in header.firstIndex(of: name)! }
+        for row in csv.dropFirst() {
+            let f = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            let delay = Double(f[column("echo_delay_ms")])!, gain = Double(f[column("echo_gain_db")])!
+            #expect((0...300).contains(delay) && (-20...6).contains(gain), "\(row)")
+        }
+        // The same seed, the same rooms and figures.
+        #expect(try rooms("b").status == 0)
+        #expect(
+            try String(contentsOfFile: s.file("b/rooms.csv"), encoding: .utf8) == csv.joined(separator: "\n") + "\n")
+        // A room's scenario file runs alone to the same figures.
+        let again = try CLI.run([
+            "session", "simulate", "--scenarios", s.file("a/rooms"), "-o", s.file("again"), "--json",
+        ])
+        #expect(again.status == 0, "\(again.stderr)")
+        let rows = try #require(try Self.report(again.stdout)["rows"] as? [[String: Any]])
+        let byRoom = try #require(report["rooms"] as? [[String: Any]])
+        for row in rows {
+            let name = try #require(row["scenario"] as? String)
+            let index = Int(name.dropFirst("room-".count))!
+            let room = try #require(byRoom.first { $0["index"] as? Int == index })
+            let alone = try #require(row["headline"] as? [String: Any])
+            let drawn = try #require(room["headline"] as? [String: Any])
+            #expect(alone["falseBargeIns"] as? Int == drawn["falseBargeIns"] as? Int, "\(name)")
+            #expect(alone["latencyMsP90"] as? Double == drawn["latencyMsP90"] as? Double, "\(name)")
+        }
+        // A range fixed to one value.
+        #expect(try rooms("c", ["--room", "echo_delay_ms=120"]).status == 0)
+        let fixed = try String(contentsOfFile: s.file("c/rooms.csv"), encoding: .utf8).split(separator: "\n")
+        for row in fixed.dropFirst() {
+            #expect(row.split(separator: ",")[column("echo_delay_ms")] == "120")
+        }
+        // Refused: an unknown parameter, a reversed range, --room alone, --rooms with --sweep.
+        for (extra, says) in [
+            (["--room", "colour=1:2"], "unknown parameter 'colour'"), (["--room", "rt60_ms=500:100"], "LOW ≤ HIGH"),
+            (["--sweep", "enter_db=8,10"], "--rooms draws its own rooms"),
+        ] {
+            let bad = try rooms("bad", extra)
+            #expect(bad.status == 64 && bad.stderr.contains(says), "\(extra): \(bad.stderr)")
+        }
+        let alone = try CLI.run([
+            "session", "simulate", "--agent", Self.agent, "--room", "rt60_ms=1:2", "-o", s.file("x"),
+        ])
+        #expect(alone.status == 64 && alone.stderr.contains("give --rooms"), "\(alone.stderr)")
+        #expect(
+            !FileManager.default.fileExists(atPath: s.file("bad"))
+                && !FileManager.default.fileExists(atPath: s.file("x")))
+    }
+
     @Test func recordedModeOnTheSampleBargeInRecording() throws {
         let s = Scratch()
         try "2.540000\t4.650000\tspeech\n".write(toFile: s.file("user.txt"), atomically: true, encoding: .utf8)

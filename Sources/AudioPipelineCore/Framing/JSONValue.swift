@@ -28,3 +28,25 @@ public enum JSONValue: Sendable, Hashable {
         return v
     }
 }
+
+extension JSONValue {
+    /// `s` as the inside of a JSON string literal: `"` and `\` escaped, control characters as
+    /// `\uXXXX` (what a message template's placeholder is filled with).
+    public static func escaped(_ s: String) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

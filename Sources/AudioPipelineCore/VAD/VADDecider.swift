@@ -48,6 +48,8 @@ public struct VADDecider: Sendable {
     private var recentScores = SIMD8<Double>()
     private var scoreCount = 0
     public private(set) var speaking = false
+    /// With a reference: what the echo model expected in the last frame (its delay, gains, basis).
+    public private(set) var echoEstimate: VADEchoModel.Estimate?
 
     public init(configuration c: VADConfiguration) throws(AudioPipelineError) {
         try c.validate()
@@ -70,6 +72,7 @@ public struct VADDecider: Sendable {
     public mutating func reset() {
         for i in floors.indices { floors[i].reset() }
         echoModel.reset()
+        echoEstimate = nil
         talker.reset()
         bias.reset()
         run = 0
@@ -130,7 +133,10 @@ public struct VADDecider: Sendable {
         let m = SIMD4(db(p[0]), db(p[1]), db(p[2]), db(p[3]))
         let hasReference = rp != nil
         var expected = VADEchoModel.Estimate()
-        if let rp { expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking) }
+        if let rp {
+            expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking)
+            echoEstimate = expected
+        }
         let bands = excess(m, expected: expected, hasReference: hasReference, detail: &detail)
         let score = Self.meanOfTwoLargest(bands.excess)
         let (exitScore, noiseScore) = exitTestScore(score)

@@ -69,11 +69,14 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
     public var events: [EventRule]
     /// The client's barge-in message, when the API has one.
     public var interruptMessage: String?
+    /// The message telling the server how much of the response was heard, with `{{item_id}}`,
+    /// `{{content_index}}` and `{{audio_end_ms}}` (see `WireProfile.truncateMessage`).
+    public var truncateMessage: String?
 
     public init(
         name: String = "custom", clientRate: Int, serverRate: Int? = nil, clientMessage: String,
         clientAudio: AudioRule? = nil, serverAudio: AudioRule? = nil, events: [EventRule] = [],
-        interruptMessage: String? = nil
+        interruptMessage: String? = nil, truncateMessage: String? = nil
     ) {
         self.name = name
         self.clientRate = clientRate
@@ -83,10 +86,12 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
         self.serverAudio = serverAudio
         self.events = events
         self.interruptMessage = interruptMessage
+        self.truncateMessage = truncateMessage
     }
 
     enum CodingKeys: String, CodingKey {
         case name, clientRate, serverRate, clientMessage, clientAudio, serverAudio, events, interruptMessage
+        case truncateMessage
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,6 +108,7 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
         serverAudio = try c.decodeIfPresent(AudioRule.self, forKey: .serverAudio)
         events = try c.decodeIfPresent([EventRule].self, forKey: .events) ?? []
         interruptMessage = try c.decodeIfPresent(String.self, forKey: .interruptMessage)
+        truncateMessage = try c.decodeIfPresent(String.self, forKey: .truncateMessage)
     }
 
     /// A rate: read as a number first, so `16000.5` or `1e308` is an error naming its key (an Int

@@ -48,7 +48,11 @@ extension WireProfile {
                 name: which.rawValue, clientRate: try fixed(24000), serverRate: 24000,
                 template: #"{"type":"input_audio_buffer.append","audio":"{{audio}}"}"#,
                 commit: #"{"type":"input_audio_buffer.commit"}"#, minimumCommitMilliseconds: 100,
-                interrupt: #"{"type":"response.cancel"}"#, interpreter: openAI)
+                interrupt: #"{"type":"response.cancel"}"#,
+                truncate:
+                    #"{"type":"conversation.item.truncate","item_id":"{{item_id}}","content_index":{{content_index}},"#
+                    + #""audio_end_ms":{{audio_end_ms}}}"#,
+                interpreter: openAI)
         case .geminiLive:
             return WireProfile(
                 name: which.rawValue, clientRate: try fixed(16000), serverRate: 24000,

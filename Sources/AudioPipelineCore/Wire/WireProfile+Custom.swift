@@ -30,9 +30,20 @@ extension WireProfile {
                 throw fail("\"interruptMessage\" is not valid JSON: \(error)")
             }
         }
+        if let truncate = template.truncateMessage {
+            let filled = truncate.replacing(itemIdPlaceholder, with: "item").replacing(
+                contentIndexPlaceholder, with: "0"
+            ).replacing(audioEndPlaceholder, with: "0")
+            do {
+                _ = try JSON.parse(filled)
+            } catch {
+                throw fail("\"truncateMessage\" is not valid JSON once its placeholders are filled in: \(error)")
+            }
+        }
         return WireProfile(
             name: template.name, clientRate: clientRate, serverRate: serverRate, template: message,
-            interrupt: template.interruptMessage, interpreter: customInterpreter(template))
+            interrupt: template.interruptMessage, truncate: template.truncateMessage,
+            interpreter: customInterpreter(template))
     }
 
     /// A message matcher: every (dotted path, string) pair must hold.

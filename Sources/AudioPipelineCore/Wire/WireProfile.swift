@@ -25,6 +25,11 @@ public struct WireProfile: Sendable {
     /// has such a message (`{"type":"interrupt"}`, `{"type":"response.cancel"}`); nil where the
     /// server detects the interruption itself and the client only flushes its playback.
     public let interruptMessage: String?
+    /// What the client sends on barge-in to tell the server how much of the response the user
+    /// heard, where the API has such a message, with the placeholders `{{item_id}}`,
+    /// `{{content_index}}` and `{{audio_end_ms}}` (OpenAI Realtime's `conversation.item.truncate`;
+    /// `truncation(itemId:contentIndex:audioEndMs:)` fills them in).
+    public let truncateMessage: String?
     /// Shortest audio a commit may hold (OpenAI Realtime rejects commits under 100 ms).
     public let minimumCommitMilliseconds: Double?
     let interpreter: @Sendable (JSONValue, WireDirection) -> WireEvent?
@@ -114,7 +119,8 @@ public struct WireProfile: Sendable {
     init(
         name: String, clientRate: Int, serverRate: Int, isBinary: Bool = false, template: String,
         start: String? = nil, stop: String? = nil, commit: String? = nil, minimumCommitMilliseconds: Double? = nil,
-        interrupt: String? = nil, interpreter: @escaping @Sendable (JSONValue, WireDirection) -> WireEvent?
+        interrupt: String? = nil, truncate: String? = nil,
+        interpreter: @escaping @Sendable (JSONValue, WireDirection) -> WireEvent?
     ) {
         self.name = name
         self.clientRate = clientRate
@@ -127,9 +133,25 @@ public struct WireProfile: Sendable {
         stopMessage = stop
         commitMessage = commit
         interruptMessage = interrupt
+        truncateMessage = truncate
         self.minimumCommitMilliseconds = minimumCommitMilliseconds
         self.interpreter = interpreter
     }
+
+    /// The truncate message (`truncateMessage`) for an item of the agent's: its id (JSON-escaped into
+    /// the string), the index of its content part and the milliseconds of it that were played.
+    public func truncation(itemId: String, contentIndex: Int, audioEndMs: Int) -> String? {
+        truncateMessage.map {
+            $0.replacing(Self.itemIdPlaceholder, with: JSONValue.escaped(itemId))
+                .replacing(Self.contentIndexPlaceholder, with: String(contentIndex))
+                .replacing(Self.audioEndPlaceholder, with: String(audioEndMs))
+        }
+    }
+
+    /// The placeholders of `truncateMessage`.
+    public static let itemIdPlaceholder = "{{item_id}}"
+    public static let contentIndexPlaceholder = "{{content_index}}"
+    public static let audioEndPlaceholder = "{{audio_end_ms}}"
 
     /// The placeholder a template puts where the base64 audio goes.
     public static let audioPlaceholder = "{{audio}}"

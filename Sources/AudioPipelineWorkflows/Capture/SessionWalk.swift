@@ -22,6 +22,18 @@ public enum SessionEvent {
     case interrupted(timeMs: Double?)
 }
 
+/// The conversation item an audio message belongs to, where its message names one (OpenAI
+/// Realtime's `item_id` and `content_index`): what a client's truncate message refers to.
+public struct AudioItem: Sendable, Hashable, Codable {
+    public var id: String
+    public var contentIndex: Int
+
+    public init(id: String, contentIndex: Int) {
+        self.id = id
+        self.contentIndex = contentIndex
+    }
+}
+
 /// Reads a captured session (streaming: constant memory on JSON Lines and binary streams) and
 /// interprets it with a wire profile: audio of one direction, interruptions, turn ends, errors,
 /// utterances and stalls. `Deframer` and `JitterPlayback` are built on it.
@@ -36,6 +48,8 @@ public final class SessionWalk {
     private var utteranceIndex = 0, utteranceKey: String?, lastWasEnd = false
     private var mediaMs = 0.0, playClock = 0.0
     private var utteranceSeconds: [String: Double] = [:], order: [String] = []
+    /// The item of the message whose audio `run` is handing to its body (nil: it names none).
+    public private(set) var item: AudioItem?
 
     /// - Parameter needsTimes: refuse a capture without arrival times.
     public init(input: String, options: DeframeOptions, needsTimes: Bool) {
@@ -103,6 +117,7 @@ public final class SessionWalk {
         let v: JSONValue
         switch (m.payload, m.json) {
         case (.binary(let b), _):
+            item = nil
             if profile.isBinary { return try audio(b, utterance: nil, messageRate: nil, m, body) }
             // JSON in a binary frame (Gemini's server sends it so): read it as text.
             guard let parsed = try? b.withUnsafeBytes({ (r) throws(JSON.ParseError) in try JSON.parse(r) }) else {
@@ -113,6 +128,9 @@ public final class SessionWalk {
         case (.text, .success(let parsed)?): v = parsed
         case (.text, .failure(let e)?): return try fail("\(m.location): invalid JSON: \(e)")
         case (.text, nil): return try fail("\(m.location): invalid JSON")
+        }
+        item = v["item_id"]?.string.map { id in
+            AudioItem(id: id, contentIndex: v["content_index"]?.number.flatMap { Int(exactly: $0) } ?? 0)
         }
         // One message may carry several events (Gemini: several audio parts, then the turn's end).
         for event in profile.interpretAll(v, direction: options.direction) {

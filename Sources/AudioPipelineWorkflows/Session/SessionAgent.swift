@@ -23,6 +23,17 @@ public struct SessionAgent: Sendable {
     public var responses: Int
     public var lostPackets: Int
     public var warnings: [String] = []
+    /// The audio sent per `NetworkConditions` (`fromAudio` without a trace), kept so `resent` can
+    /// send it again under others; nil for a trace's or a capture's arrivals, which are what they were.
+    var source: [Float]?
+    /// Per response (utterance), the conversation item its audio belongs to when a captured session
+    /// names it; `item(of:)` makes one up otherwise.
+    public var items: [Int64: AudioItem] = [:]
+
+    /// The item of response `r`: the captured one, else `sim_item_<r + 1>` with content index 0.
+    public func item(of r: Int64) -> AudioItem {
+        items[r] ?? AudioItem(id: "sim_item_\(r + 1)", contentIndex: 0)
+    }
 
     /// The agent's audio (mono at `rate`) split into responses at silences of at least
     /// `configuration.responseGapMs`, sent per `configuration.network`, or cut per the arrival
@@ -60,7 +71,16 @@ public struct SessionAgent: Sendable {
             }
         }
         packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
-        return SessionAgent(rate: rate, packets: packets, responses: responses.count, lostPackets: lost)
+        var agent = SessionAgent(rate: rate, packets: packets, responses: responses.count, lostPackets: lost)
+        agent.source = audio
+        return agent
+    }
+
+    /// The same audio sent under `c`'s network and seed: exactly what `fromAudio` gives for `c` (a
+    /// room of its own network, `SessionRooms`). A trace's or a capture's agent is returned as it is.
+    public func resent(under c: SessionConfiguration) -> SessionAgent {
+        guard let source else { return self }
+        return Self.fromAudio(source, rate: rate, configuration: c)
     }
 
     private static func fromTrace(_ audio: [Float], rate: Int, trace: [TracePacket]) -> SessionAgent {
@@ -95,6 +115,7 @@ public struct SessionAgent: Sendable {
         var packets: [AgentPacket] = []
         var rate: Int?
         var interruptions = 0
+        var items: [Int64: AudioItem] = [:]
         var widener = Int16ToFloat32Converter()
         func widen(_ s: [Int16]) -> [Float] {
             var out = [Float](repeating: 0, count: s.count)
@@ -114,6 +135,7 @@ public struct SessionAgent: Sendable {
                         .invalidData, "\(path): the server audio changes rate from \(rate) Hz to \(r) Hz")
                 }
                 rate = r
+                if items[Int64(utterance)] == nil, let item = walk.item { items[Int64(utterance)] = item }
                 packets.append(
                     AgentPacket(
                         arrivalMs: time, sequence: Int64(packets.count), utterance: Int64(utterance),
@@ -132,6 +154,7 @@ public struct SessionAgent: Sendable {
         let utterances = Set(packets.map(\.utterance))
         packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
         var agent = SessionAgent(rate: rate, packets: packets, responses: utterances.count, lostPackets: 0)
+        agent.items = items
         if interruptions > 0 {
             agent.warnings.append(
                 "\(path): \(interruptions) interruption event(s) of the capture not replayed (the simulation "

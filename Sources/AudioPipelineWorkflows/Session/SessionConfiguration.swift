@@ -143,27 +143,50 @@ public struct NetworkConditions: Codable, Sendable, Hashable {
     }
 }
 
-/// The acoustic path from the loudspeaker to the microphone.
+/// The acoustic path from the loudspeaker to the microphone: the loudspeaker (soft clipping, a
+/// small speaker's band and resonance), the delay and gain of the direct path, and the room's
+/// reverberant tail — or a measured impulse response instead of the speaker and the room.
 public struct EchoSettings: Codable, Sendable, Hashable {
     /// false: no echo at all (`--no-echo`).
     public var enabled = true
     /// Delay of the direct path, ms (device buffers plus distance).
     public var delayMs = 40.0
-    /// Level of the echo relative to the loudspeaker signal, dB (above 0 dB: louder than played,
-    /// allowed and reported).
+    /// Level of the direct path's echo relative to the loudspeaker signal, dB (above 0 dB: louder
+    /// than played, allowed and reported). The reverberant tail adds to it (`drrDb`).
     public var gainDb = -10.0
-    /// A small loudspeaker's response (high-pass near 300 Hz, a resonance near 1 kHz, low-pass
-    /// near 5 kHz); false: flat.
+    /// A small loudspeaker's response: a 4th-order high-pass at `speakerHighPassHz`, a resonance of
+    /// `speakerPeakDb` at `speakerPeakHz` (Q 1.4), a low-pass at `speakerLowPassHz`; false: flat.
     public var smallSpeaker = true
-    /// An impulse response (WAV) convolved after the delay and gain instead of the small-speaker
-    /// response: a measured room and device.
+    public var speakerHighPassHz = 300.0
+    public var speakerLowPassHz = 5_000.0
+    public var speakerPeakHz = 1_000.0
+    public var speakerPeakDb = 5.0
+    /// The room's reverberation time, ms (0: the direct path alone), and its direct-to-reverberant
+    /// energy ratio, dB: a tail of decaying noise after the direct path.
+    public var rt60Ms = 0.0
+    public var drrDb = 10.0
+    /// The loudspeaker's soft clipping: the played signal goes through tanh(d·x)/d (0: none; 3
+    /// flattens a −6 dBFS peak by about 2 dB).
+    public var softClip = 0.0
+    /// An impulse response (WAV) convolved after the delay and gain instead of the loudspeaker's
+    /// response and the room's tail: a measured room and device.
     public var impulseResponse: String?
 
     public init() {}
 
     public func validate() throws(AudioPipelineError) {
-        _ = try Checked.number(delayMs, in: 0...2_000, "--echo-delay-ms", code: .invalidConfiguration)
-        _ = try Checked.number(gainDb, in: -120...40, "--echo-gain-db", code: .invalidConfiguration)
+        func check(_ v: Double, _ range: ClosedRange<Double>, _ name: String) throws(AudioPipelineError) {
+            _ = try Checked.number(v, in: range, name, code: .invalidConfiguration)
+        }
+        try check(delayMs, 0...2_000, "--echo-delay-ms")
+        try check(gainDb, -120...40, "--echo-gain-db")
+        try check(speakerHighPassHz, 20...4_000, "speaker_highpass_hz")
+        try check(speakerLowPassHz, 500...24_000, "speaker_lowpass_hz")
+        try check(speakerPeakHz, 100...10_000, "speaker_peak_hz")
+        try check(speakerPeakDb, -20...20, "speaker_peak_db")
+        try check(rt60Ms, 0...3_000, "rt60_ms")
+        try check(drrDb, -20...40, "drr_db")
+        try check(softClip, 0...20, "softclip")
         if !enabled, impulseResponse != nil {
             throw AudioPipelineError(.invalidConfiguration, "--echo-ir and --no-echo contradict each other: give one")
         }
@@ -277,9 +300,23 @@ extension EchoSettings {
     public init(from decoder: any Decoder) throws {
         self.init()
         let d = try PartialDecoding(
-            decoder, known: ["enabled", "delayMs", "gainDb", "smallSpeaker", "impulseResponse"])
-        try d("enabled", &enabled); try d("delayMs", &delayMs); try d("gainDb", &gainDb)
-        try d("smallSpeaker", &smallSpeaker); try d("impulseResponse", &impulseResponse)
+            decoder,
+            known: [
+                "enabled", "delayMs", "gainDb", "smallSpeaker", "speakerHighPassHz", "speakerLowPassHz",
+                "speakerPeakHz", "speakerPeakDb", "rt60Ms", "drrDb", "softClip", "impulseResponse",
+            ])
+        try d("enabled", &enabled)
+        try d("delayMs", &delayMs)
+        try d("gainDb", &gainDb)
+        try d("smallSpeaker", &smallSpeaker)
+        try d("speakerHighPassHz", &speakerHighPassHz)
+        try d("speakerLowPassHz", &speakerLowPassHz)
+        try d("speakerPeakHz", &speakerPeakHz)
+        try d("speakerPeakDb", &speakerPeakDb)
+        try d("rt60Ms", &rt60Ms)
+        try d("drrDb", &drrDb)
+        try d("softClip", &softClip)
+        try d("impulseResponse", &impulseResponse)
     }
 }
 

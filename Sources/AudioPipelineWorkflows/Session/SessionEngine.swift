@@ -43,6 +43,10 @@ final class SessionEngine {
     var userSpeaking: Bool { speechMs > 0 }
     private var attributed: Int64?
     private var echoEnergy = 0.0, echoFrames = 0
+    /// Per response, the milliseconds of its audio the loudspeaker has played (its media clock).
+    private(set) var playedMs: [Int64: Double] = [:]
+    /// The conversation item of a response.
+    private let item: (Int64) -> AudioItem
 
     init(
         configuration c: SessionConfiguration, profile: WireProfile, tracks: SessionTracks, maxBlock: Int,
@@ -54,6 +58,7 @@ final class SessionEngine {
         tickS = c.jitter.tickMs / 1000
         recorded = tracks.reference != nil
         userTrack = tracks.user
+        item = { [agent = tracks.agent] r in agent?.item(of: r) ?? AudioItem(id: "sim_item_\(r + 1)", contentIndex: 0) }
         self.maxBlock = maxBlock
         self.writer = writer
         room = SessionRoom(
@@ -89,6 +94,9 @@ final class SessionEngine {
         var bufferMs = 0.0
         var concealedMs = 0.0
         var lateMs = 0.0
+        /// How far into the response `sounding` the loudspeaker has played by the end of this tick,
+        /// ms of its audio (nil: unknown).
+        var playedMs: Double?
     }
 
     /// One tick: `heard` is the loudspeaker's audio (device rate), `reference` what the VAD gets as
@@ -98,7 +106,10 @@ final class SessionEngine {
     ) throws(AudioPipelineError) -> Int64? {
         let n = heard.count
         precondition(n <= maxBlock, "session: block of \(n) frames over \(maxBlock)")
-        if let s = p.sounding { attributed = s }
+        if let s = p.sounding {
+            attributed = s
+            if let ms = p.playedMs { playedMs[s] = max(playedMs[s] ?? 0, ms) }
+        }
         if let r = p.playing, responseStartS[r] == nil {
             responseStartS[r] = Double(devicePosition) / Double(deviceRate)
         }
@@ -109,8 +120,17 @@ final class SessionEngine {
         var flush: Int64?
         if let r = bargeIn {
             flushed.insert(r)
-            interrupts.append(SessionReport.Interrupt(timeS: endS, response: r, userOnset: nil, falseBargeIn: true))
-            if let text = profile.interruptMessage {
+            let it = item(r)
+            let heardMs = Int((playedMs[r] ?? 0).rounded(.down))
+            interrupts.append(
+                SessionReport.Interrupt(
+                    timeS: endS, response: r, userOnset: nil, falseBargeIn: true, itemId: it.id, audioEndMs: heardMs))
+            // The profile's messages: cancel the response, then say how much of it was heard.
+            let messages = [
+                profile.interruptMessage,
+                profile.truncation(itemId: it.id, contentIndex: it.contentIndex, audioEndMs: heardMs),
+            ]
+            for text in messages.compactMap({ $0 }) {
                 interruptMessages += 1
                 try writer?.sent(Array(text.utf8), timeS: endS, binary: false)
             }
@@ -232,6 +252,9 @@ final class SessionEngine {
         }
         return (score, speech, bargeIn)
     }
+
+    /// What the VAD's echo model expected in its last frame.
+    var echoEstimate: VADEchoModel.Estimate? { vad.decider.echoEstimate }
 
     /// Mean level of the echo at the microphone over the ticks that had any, dBFS.
     var meanEchoDbfs: Double? { echoFrames > 0 ? 10 * log10(echoEnergy / Double(echoFrames)) : nil }

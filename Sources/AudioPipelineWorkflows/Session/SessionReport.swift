@@ -25,6 +25,11 @@ public struct SessionReport: WorkflowReport, Codable, Hashable {
         /// No user speech at the time (from its onset to `SessionMetrics.graceS` after its end): the
         /// agent stopped for nothing (echo, noise).
         public var falseBargeIn: Bool
+        /// The conversation item of the response (a captured session's `item_id`, else made up) and
+        /// the milliseconds of it the loudspeaker had played when the client stopped it (what the
+        /// truncate message says: played, not received or queued).
+        public var itemId: String
+        public var audioEndMs: Int
     }
 
     public var mode: String
@@ -55,6 +60,9 @@ public struct SessionReport: WorkflowReport, Codable, Hashable {
     public var userSegments: Int
     /// Mean level of the echo at the microphone and of the user's speech there, dBFS (synthetic).
     @NullWhenAbsent public var echoLevelDbfs: Double?
+    /// What the VAD's echo model had found at the session's end: the echo delay (the direct path's,
+    /// to the client's 10 ms frames; nil: not found), the echo return loss per band and its basis.
+    @NullWhenAbsent public var echoEstimate: VADEchoSummary?
     public var configuration: SessionConfiguration
     /// The output directory (nil when run without outputs).
     @NullWhenAbsent public var output: String?
@@ -76,6 +84,7 @@ public struct SessionReport: WorkflowReport, Codable, Hashable {
                 format: "  %d messages sent (%d interrupt), mic to message p50 %.1f ms, max %.1f ms", messagesSent,
                 interruptMessagesSent, micToMessageMsP50, micToMessageMsMax),
         ]
+        if let e = echoEstimate { lines.append("  " + e.text) }
         if let p = playout {
             lines.append(
                 String(

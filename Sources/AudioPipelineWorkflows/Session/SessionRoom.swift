@@ -3,31 +3,39 @@ import AudioPipelineCore
 import Foundation
 
 /// The room between loudspeaker and microphone, streaming at the device rate: the echo of what the
-/// loudspeaker plays (delay, gain, a small loudspeaker's band-limited response or a measured
-/// impulse response) and the microphone's noise floor. Buffers are allocated at init; `echo` and
-/// `addNoise` allocate nothing and give the same output for any block sizes.
+/// loudspeaker plays — its soft clipping, the direct path's delay and gain, a small loudspeaker's
+/// band and resonance, the room's reverberant tail (or a measured impulse response instead of the
+/// speaker and the tail) — and the microphone's noise floor. Buffers are allocated at init; `echo`
+/// and `addNoise` allocate nothing and give the same output for any block sizes.
 struct SessionRoom {
     private var delay: [Float]
     private var delayAt = 0
     private let gain: Float
+    private let drive: Float
     private var speaker: [Biquad]
-    /// The measured impulse response, convolved by FFT (its block latency taken from the delay).
+    /// The measured impulse response or the room's tail, convolved by FFT (its block latency taken
+    /// from the delay).
     private let convolver: FFTWConvolver?
     private var scratch: [Float]
     private var noise: SplitMix64
     private let noiseScale: Float
 
     init(settings e: EchoSettings, rate: Int, impulseResponse: [Float]?, noiseDbfs: Double?, seed: UInt64) {
-        convolver = e.enabled ? impulseResponse.flatMap { $0.isEmpty ? nil : FFTWConvolver(impulseResponse: $0) } : nil
+        let response = impulseResponse.flatMap { $0.isEmpty ? nil : $0 }
+        let tail = response == nil && e.rt60Ms > 0 ? Self.tail(e, rate: rate, seed: seed) : nil
+        convolver = e.enabled ? (response ?? tail).map { FFTWConvolver(impulseResponse: $0) } : nil
         let d = e.enabled ? Int((e.delayMs * Double(rate) / 1000).rounded()) : 0
         delay = [Float](repeating: 0, count: max(0, d - (convolver?.latency ?? 0)) + 1)
         scratch = [Float](repeating: 0, count: convolver == nil ? 0 : 4096)
         gain = e.enabled ? Float(pow(10, e.gainDb / 20)) : 0
-        if e.enabled && e.smallSpeaker && impulseResponse == nil {
+        drive = Float(e.softClip)
+        if e.enabled && e.smallSpeaker && response == nil {
             let r = Double(rate)
+            let low = min(e.speakerLowPassHz, 0.45 * r)
             speaker = [
-                .highPass(300, rate: r), .highPass(300, rate: r), .peak(1_000, gainDb: 5, q: 1.4, rate: r),
-                .lowPass(min(5_000, 0.45 * r), rate: r),
+                .highPass(e.speakerHighPassHz, rate: r), .highPass(e.speakerHighPassHz, rate: r),
+                .peak(min(e.speakerPeakHz, 0.45 * r), gainDb: e.speakerPeakDb, q: 1.4, rate: r),
+                .lowPass(low, rate: r),
             ]
         } else {
             speaker = []
@@ -37,6 +45,29 @@ struct SessionRoom {
         noiseScale = noiseDbfs.map { Float(pow(10, $0 / 20) * 3.0.squareRoot()) } ?? 0
     }
 
+    /// The room's impulse response after the direct path: a unit impulse, then from 2 ms on noise
+    /// decaying 60 dB over `rt60Ms` whose energy is `drrDb` below the direct path's; 1.2 × RT60
+    /// long (2 s at most). The same for a seed.
+    static func tail(_ e: EchoSettings, rate: Int, seed: UInt64) -> [Float] {
+        let n = max(2, min(2 * rate, Int(1.2 * e.rt60Ms * Double(rate) / 1000)))
+        var rng = SplitMix64(seed: seed ^ 0x7461_696C)
+        var h = [Float](repeating: 0, count: n)
+        let start = rate / 500
+        var energy = 0.0
+        for k in start..<n {
+            // Gaussian-ish: the sum of four uniforms, centred.
+            var u = 0.0
+            for _ in 0..<4 { u += Double(rng.next() >> 11) / Double(1 << 53) }
+            let v = (u - 2) * exp(-6.91 * Double(k) / (e.rt60Ms * Double(rate) / 1000))
+            h[k] = Float(v)
+            energy += v * v
+        }
+        let scale = energy > 0 ? (pow(10, -e.drrDb / 10) / energy).squareRoot() : 0
+        for k in start..<n { h[k] *= Float(scale) }
+        h[0] = 1
+        return h
+    }
+
     /// The echo of `played` (loudspeaker samples) into `out`, same count.
     mutating func echo(_ played: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
         guard gain != 0 else {
@@ -44,7 +75,8 @@ struct SessionRoom {
             return
         }
         for i in 0..<played.count {
-            delay[delayAt] = played[i]
+            let x = played[i]
+            delay[delayAt] = drive > 0 ? Float(tanh(Double(drive * x))) / drive : x
             delayAt = delayAt + 1 == delay.count ? 0 : delayAt + 1
             var y = delay[delayAt] * gain  // the oldest: `delay.count - 1` samples ago
             for k in speaker.indices { y = speaker[k].process(y) }

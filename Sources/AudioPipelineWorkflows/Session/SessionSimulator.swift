@@ -101,7 +101,9 @@ public final class SessionSimulator {
             interruptMessagesSent: engine.interruptMessages, messagesSent: engine.messages,
             micToMessageMsP50: SessionMetrics.percentile(engine.micToMessageMs, 0.5) ?? 0,
             micToMessageMsMax: engine.micToMessageMs.max() ?? 0, playout: playout, responses: responses,
-            userSegments: tracks.userSpeech.count, echoLevelDbfs: engine.meanEchoDbfs, configuration: configuration,
+            userSegments: tracks.userSpeech.count, echoLevelDbfs: engine.meanEchoDbfs,
+            echoEstimate: engine.echoEstimate.map { VADEchoSummary($0, configuration: configuration.vad) },
+            configuration: configuration,
             output: output, warnings: warnings)
     }
 }
@@ -124,16 +126,25 @@ struct SessionSyntheticPlayout {
         var device = [Float](repeating: 0, count: toDevice.maxOutputCount(forInput: jitter.tick) + 1)
         var utteranceOf: [Int64: Int64] = [:]
         var remaining: [Int64: Int] = [:]
+        // Where each packet sits in its response's audio (ms from the response's first sample).
+        var offsetMs: [Int64: Double] = [:]
+        var firstMs: [Int64: Double] = [:]
         for p in agent.packets {
             utteranceOf[p.sequence] = p.utterance
             remaining[p.utterance, default: 0] += 1
+            firstMs[p.utterance] = min(firstMs[p.utterance] ?? .infinity, p.mediaMs)
         }
+        for p in agent.packets { offsetMs[p.sequence] = p.mediaMs - (firstMs[p.utterance] ?? p.mediaMs) }
         var current: Int64?
         let msPerSample = 1000 / Double(S)
         var replay: TickReplay?
         let handler: TickReplay.TickHandler = { (_, buffer, audio) throws(AudioPipelineError) in
             var sounding: Int64?
-            for piece in buffer.lastPieces where piece.length > 0 { sounding = utteranceOf[piece.sequence] }
+            var played: Double?
+            for piece in buffer.lastPieces where piece.length > 0 {
+                sounding = utteranceOf[piece.sequence]
+                played = (offsetMs[piece.sequence] ?? 0) + Double(piece.offset + piece.length) * msPerSample
+            }
             if let s = sounding, s != current, !engine.flushed.contains(s) { current = s }
             if let r = current,
                 engine.flushed.contains(r) || (remaining[r] == 0 && sounding != r && buffer.queued == 0)
@@ -144,7 +155,8 @@ struct SessionSyntheticPlayout {
             let s = buffer.statistics
             let p = SessionEngine.Playout(
                 sounding: sounding, playing: current, bufferMs: Double(buffer.queued) * msPerSample,
-                concealedMs: Double(s.samplesConcealed) * msPerSample, lateMs: Double(s.samplesLate) * msPerSample)
+                concealedMs: Double(s.samplesConcealed) * msPerSample, lateMs: Double(s.samplesLate) * msPerSample,
+                playedMs: played)
             let flush = try device.withUnsafeBufferPointer { (d) throws(AudioPipelineError) in
                 try engine.process(heard: UnsafeBufferPointer(rebasing: d[0..<n]), reference: nil, playout: p)
             }
@@ -198,6 +210,7 @@ struct SessionRecordedPlayout {
         var heard = [Float](repeating: 0, count: Int(tickFrames.rounded(.up)) + 1)
         var mutedFrom: Int?  // device sample where the fade began
         var id: Int64 = -1
+        var idStart = 0  // device sample where response `id` began to play
         var lastResponse: Int?
         var k = 0, position = 0, nextPhrase = 0
         while position < reference.count {
@@ -212,6 +225,7 @@ struct SessionRecordedPlayout {
             }
             if let r, r != lastResponse || (mutedFrom != nil && newPhrase && !engine.userSpeaking) {
                 id += 1  // a new response, or the agent answering after the interruption
+                idStart = r != lastResponse ? responses[r].lowerBound : position
                 mutedFrom = nil
             }
             lastResponse = r ?? lastResponse
@@ -221,7 +235,8 @@ struct SessionRecordedPlayout {
                 heard[i] = reference[at] * gain
             }
             let playing = r != nil && mutedFrom == nil ? id : nil
-            let p = SessionEngine.Playout(sounding: r == nil ? nil : id, playing: playing)
+            let played = mutedFrom == nil ? Double(end - idStart) * 1000 / Double(D) : nil
+            let p = SessionEngine.Playout(sounding: r == nil ? nil : id, playing: playing, playedMs: played)
             let flush = try heard.withUnsafeBufferPointer { (h) throws(AudioPipelineError) in
                 try reference.withUnsafeBufferPointer { (ref) throws(AudioPipelineError) in
                     try engine.process(

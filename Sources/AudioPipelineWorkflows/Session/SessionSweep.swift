@@ -28,8 +28,9 @@ public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
 public enum SessionSweep {
     /// The parameters a sweep may vary besides the VAD's own (by their JSON names).
     public static let sessionParameters = [
-        "echo_gain_db", "echo_delay_ms", "min_barge_in_ms", "ignore_first_ms", "jitter_ms", "delay_ms", "loss_pct",
-        "noise_dbfs",
+        "echo_gain_db", "echo_delay_ms", "speaker_highpass_hz", "speaker_lowpass_hz", "speaker_peak_hz",
+        "speaker_peak_db", "rt60_ms", "drr_db", "softclip", "min_barge_in_ms", "ignore_first_ms", "jitter_ms",
+        "delay_ms", "loss_pct", "noise_dbfs",
     ]
 
     /// `c` with `name` set to `value`.
@@ -40,6 +41,13 @@ public enum SessionSweep {
         switch name {
         case "echo_gain_db": c.echo.gainDb = value
         case "echo_delay_ms": c.echo.delayMs = value
+        case "speaker_highpass_hz": c.echo.speakerHighPassHz = value
+        case "speaker_lowpass_hz": c.echo.speakerLowPassHz = value
+        case "speaker_peak_hz": c.echo.speakerPeakHz = value
+        case "speaker_peak_db": c.echo.speakerPeakDb = value
+        case "rt60_ms": c.echo.rt60Ms = value
+        case "drr_db": c.echo.drrDb = value
+        case "softclip": c.echo.softClip = value
         case "min_barge_in_ms": c.policy.minimumSpeechMs = value
         case "ignore_first_ms": c.policy.ignoreFirstMs = value
         case "jitter_ms": c.network.jitterMs = value

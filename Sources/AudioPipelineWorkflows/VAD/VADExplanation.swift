@@ -268,10 +268,18 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
     public var basis: String
 
     public init(_ d: VADDecider.Detail, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
-        delayMs = d.echoDelayFrames.map { Double($0) * c.frameMilliseconds }
+        self.init(delayFrames: d.echoDelayFrames, gains: d.echoGains, stage: stage, configuration: c)
+    }
+
+    public init(_ e: VADEchoModel.Estimate, configuration c: VADConfiguration) {
+        self.init(delayFrames: e.delayFrames, gains: e.gains, stage: e.stage, configuration: c)
+    }
+
+    init(delayFrames: Int?, gains: SIMD4<Double>, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
+        delayMs = delayFrames.map { Double($0) * c.frameMilliseconds }
         searchedMs = [c.echoDelayMinMilliseconds, c.echoDelayMaxMilliseconds]
         returnLoss = (0..<4).map {
-            Band(band: VADDecider.Detail.bandNames[$0], returnLossDb: VADExplainer.round1(-d.echoGains[$0]))
+            Band(band: VADDecider.Detail.bandNames[$0], returnLossDb: VADExplainer.round1(-gains[$0]))
         }
         basis = stage.rawValue
     }

@@ -26,7 +26,11 @@ struct SessionSimulate: ParsableCommand {
             echo_gain_db, echo_delay_ms, min_barge_in_ms, ignore_first_ms, jitter_ms, or any VAD \
             parameter such as enter_db) into DIR/sweep.csv and sweep.svg. --scenarios SDIR runs every \
             scenario file SDIR/*.json (a SessionConfiguration; paths relative to it) on --jobs workers \
-            into DIR/NAME/ and one table, DIR/scenarios.csv.
+            into DIR/NAME/ and one table, DIR/scenarios.csv. --rooms N draws N random rooms (echo \
+            delay 0–300 ms and gain −20…+6 dB, the loudspeaker's band and resonance, RT60 100–600 ms and \
+            direct-to-reverberant ratio 0–12 dB, soft clipping, noise floor, network jitter; --room \
+            NAME=LOW:HIGH changes a range) and runs the session in each on --jobs workers into \
+            DIR/rooms.csv, rooms.json, rooms.txt (worst rooms first) and rooms.svg.
             """)
 
     @Option(help: "Agent audio: WAV (or any audio file) or a captured session (.jsonl, .har).") var agent: String?
@@ -52,6 +56,10 @@ struct SessionSimulate: ParsableCommand {
     @Option(parsing: .number, help: "Seed of the noise floor and the synthetic network.") var seed: UInt64 = 1
     @Option(help: "Vary one parameter: NAME=v1,v2,… (see above).") var sweep: String?
     @Option(help: "A directory of scenario files (*.json) to run instead.") var scenarios: String?
+    @Option(parsing: .number, help: "Draw this many random rooms and run the session in each.") var rooms: Int?
+    @Option(parsing: .number, help: "Seed of the rooms drawn (the same seed, the same rooms).") var roomSeed: UInt64 = 1
+    @Option(help: "A room parameter's range, NAME=LOW:HIGH or NAME=VALUE (repeatable; see above).")
+    var room: [String] = []
     @Option(parsing: .number, help: "Scenarios simulated at once (default: the cores).") var jobs: Int?
     @Option(name: dataOutput, help: help("Output directory.")) var outputPath: String
     @OptionGroup var vad: VADParameterOptions
@@ -71,6 +79,10 @@ struct SessionSimulate: ParsableCommand {
         if trace != nil && network != nil {
             throw ValidationError("--trace replays recorded arrivals, --network simulates them: give one")
         }
+        if rooms != nil && (sweep != nil || scenarios != nil) {
+            throw ValidationError("--rooms draws its own rooms: drop \(sweep != nil ? "--sweep" : "--scenarios")")
+        }
+        if rooms == nil && !room.isEmpty { throw ValidationError("--room sets a range of --rooms: give --rooms N") }
         if let scenarios {
             var o = BatchOptions()
             if let jobs {
@@ -101,7 +113,17 @@ struct SessionSimulate: ParsableCommand {
         c.policy = BargeInPolicy(minimumSpeechMs: minBargeInMs, ignoreFirstMs: ignoreFirstMs)
         c.vad = try vad.configuration()
         c.jitter = buffer.settings
-        if let sweep {
+        if let rooms {
+            var o = BatchOptions()
+            if let jobs {
+                o.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
+            }
+            let r = try SessionRooms.run(
+                configuration: c, rooms: rooms, seed: roomSeed, ranges: try SessionRooms.ranges(room),
+                output: outputPath, options: o
+            ) { f in f.error.map(Terminal.error) }
+            try printer.print(r, text: r.text)
+        } else if let sweep {
             let r = try SessionSweep.run(configuration: c, sweep: sweep, output: outputPath)
             try printer.print(r, text: r.text)
         } else {
