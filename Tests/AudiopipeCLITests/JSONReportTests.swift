@@ -68,9 +68,13 @@ import _AudioPipelineTestSupport
             VADTuningSummary.self,
             [
                 "vad", "tune", "--audio", s.file("c"), "--labels", s.file("c"), "--report", s.file("r"),
-                "--set", "enter_db=8,10",
+                "--set", "enter_db=8,10", "--no-limits",
             ])
-        #expect(t.settings == 2 && t.files == 1 && t.best["enter_db"] != nil)
+        // --set replaces its axis of the default grid (enter_db 8, 10 × 4 × 5 × 4).
+        #expect(t.settings == 160 && t.files == 1 && t.baseline.setting["enter_db"] == 10)
+        let file = try JSONDecoder().decode(
+            VADTuningSummary.self, from: Data(contentsOf: URL(fileURLWithPath: s.file("r/summary.json"))))
+        #expect(file.baseline == t.baseline && file.chosen == t.chosen && file.use == t.use)
     }
 
     @Test func analyzeResampler() throws {

@@ -256,9 +256,13 @@ struct VADTuneReportPage {
         let page = s.file("rep/index.html")
         // It opens with the choice and why, in words; the per-condition table from the manifest.
         let plain = try Self.dom(page)
-        #expect(plain.contains("<b>Chosen setting:</b> <code>enter_db="))
-        #expect(plain.contains("It has the best F1 among the settings whose false alarm ≤ 50 %: "))
-        #expect(plain.contains(" of 3 qualify."))
+        #expect(
+            plain.contains("<b>Use the chosen setting:</b> <code>")
+                || plain.contains("<b>Keep the baseline:</b> <code>"))
+        #expect(plain.contains("The choice has the best F1 among the settings that meet false alarm ≤ 50 %"))
+        #expect(plain.contains(" of 240 do on all files") && plain.contains("(6 folds): the cross-validated figures"))
+        // The baseline and the choice side by side, on all files and cross-validated.
+        #expect(plain.contains("<table id=\"comparison\">") && plain.contains("cross-validated (files it was not"))
         #expect(Self.column(plain, table: "conditions", 0).sorted() == ["loud", "quiet"])
         #expect(
             try String(contentsOfFile: s.file("rep/per-condition.csv"), encoding: .utf8).hasPrefix(

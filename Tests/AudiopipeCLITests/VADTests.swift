@@ -162,21 +162,25 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
     @Test func writesTheBestConfigurationTheSweepAndPlots() throws {
         let s = Scratch()
         let (audio, labels) = try Self.corpus(s)
+        // A grid file of its own (the baseline's values join its axes), one axis replaced by --set.
+        try #"{"enter_db": [6, 8], "hangover_ms": [40]}"#.write(
+            toFile: s.file("grid.json"), atomically: true, encoding: .utf8)
         let r = try CLI.run([
-            "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"),
-            "--set", "enter_db=6,10", "--set", "hangover_ms=50,100,200",
+            "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"), "--grid",
+            s.file("grid.json"), "--set", "hangover_ms=50,200",
         ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(
             r.stderr.contains("skipped \(audio)/orphan.wav: no labels") && r.stderr.contains("lonely.txt: no audio"))
-        #expect(r.stderr.contains("2 files (1 with a reference), 6 settings"))
+        // enter_db 6, 8 and the baseline's 10; hangover_ms 50, 200 and 100: 9 settings, one fold per file.
+        #expect(r.stderr.contains("2 files (1 with a reference), 9 settings, 2 folds"), "\(r.stderr)")
         for f in [
-            "best.json", "sweep.csv", "sweep.json", "per-file.csv", "index.html", "f1-vs-threshold.svg",
+            "summary.json", "best.json", "sweep.csv", "sweep.json", "per-file.csv", "index.html", "f1-vs-threshold.svg",
             "precision-recall.svg", "plots/a.svg", "plots/b.svg",
         ] {
             #expect(FileManager.default.fileExists(atPath: s.file("rep/" + f)), "\(f)")
         }
-        #expect(try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n").count == 7)
+        #expect(try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8).split(separator: "\n").count == 10)
         // best.json is a configuration `detect --config` accepts.
         let d = try CLI.run(["vad", "detect", audio + "/a.wav", "--config", s.file("rep/best.json")])
         #expect(d.status == 0 && parseLabels(d.text).count == 2, "\(d.stderr)")
@@ -200,6 +204,55 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/best.json"))))
             as! [String: Any]
         #expect(abs(((best["scores"] as! [String: Any])["false_alarm"] as! Double) - lowest) < 1e-4)
+    }
+
+    /// Limits no setting meets: exit 1, the report names the limit and the closest settings, no
+    /// best.json — unless --best-effort, which writes the closest, marked inside; a small corpus is
+    /// warned about; --group-by needs a manifest column that exists.
+    @Test func anImpossibleLimitExitsOneAndWritesNoBestJSON() throws {
+        let s = Scratch()
+        let (audio, labels) = try Self.corpus(s)
+        let grid = [
+            "--set", "enter_db=8,10", "--set", "hangover_ms=100", "--set", "exit_db=1.5", "--set", "min_speech_ms=10",
+        ]
+        let r = try CLI.run(
+            ["vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep"), "--max-false-alarm", "0"]
+                + grid)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.text.hasPrefix("No setting meets false alarm ≤ 0 %"), "\(r.text)")
+        #expect(r.text.contains("closest enter_db=") && r.text.contains("(no best.json)"))
+        #expect(!FileManager.default.fileExists(atPath: s.file("rep/best.json")))
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep/summary.json"))))
+                as? [String: Any])
+        #expect(summary["use"] as? String == "none" && summary["chosen"] is NSNull)
+        #expect((summary["constraints"] as? [String: Any])?["maxFalseAlarm"] as? Double == 0)
+        let warnings = try #require(summary["warnings"] as? [String])
+        #expect(warnings.contains { $0.hasPrefix("a small corpus: 2 files (fewer than 10)") }, "\(warnings)")
+        // Best effort: the closest, marked.
+        let b = try CLI.run(
+            [
+                "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep2"), "--max-false-alarm",
+                "0", "--best-effort",
+            ] + grid)
+        #expect(b.status == 1)
+        let best = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: s.file("rep2/best.json"))))
+                as? [String: Any])
+        #expect((best["_best_effort"] as? String ?? "").hasPrefix("false alarm"), "\(best)")
+        #expect(try CLI.run(["vad", "detect", audio + "/a.wav", "--config", s.file("rep2/best.json")]).status == 0)
+        // --group-by: a column of the manifest.
+        try "name,talker\na,x\nb,y\n".write(toFile: audio + "/manifest.csv", atomically: true, encoding: .utf8)
+        let g = try CLI.run(
+            ["vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep3"), "--group-by", "room"]
+                + grid)
+        #expect(g.status == 64 && g.stderr.contains("no column 'room' for --group-by"), "\(g.stderr)")
+        let ok = try CLI.run(
+            [
+                "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep4"), "--group-by", "talker",
+                "--no-limits",
+            ] + grid)
+        #expect(ok.status == 0 && ok.stderr.contains("2 settings, 2 folds"), "\(ok.stderr)")
     }
 
     @Test func malformedLabelLinesNameTheFileAndLine() throws {

@@ -3,7 +3,8 @@
 ///
 /// Decoding starts from the defaults (`VADConfiguration()`), so a missing key keeps its default;
 /// an unknown key is an error that names it (a typo is not silently ignored); `_comment`,
-/// `scores` and `version` are ignored, so a best.json written by `vad tune` reads back as is.
+/// `_best_effort`, `scores` and `version` are ignored, so a best.json written by `vad tune` reads
+/// back as is.
 /// Decoding checks names and types, not ranges: `validate()` does that (and `EnergyVAD` calls it).
 /// Encoding writes every parameter. Standard-library Codable only: the core stays Foundation-free.
 extension VADConfiguration: Codable {
@@ -15,9 +16,10 @@ extension VADConfiguration: Codable {
         init?(intValue: Int) { nil }
     }
 
-    /// Keys a configuration file may hold besides the parameters: a note, the scores `vad tune`
-    /// reached with it, and a format version.
-    static let ignoredKeys: Set<String> = ["_comment", "scores", "version"]
+    /// Keys a configuration file may hold besides the parameters: a note, the mark of a best-effort
+    /// choice (one that breaks the tuning's constraints), the scores `vad tune` reached with it, and
+    /// a format version.
+    static let ignoredKeys: Set<String> = ["_comment", "_best_effort", "scores", "version"]
 
     public init(from decoder: any Decoder) throws {
         self.init()

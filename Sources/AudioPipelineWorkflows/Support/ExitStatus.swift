@@ -4,7 +4,8 @@ import AudioPipelineCore
 /// `--help`), and the one mapping from error codes to them — also what a batch reports per file.
 public enum ExitStatus: Int32, Sendable {
     case success = 0
-    /// A check the user asked for failed: a `bench` budget exceeded, a `bench compare` regression.
+    /// A check the user asked for failed: a `bench` budget exceeded, a `bench compare` regression,
+    /// no `vad tune` setting meeting the limits.
     case checkFailed = 1
     /// A bad option or configuration.
     case usage = 64

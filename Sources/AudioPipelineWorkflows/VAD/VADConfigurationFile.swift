@@ -55,11 +55,17 @@ public struct VADConfigurationObject: Encodable, Sendable {
     public var configuration: VADConfiguration
     public var scores: VADScoring.Metrics?
     public var comment: String?
+    /// A best-effort choice: the constraints it breaks, in words (`_best_effort`).
+    public var bestEffort: String?
 
-    public init(_ configuration: VADConfiguration, scores: VADScoring.Metrics? = nil, comment: String? = nil) {
+    public init(
+        _ configuration: VADConfiguration, scores: VADScoring.Metrics? = nil, comment: String? = nil,
+        bestEffort: String? = nil
+    ) {
         self.configuration = configuration
         self.scores = scores
         self.comment = comment
+        self.bestEffort = bestEffort
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -67,5 +73,6 @@ public struct VADConfigurationObject: Encodable, Sendable {
         var c = encoder.container(keyedBy: JSONKey.self)
         if let scores { try c.encode(scores, forKey: JSONKey("scores")) }
         if let comment { try c.encode(comment, forKey: JSONKey("_comment")) }
+        if let bestEffort { try c.encode(bestEffort, forKey: JSONKey("_best_effort")) }
     }
 }

@@ -2,8 +2,9 @@ import AudioPipelineCore
 import Foundation
 
 /// The parameters `vad tune` sweeps: axes of parameter name → values, from a JSON file
-/// (`{"enter_db": [6, 8, 10], …}`) and/or `--set NAME=V1,V2,…`; the default sweeps enter_db,
-/// exit_db, hangover_ms and min_speech_ms (500 combinations, 425 of them valid).
+/// (`{"enter_db": [6, 8, 10], …}`) or the default grid (enter_db, exit_db, hangover_ms and
+/// min_speech_ms: 400 combinations), each `--set NAME=V1,V2,…` replacing or adding one axis;
+/// `including(_:)` adds the baseline's own value to every axis, so the baseline is always swept.
 public struct VADGrid: Sendable {
     public var axes: [(name: String, values: [Double])]
 
@@ -11,16 +12,16 @@ public struct VADGrid: Sendable {
     public static let maximumSettings = 100_000
 
     public static let `default` = VADGrid(axes: [
-        ("enter_db", [6, 8, 10, 12, 14]), ("exit_db", [3, 5, 7, 9]), ("hangover_ms", [60, 100, 150, 200, 300]),
-        ("min_speech_ms", [10, 20, 40, 60, 80]),
+        ("enter_db", [6, 8, 10, 12, 14]), ("exit_db", [1, 1.5, 3, 5]), ("hangover_ms", [60, 100, 150, 200, 300]),
+        ("min_speech_ms", [10, 20, 40, 60]),
     ])
 
     public init(axes: [(name: String, values: [Double])]) { self.axes = axes }
 
-    /// The grid of a JSON file and `--set` arguments (a `--set` axis replaces the file's); the default
-    /// grid when both are absent.
+    /// The grid of a JSON file, else the default grid, with each `--set` axis replacing that axis
+    /// (or adding it) and leaving the others as they are.
     public static func load(file: String?, set: [String]) throws(AudioPipelineError) -> VADGrid {
-        var axes: [(name: String, values: [Double])] = []
+        var axes = file == nil ? Self.default.axes : []
         if let file {
             let text = try TextInput.text(file, what: "the grid file")
             let object: [String: [Double]]
@@ -46,10 +47,23 @@ public struct VADGrid: Sendable {
             guard !values.isEmpty, values.allSatisfy({ $0 != nil && $0!.isFinite }) else {
                 throw AudioPipelineError(.invalidConfiguration, "--set \(a): values must be finite numbers")
             }
-            axes.removeAll { $0.name == String(parts[0]) }
-            axes.append((String(parts[0]), values.map { $0! }))
+            let name = String(parts[0])
+            if let i = axes.firstIndex(where: { $0.name == name }) {
+                axes[i].values = values.map { $0! }
+            } else {
+                axes.append((name, values.map { $0! }))
+            }
         }
-        return axes.isEmpty ? .default : VADGrid(axes: axes)
+        return VADGrid(axes: axes)
+    }
+
+    /// Every axis with `base`'s own value added (sorted, once): the baseline is one of the settings.
+    public func including(_ base: VADConfiguration) -> VADGrid {
+        VADGrid(
+            axes: axes.map { axis in
+                guard let v = base[axis.name], !axis.values.contains(v) else { return axis }
+                return (axis.name, (axis.values + [v]).sorted())
+            })
     }
 
     /// Known parameter names, values present and finite, and at most `maximumSettings` combinations.

@@ -7,12 +7,18 @@ public struct VADTuneOptions: Sendable {
     public var audioDirectory: String
     public var labelDirectory: String
     public var referenceSuffix = ".ref.wav"
-    /// The configuration the grid varies.
+    /// The baseline: the configuration the grid varies, and the one kept unless tuning beats it
+    /// (the defaults, or `--config CURRENT.json`: what the user runs today).
     public var base = VADConfiguration()
     public var grid = VADGrid.default
     public var objective = VADSweep.Objective.f1
-    /// Only settings with a false-alarm rate at most this (0…1) compete, if any do.
-    public var maxFalseAlarm: Double?
+    /// The limits a chosen setting must meet (voice-agent defaults).
+    public var constraints = VADConstraints()
+    /// A `manifest.csv` column whose values group files for the cross-validation (a talker, a room:
+    /// one group never on both sides); nil: every file its own group.
+    public var groupBy: String?
+    /// With no setting meeting the constraints, write the closest to best.json anyway (marked so).
+    public var bestEffort = false
     public var maxSettings = VADGrid.maximumSettings
     /// Converts references whose rate differs from their microphone's.
     public var resampler = ResamplerChoice.default
@@ -29,27 +35,70 @@ public struct VADTuneOptions: Sendable {
     }
 }
 
-/// What `vad tune` found; `vad tune --json` prints it.
+/// What `vad tune` found (`summary.json` in the report, and `vad tune --json`): the baseline and
+/// the chosen setting, each scored on all files (`tuning`) and as the tuning does on files it was
+/// not chosen on (`crossValidated`); which to use, and why.
 public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
+    /// The figures users live by, for one setting over some files (fresh-onset latencies).
+    public struct Figures: Codable, Sendable, Hashable {
+        @NullWhenAbsent public var f1: Double?
+        @NullWhenAbsent public var falseAlarm: Double?
+        @NullWhenAbsent public var miss: Double?
+        @NullWhenAbsent public var falseTriggersPerMinute: Double?
+        @NullWhenAbsent public var onsetLatencyP50Ms: Double?
+        @NullWhenAbsent public var onsetLatencyP90Ms: Double?
+
+        public init(_ m: VADScoring.Metrics) {
+            func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
+            f1 = finite(m.f1)
+            falseAlarm = finite(m.falseAlarm)
+            miss = finite(m.miss)
+            falseTriggersPerMinute = finite(m.falseTriggersPerMinute)
+            onsetLatencyP50Ms = finite(m.freshLatencyP50)
+            onsetLatencyP90Ms = finite(m.freshLatencyP90)
+        }
+    }
+
+    public struct Candidate: Codable, Sendable, Hashable {
+        /// The swept parameters' values.
+        public var setting: [String: Double]
+        public var tuning: Figures
+        /// How the choice does on files it was not made on (the baseline, not chosen: its tuning
+        /// figures); nil without at least two folds.
+        @NullWhenAbsent public var crossValidated: Figures?
+    }
+
     public var objective: String
-    @NullWhenAbsent public var maxFalseAlarm: Double?
+    /// Settings swept, and how many meet the constraints on all files.
+    public var settings: Int
+    public var qualified: Int
+    public var constraints: VADConstraints
+    public var warnings: [String]
+    public var baseline: Candidate
+    /// nil when no setting meets the constraints.
+    @NullWhenAbsent public var chosen: Candidate?
+    /// When none does: the closest settings (all-files figures).
+    public var closest: [Candidate]
+    /// `chosen`, `baseline` (kept), or `none` (no setting meets the constraints).
+    public var use: String
+    public var reason: String
+    public var folds: Int
+    /// The spread of the per-fold gains over the baseline (a standard deviation of the objective).
+    @NullWhenAbsent public var foldSpread: Double?
     public var files: Int
     public var filesWithReference: Int
-    public var settings: Int
-    /// Settings whose false alarm is within `maxFalseAlarm` (all settings without the constraint).
-    public var qualified: Int
-    /// The chosen setting's values of the swept parameters.
-    public var best: [String: Double]
-    /// The chosen setting's scores over the corpus (score.py's names).
-    public var scores: VADScoring.Metrics
+    public var minutes: Double
+    /// best.json's path when one was written.
+    @NullWhenAbsent public var bestJSON: String?
+    public var bestEffort: Bool
     public var skipped: [String]
-    public var warnings: [String]
     public var report: String
     public var elapsedSeconds: Double
 }
 
 public enum VADTuner {
-    /// Loads the corpus, sweeps the grid, writes the report directory.
+    /// Loads the corpus, sweeps the grid, chooses (cross-validated), writes the report directory.
+    /// Throws nothing when no setting meets the constraints: `use == "none"` says so (the CLI exits 1).
     /// - Parameter notes: called with what was skipped or adjusted and what is about to be swept,
     ///   before the sweep (the CLI prints them on stderr as they come).
     public static func tune(
@@ -59,8 +108,9 @@ public enum VADTuner {
         guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
             throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
         }
-        let settings = try VADSweep.settings(base: o.base, grid: o.grid, maximumSettings: o.maxSettings)
-        guard !settings.isEmpty else {
+        let grid = o.grid.including(o.base)
+        let settings = try VADSweep.settings(base: o.base, grid: grid, maximumSettings: o.maxSettings)
+        guard let baseline = settings.firstIndex(where: { $0.configuration == o.base }) else {
             throw AudioPipelineError(
                 .invalidConfiguration, "the grid has no valid setting (is every exit_db above every enter_db?)")
         }
@@ -69,11 +119,12 @@ public enum VADTuner {
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
             frameMilliseconds: Set(settings.map(\.configuration.frameMilliseconds)), resampler: o.resampler)
         for s in corpus.skipped { notes("skipped \(s)") }
+        let manifest = try VADManifest.find(audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory)
+        let folds = try Self.folds(corpus, manifest: manifest, groupBy: o.groupBy)
         // The manifest's conditions (a missing column is an error before the sweep, not after).
-        var conditions: [String] = [], conditionColumns: [String] = []
-        if let manifest = try VADManifest.find(audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory),
-            let columns = try manifest.conditionColumns(o.conditionColumns)
-        {
+        var conditions: [String] = []
+        var conditionColumns: [String] = []
+        if let manifest, let columns = try manifest.conditionColumns(o.conditionColumns) {
             conditionColumns = columns
             conditions = corpus.items.map { manifest.condition(of: $0.name, columns: columns) }
             notes("\(manifest.path): \(Set(conditions).count) conditions by \(columns.joined(separator: ", "))")
@@ -83,20 +134,59 @@ public enum VADTuner {
                 "--condition-by needs a manifest.csv in \(o.audioDirectory) or \(o.labelDirectory)")
         }
         let withReference = corpus.items.filter { $0.referencePath != nil }.count
-        notes("\(corpus.items.count) files (\(withReference) with a reference), \(settings.count) settings")
+        notes(
+            "\(corpus.items.count) files (\(withReference) with a reference), \(settings.count) settings, "
+                + "\(folds.folds.count) folds")
         let outcomes = try VADSweep.run(settings, on: corpus, progress: progress)
-        let (best, qualified) = VADSweep.best(outcomes, objective: o.objective, maxFalseAlarm: o.maxFalseAlarm)
+        let selection = VADSelection(
+            outcomes: outcomes, baseline: baseline, folds: folds, objective: o.objective, constraints: o.constraints,
+            fileNames: corpus.items.map(\.name))
+        var summary = Self.summary(o, grid: grid, corpus: corpus, outcomes: outcomes, selection: selection)
+        summary.folds = folds.folds.count
+        let written = Self.written(summary, selection: selection, bestEffort: o.bestEffort)
+        summary.bestJSON = written.map { _ in o.reportDirectory + "/best.json" }
+        summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let writer = VADTuningReport(
-            options: o, corpus: corpus, outcomes: outcomes, best: best, qualified: qualified, conditions: conditions,
-            conditionColumns: conditionColumns)
+            options: o, grid: grid, corpus: corpus, outcomes: outcomes, selection: selection, summary: summary,
+            written: written, conditions: conditions, conditionColumns: conditionColumns)
         try writer.write(into: report)
         try report.publish()
-        return VADTuningSummary(
-            objective: o.objective.rawValue, maxFalseAlarm: o.maxFalseAlarm, files: corpus.items.count,
-            filesWithReference: withReference, settings: outcomes.count, qualified: qualified,
-            best: Dictionary(uniqueKeysWithValues: o.grid.axes.map { ($0.name, best.setting.configuration[$0.name]!) }),
-            scores: best.metrics, skipped: corpus.skipped, warnings: corpus.warnings, report: o.reportDirectory,
-            elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        return summary
+    }
+
+    /// The setting best.json gets: the chosen one when tuning beat the baseline, the baseline when it
+    /// did not; with no setting meeting the constraints, the closest with `bestEffort`, else none.
+    static func written(_ s: VADTuningSummary, selection: VADSelection, bestEffort: Bool) -> Int? {
+        switch s.use {
+        case "chosen": return selection.chosen
+        case "baseline": return selection.baseline
+        default: return bestEffort ? selection.closest.first : nil
+        }
+    }
+
+    /// Leave-one-file-out up to 10 files (or groups of `groupBy`'s manifest column), else 10 folds.
+    static func folds(
+        _ corpus: VADCorpus, manifest: VADManifest?, groupBy: String?
+    ) throws(AudioPipelineError) -> VADFolds {
+        let names = corpus.items.map(\.name)
+        guard let groupBy else { return VADFolds(files: names) }
+        guard let manifest else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--group-by \(groupBy) needs a manifest.csv beside the recordings or labels")
+        }
+        guard manifest.header.contains(groupBy) else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(manifest.path): no column '\(groupBy)' for --group-by (columns: "
+                    + "\(manifest.header.joined(separator: ", ")))")
+        }
+        let groups = try names.map { (name) throws(AudioPipelineError) -> String in
+            guard let value = manifest.rows[name]?[groupBy] else {
+                throw AudioPipelineError(.invalidData, "\(manifest.path): no row for \(name) (--group-by \(groupBy))")
+            }
+            return value
+        }
+        return VADFolds(files: names, groups: groups)
     }
 }
 
@@ -188,27 +278,5 @@ public final class ReportDirectory {
             try TemporaryFiles.publish(temporaryPath, as: path)
         }
         published = true
-    }
-}
-
-extension VADTuningSummary {
-    /// The human summary `audiopipe` prints: the choice and why, its scores, where the report is.
-    public var text: String {
-        let m = scores
-        var why = "\(objective) of \(settings) settings"
-        if let limit = maxFalseAlarm {
-            let pct = NumberText.plain((limit * 1000).rounded() / 10) + " %"
-            why =
-                qualified > 0
-                ? "\(objective) among the \(qualified) of \(settings) settings with false alarm ≤ \(pct)"
-                : why + "; none kept false alarm ≤ \(pct), so the limit was set aside"
-        }
-        return String(
-            format:
-                "best (%@): F1 %.3f, precision %.3f, recall %.3f, false alarm %.1f %%, fresh onset latency p50 "
-                + "%.0f ms, %.2f false triggers/min\n  %@\nswept in %.1f s -> %@/best.json; the report: %@/index.html",
-            why, m.f1, m.precision, m.recall, m.falseAlarm * 100, m.freshLatencyP50, m.falseTriggersPerMinute,
-            best.keys.sorted().map { "\($0)=\(NumberText.plain(best[$0]!))" }.joined(separator: " "), elapsedSeconds,
-            report, report)
     }
 }

@@ -1,11 +1,12 @@
 import AudioPipelineCore
 import Foundation
 
-/// `index.html` of a `vad tune` report, to be read in a minute: the chosen setting and why (the
-/// objective and the false-alarm limit in words, how many settings qualified), the scores over the
-/// corpus and where they are weakest; then a table of the files (worst first, sortable by any column
-/// by clicking its header — inline script, nothing external; each row links to its plot), the
-/// per-condition table when the corpus has a manifest, the charts and the plots.
+/// `index.html` of a `vad tune` report, to be read in a minute: what to use — the chosen setting or
+/// the baseline kept — and why, the two side by side on all files and cross-validated, the
+/// warnings; the shown setting's scores over the corpus and where they are weakest; then a table of
+/// the files (worst first, sortable by any column by clicking its header — inline script, nothing
+/// external; each row links to its plot), the per-condition table when the corpus has a manifest,
+/// the charts and the plots.
 struct VADTuningPage {
     struct FileRow {
         var name: String
@@ -25,11 +26,9 @@ struct VADTuningPage {
     }
 
     let options: VADTuneOptions
+    let summary: VADTuningSummary
+    /// The setting shown per file (best.json's, else the choice, else the closest).
     let best: VADSweep.Outcome
-    let settings: Int
-    let qualified: Int
-    /// The lowest false-alarm rate of any setting (what to say when none met the limit).
-    let lowestFalseAlarm: Double
     let files: [FileRow]
     /// Per condition, and the manifest columns that make one (empty without a manifest).
     let conditions: [ConditionRow]
@@ -69,21 +68,49 @@ struct VADTuningPage {
         }
     }
 
-    /// Why this setting: the objective and the constraint in words, with how many settings qualified.
+    /// What to use, in words.
+    var decision: String {
+        switch summary.use {
+        case "chosen": return "Use the chosen setting"
+        case "baseline": return "Keep the baseline"
+        default:
+            return "No setting meets the constraints" + (summary.bestEffort ? " (best.json holds the closest)" : "")
+        }
+    }
+
+    /// The objective and the constraints in words, with how many settings met them.
     var why: String {
-        guard let limit = options.maxFalseAlarm else {
-            return
-                "It has \(objectiveText) of all \(settings) settings (no false-alarm limit was set; "
-                + "--max-false-alarm sets one)."
+        "\(summary.reason). The choice has \(objectiveText) among the settings that meet "
+            + "\(options.constraints.text): \(summary.qualified) of \(summary.settings) do on all files; it was "
+            + "made again fold by fold on the other folds' files and scored on the fold held out "
+            + "(\(summary.folds) folds): the cross-validated figures."
+    }
+
+    /// Baseline and chosen (or the closest), on all files and cross-validated.
+    var comparison: String {
+        func row(_ title: String, _ c: VADTuningSummary.Candidate, _ f: VADTuningSummary.Figures?, _ on: String)
+            -> String
+        {
+            let setting = c.setting.keys.sorted().map { "\($0)=\(NumberText.plain(c.setting[$0]!))" }
+            func v(_ x: Double?, _ format: String, _ scale: Double = 1) -> String {
+                x.map { String(format: format, $0 * scale) } ?? "–"
+            }
+            return "<tr><td>\(title)</td><td class=\"t\"><code>\(Self.h(setting.joined(separator: " ")))</code></td>"
+                + "<td class=\"t\">\(on)</td><td>\(v(f?.f1, "%.3f"))</td><td>\(v(f?.falseAlarm, "%.1f", 100))</td>"
+                + "<td>\(v(f?.miss, "%.1f", 100))</td><td>\(v(f?.falseTriggersPerMinute, "%.2f"))</td>"
+                + "<td>\(v(f?.onsetLatencyP50Ms, "%.0f"))</td><td>\(v(f?.onsetLatencyP90Ms, "%.0f"))</td></tr>\n"
         }
-        if qualified == 0 {
-            return
-                "It has \(objectiveText) of all \(settings) settings: none kept false alarm ≤ \(Self.limit(limit)) "
-                + "(the lowest was \(Self.pct(lowestFalseAlarm))), so the limit was set aside."
+        var s =
+            "<table id=\"comparison\"><thead><tr><th></th><th class=\"t\">setting</th><th class=\"t\">scored on</th>"
+            + "<th>F1</th><th>false alarm %</th><th>miss %</th><th>false triggers / min</th>"
+            + "<th>fresh onset p50 ms</th><th>p90 ms</th></tr></thead><tbody>\n"
+        s += row("baseline", summary.baseline, summary.baseline.tuning, "all files (not tuned)")
+        if let c = summary.chosen {
+            s += row("chosen", c, c.tuning, "all files (the ones it was chosen on)")
+            s += row("chosen", c, c.crossValidated, "cross-validated (files it was not chosen on)")
         }
-        return
-            "It has \(objectiveText) among the settings whose false alarm ≤ \(Self.limit(limit)): \(qualified) of "
-            + "\(settings) qualify."
+        for c in summary.closest { s += row("closest", c, c.tuning, "all files") }
+        return s + "</tbody></table>\n"
     }
 
     /// Files, worst first (ties by name).
@@ -109,10 +136,18 @@ struct VADTuningPage {
         let m = best.metrics
         var s = "<!doctype html><html lang=\"en\"><meta charset=\"utf-8\"><title>VAD tune report</title>\n"
         s += style + "<body>\n<h1>VAD tune report</h1>\n"
-        s += "<p id=\"chosen\"><b>Chosen setting:</b> <code>\(Self.h(setting))</code> (every other parameter as in "
+        s += "<p id=\"decision\"><b>\(Self.h(decision)):</b> <code>\(Self.h(setting))</code>"
         s +=
-            "<a href=\"best.json\">best.json</a>; use it with <code>audiopipe vad detect IN --config best.json</code>)."
-        s += "</p>\n<p id=\"why\"><b>Why:</b> \(Self.h(why))</p>\n"
+            summary.bestJSON == nil
+            ? " (no best.json: no setting meets the constraints; --best-effort writes the closest).</p>\n"
+            : " (every other parameter as in <a href=\"best.json\">best.json</a>; use it with "
+                + "<code>audiopipe vad detect IN --config best.json</code>).</p>\n"
+        s += "<p id=\"why\"><b>Why:</b> \(Self.h(why))</p>\n" + comparison
+        if !summary.warnings.isEmpty {
+            s +=
+                "<ul id=\"warnings\">" + summary.warnings.map { "<li><b>warning:</b> \(Self.h($0))</li>" }.joined()
+                + "</ul>\n"
+        }
         s += String(
             format: "<p id=\"scores\"><b>Over all %d files</b> (%.1f min): F1 %.3f, precision %.3f, recall %.3f, "
                 + "false alarm %@, miss %@, onset latency p50 %@ (fresh onsets %@), "

@@ -1,24 +1,34 @@
 import AudioPipelineCore
 import Foundation
 
-/// The files of a `vad tune` report: `best.json` (the configuration for `vad detect --config`, with
-/// its scores), `sweep.csv` and `sweep.json` (every setting and its metrics), `per-file.csv` (the best
-/// setting per file), `per-condition.csv` (with a manifest), `plots/NAME.svg` per file,
-/// `f1-vs-threshold.svg`, `precision-recall.svg`, and `index.html` showing them all.
+/// The files of a `vad tune` report: `summary.json` (the choice against the baseline,
+/// cross-validated), `best.json` (the configuration for `vad detect --config`, with its scores —
+/// none when no setting meets the constraints, unless best effort), `sweep.csv` and `sweep.json`
+/// (every setting and its metrics), `per-file.csv` (the setting shown, per file), `per-condition.csv`
+/// (with a manifest), `plots/NAME.svg` per file, `f1-vs-threshold.svg`, `precision-recall.svg`,
+/// and `index.html` showing them all.
 struct VADTuningReport {
     let options: VADTuneOptions
+    let grid: VADGrid
     let corpus: VADCorpus
     let outcomes: [VADSweep.Outcome]
-    let best: VADSweep.Outcome
-    let qualified: Int
+    let selection: VADSelection
+    let summary: VADTuningSummary
+    /// The setting best.json holds, if any.
+    let written: Int?
     /// Each item's condition (the manifest's), and the columns that make it; empty without one.
     var conditions: [String] = []
     var conditionColumns: [String] = []
 
-    var names: [String] { options.grid.axes.map(\.name) }
+    var names: [String] { grid.axes.map(\.name) }
+    /// The setting the report shows per file: best.json's, else the choice, else the closest.
+    var best: VADSweep.Outcome {
+        outcomes[written ?? selection.chosen ?? selection.closest.first ?? selection.baseline]
+    }
 
     func write(into dir: ReportDirectory) throws(AudioPipelineError) {
-        try dir.write("best.json", try bestJSON())
+        try dir.write("summary.json", try ReportJSON.encode(summary) + "\n")
+        if written != nil { try dir.write("best.json", try bestJSON()) }
         try dir.write("sweep.csv", sweepCSV())
         try dir.write("sweep.json", try sweepJSON())
         let header = ["file", "reference"] + (conditions.isEmpty ? [] : ["condition"]) + VADScoring.Metrics.names
@@ -51,9 +61,8 @@ struct VADTuningReport {
         try dir.write("f1-vs-threshold.svg", f1Chart().svg)
         try dir.write("precision-recall.svg", precisionRecallChart().svg)
         let page = VADTuningPage(
-            options: options, best: best, settings: outcomes.count, qualified: qualified,
-            lowestFalseAlarm: outcomes.map(\.metrics.falseAlarm).filter(\.isFinite).min() ?? .nan, files: rows,
-            conditions: byCondition, conditionColumns: conditionColumns, setting: settingText,
+            options: options, summary: summary, best: best, files: rows, conditions: byCondition,
+            conditionColumns: conditionColumns, setting: settingText,
             minutes: corpus.items.reduce(0) { $0 + $1.duration } / 60)
         try dir.write("index.html", page.html)
     }
@@ -77,15 +86,24 @@ struct VADTuningReport {
 
     static func number(_ v: Double) -> String { v.isFinite ? String(format: "%.5g", v) : "" }
 
-    /// The configuration (readable by `--config`) plus its scores and a comment.
+    /// The configuration (readable by `--config`) plus its scores and a comment; a best-effort one
+    /// says which constraints it breaks.
     func bestJSON() throws(AudioPipelineError) -> String {
+        let what: String
+        switch summary.use {
+        case "chosen": what = "the chosen setting (it beat the baseline, cross-validated)"
+        case "baseline": what = "the baseline, kept (no setting beat it beyond the folds' spread)"
+        default: what = "BEST EFFORT: the setting closest to meeting the constraints, which it does not meet"
+        }
         let comment =
-            "audiopipe vad tune: best by \(options.objective.rawValue)"
-            + (options.maxFalseAlarm.map { " with false alarm <= \($0)" } ?? "")
-            + " over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect "
-            + "IN --config best.json"
+            "audiopipe vad tune: \(what); by \(options.objective.rawValue) with \(options.constraints.text), "
+            + "over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect IN "
+            + "--config best.json"
+        let broken = options.constraints.broken(best.metrics)
         return try ReportJSON.encode(
-            VADConfigurationObject(best.setting.configuration, scores: best.metrics, comment: comment)) + "\n"
+            VADConfigurationObject(
+                best.setting.configuration, scores: best.metrics, comment: comment,
+                bestEffort: summary.use == "none" ? broken.joined(separator: "; ") : nil)) + "\n"
     }
 
     func sweepCSV() -> String {
@@ -118,28 +136,34 @@ struct VADTuningReport {
                 values: Dictionary(uniqueKeysWithValues: names.map { ($0, o.setting.configuration[$0]!) }),
                 metrics: o.metrics)
         }
-        let grid = Dictionary(options.grid.axes.map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
+        let axes = Dictionary(grid.axes.map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
         return try ReportJSON.encode(
             SweepJSON(
-                objective: options.objective.rawValue, grid: grid, files: corpus.items.map(\.name),
+                objective: options.objective.rawValue, grid: axes, files: corpus.items.map(\.name),
                 settings: rows)) + "\n"
     }
 
-    /// F1 against the enter threshold: the best F1 over the other parameters at each threshold.
+    /// F1 against the enter threshold: the shown setting's curve (its other parameters held, so the
+    /// shown point lies on it), and every setting.
     func f1Chart() -> Chart {
-        var byEnter: [Double: Double] = [:]
+        var curve: [(Double, Double)] = []
+        var held = best.setting.configuration
         for o in outcomes {
-            byEnter[o.setting.configuration.enterThreshold] = max(
-                byEnter[o.setting.configuration.enterThreshold] ?? 0, o.metrics.f1)
+            held.enterThreshold = o.setting.configuration.enterThreshold
+            if o.setting.configuration == held { curve.append((held.enterThreshold, o.metrics.f1)) }
         }
+        let base = outcomes[selection.baseline]
         return Chart(
-            title: "F1 against the enter threshold (best over the other parameters)",
+            title: "F1 against the enter threshold",
             xLabel: "enter threshold, dB above noise floor",
             yLabel: "frame F1",
             series: [
                 .init(
-                    label: "best F1 at each threshold", color: "#1f77b4", points: byEnter.map { ($0.key, $0.value) },
+                    label: "the shown setting, enter_db varied", color: "#1f77b4", points: curve.sorted { $0.0 < $1.0 },
                     line: true),
+                .init(
+                    label: "the baseline", color: "#ff7f0e",
+                    points: [(base.setting.configuration.enterThreshold, base.metrics.f1)], line: false),
                 .init(
                     label: "every setting", color: "#aaaaaa",
                     points: outcomes.map { ($0.setting.configuration.enterThreshold, $0.metrics.f1) }, line: false),

@@ -73,9 +73,14 @@ struct VADTune: ParsableCommand {
             default: next to it; without any, the error says how to make them; exit code 66) and a \
             far-end reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
             NAME=V1,V2,… (default: enter_db, exit_db, hangover_ms, min_speech_ms) with the VAD kit's \
-            metrics. --report DIR gets best.json (for `vad detect --config`), sweep.csv/json, \
-            per-file.csv, per-condition.csv (with a manifest.csv), one plot per file and index.html: \
-            the chosen setting and why, sortable tables of the files and conditions, the plots.
+            metrics. The choice: the best by --objective among the settings that meet the limits \
+            (false alarm ≤ 15 %, false triggers ≤ 3 per minute, fresh-onset latency p90 ≤ 200 ms by \
+            default), made again fold by fold (leave one file out up to 10 files, or one --group-by \
+            group) and scored on files it was not made on; the baseline (the defaults, or --config) is \
+            kept unless the cross-validated gain beats the folds' spread. --report DIR gets \
+            summary.json, best.json (for `vad detect --config`), sweep.csv/json, per-file.csv, \
+            per-condition.csv (with a manifest.csv), one plot per file and index.html. Exit code 1 when \
+            no setting meets the limits (no best.json; --best-effort writes the closest, marked).
               audiopipe vad tune --audio recordings --labels labels --report tuned
             """)
 
@@ -86,8 +91,13 @@ struct VADTune: ParsableCommand {
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions
     @Option(help: "Maximise: f1, precision, recall, fa (lowest), f1-latency.") var objective: VADSweep.Objective = .f1
-    @Option(parsing: .number, help: "Only settings with at most this false-alarm rate (0…1) compete.")
-    var maxFalseAlarm: Double?
+    @Option(parsing: .number, help: "Limit: false-alarm rate (0…1).") var maxFalseAlarm: Double = 0.15
+    @Option(parsing: .number, help: "Limit: false triggers per minute.") var maxFalseTriggersPerMin: Double = 3
+    @Option(parsing: .number, help: "Limit: fresh-onset latency p90, ms.") var maxOnsetLatencyMs: Double = 200
+    @Flag(help: "No limits: the best by --objective of all settings.") var noLimits = false
+    @Option(help: "manifest.csv column grouping files for the cross-validation (a talker, a room).")
+    var groupBy: String?
+    @Flag(help: "When no setting meets the limits, write the closest to best.json (marked).") var bestEffort = false
     @Option(parsing: .number, help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid
         .maximumSettings
     @Option(help: "Resampler for references at another rate.") var resampler: ResamplerChoice = .default
@@ -96,8 +106,14 @@ struct VADTune: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        if let maxFalseAlarm, !(maxFalseAlarm >= 0 && maxFalseAlarm <= 1) {
+        guard maxFalseAlarm >= 0 && maxFalseAlarm <= 1 else {
             throw ValidationError("--max-false-alarm must be in 0…1 (a fraction), not \(maxFalseAlarm)")
+        }
+        guard maxFalseTriggersPerMin >= 0 && maxFalseTriggersPerMin.isFinite else {
+            throw ValidationError("--max-false-triggers-per-min must be a number ≥ 0, not \(maxFalseTriggersPerMin)")
+        }
+        guard maxOnsetLatencyMs >= 0 && maxOnsetLatencyMs.isFinite else {
+            throw ValidationError("--max-onset-latency-ms must be a number ≥ 0, not \(maxOnsetLatencyMs)")
         }
         guard maxSettings >= 1 else { throw ValidationError("--max-settings must be at least 1") }
     }
@@ -105,14 +121,27 @@ struct VADTune: ParsableCommand {
     func run() throws {
         var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
         o.conditionColumns = conditionBy?.split(separator: ",").map(String.init)
-        (o.referenceSuffix, o.base) = (referenceSuffix, try parameters.configuration())
-        (o.grid, o.objective) = (try VADGrid.load(file: grid, set: axes), objective)
-        (o.maxFalseAlarm, o.maxSettings, o.resampler) = (maxFalseAlarm, maxSettings, resampler)
+        o.referenceSuffix = referenceSuffix
+        o.base = try parameters.configuration()
+        o.grid = try VADGrid.load(file: grid, set: axes)
+        o.objective = objective
+        o.constraints =
+            noLimits
+            ? VADConstraints(maxFalseAlarm: nil, maxFalseTriggersPerMinute: nil, maxOnsetLatencyMs: nil)
+            : VADConstraints(
+                maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMin,
+                maxOnsetLatencyMs: maxOnsetLatencyMs)
+        o.groupBy = groupBy
+        o.bestEffort = bestEffort
+        o.maxSettings = maxSettings
+        o.resampler = resampler
         let printer = ReportPrinter(output)
         let bar = output.progressBar()
         defer { bar.finish() }
         let summary = try VADTuner.tune(o, notes: printer.note, progress: bar.update)
         bar.finish()
         try printer.print(summary, text: summary.text)
+        // No setting meets the limits: a check the user asked for failed.
+        if summary.use == "none" { throw FailureExit(status: .checkFailed) }
     }
 }
