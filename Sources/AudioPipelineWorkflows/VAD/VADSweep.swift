@@ -123,21 +123,4 @@ public enum VADSweep {
         case .f1Latency: return m.f1 - (m.freshLatencyP50.isNaN ? 0 : m.freshLatencyP50 / 1000)
         }
     }
-
-    /// The best outcome by `objective` among those with false alarm ≤ `maxFalseAlarm` (if any do).
-    /// Returns the choice and how many settings qualified under the constraint.
-    public static func best(_ outcomes: [Outcome], objective: Objective, maxFalseAlarm: Double?) -> (
-        best: Outcome, qualified: Int
-    ) {
-        var pool = outcomes
-        if let maxFalseAlarm {
-            let ok = outcomes.filter { $0.metrics.falseAlarm <= maxFalseAlarm }
-            if !ok.isEmpty { pool = ok }
-        }
-        let best = pool.max { value($0.metrics, objective) < value($1.metrics, objective) }!
-        return (
-            best,
-            maxFalseAlarm == nil ? outcomes.count : outcomes.filter { $0.metrics.falseAlarm <= maxFalseAlarm! }.count
-        )
-    }
 }
