@@ -3,8 +3,9 @@ import AudioPipelineCore
 
 /// Mono audio for the VAD jobs and the session simulator: any file, any channel count, mixed to mono
 /// through the same `FormatConverter` every job uses — block by block (`monoBlocks`, constant memory;
-/// `MonoPuller` for a second file read in step) or whole (`mono`, `reference`) where a job needs the
-/// whole signal (the simulator's tracks; `vad tune` on a file of undeclared length).
+/// `MonoPuller` for a second file read in step, or the simulator's tracks as its session plays) or
+/// whole (`mono`, `reference`) where a job needs the whole signal (the simulator's impulse response;
+/// `vad tune` on a file of undeclared length).
 public enum AudioLoader {
     /// The file as mono Float32, at its own rate or converted to `rate` with `resampler`; and what
     /// the file lacked (truncated, NaN or infinite samples: `InputCheck`), as warnings.
@@ -36,6 +37,24 @@ public enum AudioLoader {
         }
         let warnings = try InputCheck.all(reader, strict: false)
         return (frames.out, warnings)
+    }
+
+    /// The file as mono Float32 at `rate` (nil: its own), block by block, in constant memory: the
+    /// same samples as `mono(path:rate:resampler:)`; `prepare` gets the rate before the first block,
+    /// `body` each block. Returns the samples, the rate and `mono`'s warnings.
+    public static func monoBlocks(
+        path: String, rate: Int?, resampler: ResamplerChoice = .default,
+        prepare: (Int) throws(AudioPipelineError) -> Void,
+        _ body: (UnsafeBufferPointer<Float>) throws(AudioPipelineError) -> Void
+    ) throws(AudioPipelineError) -> (samples: Int, rate: Int, warnings: [String]) {
+        let conversion = try monoConversion(path: path, rate: rate, resampler: resampler)
+        let outRate = conversion.outputFormat.sampleRate.hz
+        try prepare(outRate)
+        let frames = try conversion.run(progress: { _ in }) { (block) throws(AudioPipelineError) in
+            if case .float32(let b) = block { try body(b) }
+        }
+        let warnings = try InputCheck.all(conversion.reader, strict: false)
+        return (frames.out, outRate, warnings)
     }
 
     /// A far-end reference on the microphone's timeline: mono at `rate` (converted with `resampler`

@@ -4,7 +4,8 @@ import AudioPipelineCore
 /// A file as mono Float32 at a chosen rate, pulled block by block: the same conversion as
 /// `AudioLoader.mono(path:rate:resampler:)` (one `FileConversion`, pulled with `next`, so the same
 /// samples), for a job that reads a second file in step with the first (a far-end reference beside
-/// its microphone). Constant memory: the conversion's one input block and its converted output.
+/// its microphone) or reads its files as it goes (the session simulator's tracks, `SessionSignal`).
+/// Constant memory: the conversion's one input block and its converted output.
 final class MonoPuller {
     let conversion: FileConversion
     /// The converted block being handed out (the conversion's buffer, valid until its next call).
@@ -15,6 +16,11 @@ final class MonoPuller {
 
     init(path: String, rate: Int, resampler: ResamplerChoice) throws(AudioPipelineError) {
         conversion = try AudioLoader.monoConversion(path: path, rate: rate, resampler: resampler)
+    }
+
+    /// At the file's own rate (as `AudioLoader.mono(path:)`).
+    init(path: String) throws(AudioPipelineError) {
+        conversion = try AudioLoader.monoConversion(path: path)
     }
 
     /// Fills `destination` from the start with the next samples; returns how many (fewer only at
