@@ -1,8 +1,9 @@
 import AudioPipelineCore
 import Foundation
 
-/// One packet of the agent's audio on its way to the client.
-public struct AgentPacket: Sendable {
+/// One packet of the agent's audio on its way to the client: when it arrives and which audio it
+/// carries. Its samples are not held: they are read when it falls due (`SessionAgent.forEachPacket`).
+public struct AgentPacket: Sendable, Hashable {
     public var arrivalMs: Double
     public var sequence: Int64
     /// The response (utterance) it belongs to, from 0.
@@ -10,12 +11,18 @@ public struct AgentPacket: Sendable {
     /// Position of its first sample on the sender's media clock, ms (the jitter kit's `media_ms`:
     /// where the response's audio sits on the agent's timeline, whatever its send time).
     public var mediaMs: Double
-    /// Mono audio at the server rate.
-    public var samples: [Float]
+    /// Its audio: `count` samples from sample `start` of the agent's audio at the server rate
+    /// (silence where the audio has none); a captured session's packet is its message's audio
+    /// (`start` 0).
+    public var start: Int
+    public var count: Int
 }
 
 /// The agent's side of a simulated session: its packets at the server rate, in arrival order
-/// (lost packets are not in it), and what was made of the input.
+/// (lost packets are not in it), where their audio is, and what was made of the input. The packets
+/// are a schedule: their samples are read as they fall due, from memory, a file or a second pass
+/// over a captured session (`forEachPacket`), so an agent of any length takes memory for its
+/// schedule only.
 public struct SessionAgent: Sendable {
     public var rate: Int
     public var packets: [AgentPacket]
@@ -23,12 +30,32 @@ public struct SessionAgent: Sendable {
     public var responses: Int
     public var lostPackets: Int
     public var warnings: [String] = []
-    /// The audio sent per `NetworkConditions` (`fromAudio` without a trace), kept so `resent` can
-    /// send it again under others; nil for a trace's or a capture's arrivals, which are what they were.
-    var source: [Float]?
     /// Per response (utterance), the conversation item its audio belongs to when a captured session
     /// names it; `item(of:)` makes one up otherwise.
     public var items: [Int64: AudioItem] = [:]
+
+    /// Where the packets' samples are read from.
+    enum Audio: Sendable {
+        /// The agent's audio at `rate` (`AgentPacket.start`, `count`).
+        case signal(SessionSignal)
+        /// A captured session's audio messages, read again (`AgentPacket.sequence` is the message's
+        /// index among them).
+        case capture(path: String, options: DeframeOptions)
+    }
+
+    let audio: Audio
+    /// The frame levels of the audio sent per `NetworkConditions` (`fromAudio` without a trace),
+    /// kept so `resent` can split it and send it again under others; nil for a trace's or a
+    /// capture's arrivals, which are what they were.
+    var sentLevels: FrameLevels.Measured?
+
+    init(rate: Int, packets: [AgentPacket], responses: Int, lostPackets: Int, audio: Audio) {
+        self.rate = rate
+        self.packets = packets
+        self.responses = responses
+        self.lostPackets = lostPackets
+        self.audio = audio
+    }
 
     /// The item of response `r`: the captured one, else `sim_item_<r + 1>` with content index 0.
     public func item(of r: Int64) -> AudioItem {
@@ -41,8 +68,23 @@ public struct SessionAgent: Sendable {
     public static func fromAudio(
         _ audio: [Float], rate: Int, configuration c: SessionConfiguration, trace: [TracePacket]? = nil
     ) -> SessionAgent {
+        fromSignal(SessionSignal(audio), rate: rate, configuration: c, trace: trace)
+    }
+
+    /// As `fromAudio`, from a signal at `rate`: in memory, or a file (`SessionSignal.file`) whose
+    /// samples are read as the packets fall due.
+    public static func fromSignal(
+        _ audio: SessionSignal, rate: Int, configuration c: SessionConfiguration, trace: [TracePacket]? = nil
+    ) -> SessionAgent {
         if let trace { return fromTrace(audio, rate: rate, trace: trace) }
-        let responses = ResponseSplitter.split(audio, rate: rate, gapMs: c.responseGapMs)
+        return sent(audio, levels: audio.frameLevels(rate: rate), rate: rate, configuration: c)
+    }
+
+    /// The audio, split into responses by its frame levels, sent per `c.network`.
+    private static func sent(
+        _ audio: SessionSignal, levels: FrameLevels.Measured, rate: Int, configuration c: SessionConfiguration
+    ) -> SessionAgent {
+        let responses = ResponseSplitter.split(levels: levels, count: audio.count, gapMs: c.responseGapMs)
         let n = c.network
         var rng = SplitMix64(seed: c.seed ^ 0x6E65_7477_6F72_6B00)
         let packetSamples = max(1, Int((n.packetMs * Double(rate) / 1000).rounded()))
@@ -64,26 +106,32 @@ public struct SessionAgent: Sendable {
                     packets.append(
                         AgentPacket(
                             arrivalMs: sendMs + n.delayMs + extra, sequence: sequence, utterance: Int64(u),
-                            mediaMs: startMs + offsetMs, samples: Array(audio[at..<end])))
+                            mediaMs: startMs + offsetMs, start: at, count: end - at))
                 }
                 sequence += 1
                 at = end
             }
         }
-        packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
-        var agent = SessionAgent(rate: rate, packets: packets, responses: responses.count, lostPackets: lost)
-        agent.source = audio
+        packets.sort(by: arrivalOrder)
+        var agent = SessionAgent(
+            rate: rate, packets: packets, responses: responses.count, lostPackets: lost, audio: .signal(audio))
+        agent.sentLevels = levels
         return agent
+    }
+
+    /// Arrival order: by arrival time, then sequence.
+    static func arrivalOrder(_ a: AgentPacket, _ b: AgentPacket) -> Bool {
+        a.arrivalMs != b.arrivalMs ? a.arrivalMs < b.arrivalMs : a.sequence < b.sequence
     }
 
     /// The same audio sent under `c`'s network and seed: exactly what `fromAudio` gives for `c` (a
     /// room of its own network, `SessionRooms`). A trace's or a capture's agent is returned as it is.
     public func resent(under c: SessionConfiguration) -> SessionAgent {
-        guard let source else { return self }
-        return Self.fromAudio(source, rate: rate, configuration: c)
+        guard let sentLevels, case .signal(let signal) = audio else { return self }
+        return Self.sent(signal, levels: sentLevels, rate: rate, configuration: c)
     }
 
-    private static func fromTrace(_ audio: [Float], rate: Int, trace: [TracePacket]) -> SessionAgent {
+    private static func fromTrace(_ audio: SessionSignal, rate: Int, trace: [TracePacket]) -> SessionAgent {
         let utterances = Set(trace.map(\.utterance))
         var packets: [AgentPacket] = []
         var lost = 0
@@ -93,35 +141,27 @@ public struct SessionAgent: Sendable {
                 lost += 1
                 continue
             }
-            let start = Int((p.mediaMs * toSamples).rounded())
-            let count = max(1, Int((p.durationMs * toSamples).rounded()))
-            var samples = [Float](repeating: 0, count: count)
-            let from = max(0, start), to = min(audio.count, start + count)
-            if from < to { samples.replaceSubrange((from - start)..<(to - start), with: audio[from..<to]) }
             packets.append(
                 AgentPacket(
                     arrivalMs: arrival, sequence: p.sequence, utterance: p.utterance, mediaMs: p.mediaMs,
-                    samples: samples))
+                    start: Int((p.mediaMs * toSamples).rounded()),
+                    count: max(1, Int((p.durationMs * toSamples).rounded()))))
         }
-        packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
-        var agent = SessionAgent(rate: rate, packets: packets, responses: utterances.count, lostPackets: lost)
+        packets.sort(by: arrivalOrder)
+        var agent = SessionAgent(
+            rate: rate, packets: packets, responses: utterances.count, lostPackets: lost, audio: .signal(audio))
         if packets.isEmpty { agent.warnings.append("the arrival trace delivers no audio (every packet lost)") }
         return agent
     }
 
     /// The server audio of a captured session (JSON Lines or HAR) at its arrival times; the
-    /// server's own interruption events are not replayed (the simulation decides barge-ins).
+    /// server's own interruption events are not replayed (the simulation decides barge-ins). Reads
+    /// the capture for the schedule only; `forEachPacket` reads it again for the audio.
     public static func fromSession(path: String, options: DeframeOptions) throws(AudioPipelineError) -> SessionAgent {
         var packets: [AgentPacket] = []
         var rate: Int?
         var interruptions = 0
         var items: [Int64: AudioItem] = [:]
-        var widener = Int16ToFloat32Converter()
-        func widen(_ s: [Int16]) -> [Float] {
-            var out = [Float](repeating: 0, count: s.count)
-            s.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { _ = widener.process(i, into: $0) } }
-            return out
-        }
         let walk = SessionWalk(input: path, options: options, needsTimes: true)
         let session = try walk.run { (event) throws(AudioPipelineError) in
             switch event {
@@ -139,8 +179,7 @@ public struct SessionAgent: Sendable {
                 packets.append(
                     AgentPacket(
                         arrivalMs: time, sequence: Int64(packets.count), utterance: Int64(utterance),
-                        mediaMs: mediaMs,
-                        samples: widen(samples)))
+                        mediaMs: mediaMs, start: 0, count: samples.count))
             case .interrupted:
                 interruptions += 1
             }
@@ -152,8 +191,10 @@ public struct SessionAgent: Sendable {
         // SessionWalk's media times are the utterance's first arrival plus the audio before: the
         // media clock a WebSocket client can rebuild (as `jitter play` replays it).
         let utterances = Set(packets.map(\.utterance))
-        packets.sort { ($0.arrivalMs, $0.sequence) < ($1.arrivalMs, $1.sequence) }
-        var agent = SessionAgent(rate: rate, packets: packets, responses: utterances.count, lostPackets: 0)
+        packets.sort(by: arrivalOrder)
+        var agent = SessionAgent(
+            rate: rate, packets: packets, responses: utterances.count, lostPackets: 0,
+            audio: .capture(path: path, options: options))
         agent.items = items
         if interruptions > 0 {
             agent.warnings.append(
@@ -170,39 +211,28 @@ public enum ResponseSplitter {
     public static func split(
         _ audio: [Float], rate: Int, gapMs: Double, thresholdDbfs: Double = -55
     ) -> [Range<Int>] {
-        let (frame, levels) = FrameLevels.of(audio, rate: rate)
+        split(levels: FrameLevels.of(audio, rate: rate), count: audio.count, gapMs: gapMs, thresholdDbfs: thresholdDbfs)
+    }
+
+    /// The same from the audio's frame levels (`FrameLevels`) and length.
+    static func split(
+        levels: FrameLevels.Measured, count: Int, gapMs: Double, thresholdDbfs: Double = -55
+    ) -> [Range<Int>] {
+        let frame = levels.frame
         let gapFrames = max(1, Int((gapMs / 10).rounded()))
         var out: [Range<Int>] = []
         var start: Int?
         var lastActive = -1
-        for (k, level) in levels.enumerated() where level > thresholdDbfs {
+        for (k, level) in levels.dbfs.enumerated() where level > thresholdDbfs {
             if let s = start, k - lastActive > gapFrames {
-                out.append(s..<min(audio.count, (lastActive + 1) * frame))
+                out.append(s..<min(count, (lastActive + 1) * frame))
                 start = k * frame
             } else if start == nil {
                 start = k * frame
             }
             lastActive = k
         }
-        if let s = start { out.append(s..<min(audio.count, (lastActive + 1) * frame)) }
+        if let s = start { out.append(s..<min(count, (lastActive + 1) * frame)) }
         return out
-    }
-}
-
-/// The levels of a signal's consecutive 10 ms frames (the last one may be shorter), dBFS RMS.
-enum FrameLevels {
-    static func of(_ x: [Float], rate: Int) -> (frame: Int, dbfs: [Double]) {
-        let frame = max(1, rate / 100)
-        var levels: [Double] = []
-        levels.reserveCapacity(x.count / frame + 1)
-        var k = 0
-        while k < x.count {
-            let end = min(x.count, k + frame)
-            var e: Float = 0
-            for i in k..<end { e += x[i] * x[i] }
-            levels.append(10 * log10(Double(e) / Double(end - k) + 1e-12))
-            k = end
-        }
-        return (frame, levels)
     }
 }

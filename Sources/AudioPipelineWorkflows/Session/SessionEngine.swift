@@ -7,8 +7,10 @@ import Foundation
 /// buffer or a recorded reference) and hands over each tick's loudspeaker audio; `process` answers
 /// the response to flush when the client barges in.
 ///
-/// Buffers are sized at init for the largest block; nothing is allocated per tick but the records
-/// kept for the metrics and the timeline (one `SessionTick` per tick).
+/// Buffers are sized at init for the largest block; the user's track (or the recorded microphone)
+/// is read block by block as the ticks pass. Per tick it keeps only the response playing (4 bytes,
+/// for the metrics) and, when writing outputs, what the timeline draws (`SessionTimelineTrace`,
+/// which does not grow with the ticks): memory does not follow the session's length.
 final class SessionEngine {
     let configuration: SessionConfiguration
     let profile: WireProfile
@@ -24,12 +26,16 @@ final class SessionEngine {
     private var mic: [Float], echo: [Float], micClient: [Float], referenceClient: [Float], quantised: [Int16]
     private var frames: [VADDecider.Frame]
     private var heardQuantiser: Float32ToInt16Converter
-    private let userTrack: [Float]
+    private let user: SessionSignalReader
+    private var userBlock: [Float]
     private let recorded: Bool
     private var writer: SessionWriter?
 
     private(set) var devicePosition = 0
-    private(set) var ticks: [SessionTick] = []
+    /// Per tick, the response playing (`SessionTick.playing`; −1: none).
+    private(set) var tickPlaying: [Int32] = []
+    /// What the timeline draws (when writing outputs).
+    private(set) var timeline: SessionTimelineTrace?
     private(set) var interrupts: [SessionReport.Interrupt] = []
     private(set) var interruptMessages = 0
     private(set) var messages = 0
@@ -57,10 +63,11 @@ final class SessionEngine {
         deviceRate = tracks.deviceRate
         tickS = c.jitter.tickMs / 1000
         recorded = tracks.reference != nil
-        userTrack = tracks.user
+        user = try tracks.user.reader()
         item = { [agent = tracks.agent] r in agent?.item(of: r) ?? AudioItem(id: "sim_item_\(r + 1)", contentIndex: 0) }
         self.maxBlock = maxBlock
         self.writer = writer
+        timeline = writer == nil ? nil : SessionTimelineTrace(tickS: tickS)
         room = SessionRoom(
             settings: recorded ? EchoSettings.off : c.echo, rate: deviceRate,
             impulseResponse: tracks.impulseResponse, noiseDbfs: recorded ? nil : c.noiseDbfs, seed: c.seed)
@@ -76,6 +83,7 @@ final class SessionEngine {
         message = [UInt8](repeating: 0, count: capture.maximumMessageLength)
         mic = [Float](repeating: 0, count: maxBlock)
         echo = [Float](repeating: 0, count: maxBlock)
+        userBlock = [Float](repeating: 0, count: maxBlock)
         micClient = [Float](repeating: 0, count: clientMax)
         referenceClient = [Float](repeating: 0, count: clientMax)
         quantised = [Int16](repeating: 0, count: maxBlock)
@@ -140,7 +148,8 @@ final class SessionEngine {
             timeS: endS, playing: p.playing, vadScore: score, vadSpeech: speech, bufferMs: p.bufferMs,
             heardDbfs: levels.heard, echoDbfs: levels.echo, micDbfs: levels.mic, concealedMs: p.concealedMs,
             lateMs: p.lateMs, bargeIn: bargeIn != nil)
-        ticks.append(tick)
+        tickPlaying.append(p.playing.map { Int32(clamping: $0) } ?? -1)
+        timeline?.add(tick)
         try writer?.event(tick)
         devicePosition += n
         return flush
@@ -153,18 +162,19 @@ final class SessionEngine {
     ) throws(AudioPipelineError) -> (heard: Double, echo: Double, mic: Double) {
         let n = heard.count
         let start = devicePosition
-        let user = userTrack
+        try userBlock.withUnsafeMutableBufferPointer { (u) throws(AudioPipelineError) in
+            try user.read(into: UnsafeMutableBufferPointer(rebasing: u[0..<n]))
+        }
         let echoLevel: Double = mic.withUnsafeMutableBufferPointer { m in
             echo.withUnsafeMutableBufferPointer { e in
-                let e = UnsafeMutableBufferPointer(rebasing: e[0..<n])
-                let m = UnsafeMutableBufferPointer(rebasing: m[0..<n])
-                room.echo(heard, into: e)
-                for i in 0..<n {
-                    let k = start + i
-                    m[i] = (k < user.count ? user[k] : 0) + (recorded ? 0 : e[i])
+                userBlock.withUnsafeBufferPointer { u in
+                    let e = UnsafeMutableBufferPointer(rebasing: e[0..<n])
+                    let m = UnsafeMutableBufferPointer(rebasing: m[0..<n])
+                    room.echo(heard, into: e)
+                    for i in 0..<n { m[i] = u[i] + (recorded ? 0 : e[i]) }
+                    if !recorded { room.addNoise(m) }
+                    return Self.dbfs(UnsafeBufferPointer(e))
                 }
-                if !recorded { room.addNoise(m) }
-                return Self.dbfs(UnsafeBufferPointer(e))
             }
         }
         if !recorded, echoLevel > -120 {

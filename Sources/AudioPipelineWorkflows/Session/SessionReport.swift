@@ -128,16 +128,19 @@ enum SessionMetrics {
     /// Seconds after a user segment's end in which a barge-in still answers it.
     static let graceS = 0.5
 
-    /// The barge-in metrics from the user's speech, the ticks (who was playing when), the client's
-    /// interrupts and the last audible loudspeaker sample of each response.
+    /// The barge-in metrics from the user's speech, the response playing in each tick (−1: none;
+    /// `SessionEngine.tickPlaying`), the client's interrupts and the last audible loudspeaker sample
+    /// of each response.
     static func bargeIns(
-        user: [SpeechSegment], ticks: [SessionTick], tickS: Double, interrupts: inout [SessionReport.Interrupt],
+        user: [SpeechSegment], playing: [Int32], tickS: Double, interrupts: inout [SessionReport.Interrupt],
         lastAudibleS: [Int64: Double]
     ) -> (bargeIns: [SessionReport.BargeIn], agentOnlyMinutes: Double) {
-        func tickIndex(_ t: Double) -> Int { min(ticks.count - 1, max(0, Int((t / tickS).rounded(.down)))) }
+        func tickIndex(_ t: Double) -> Int { min(playing.count - 1, max(0, Int((t / tickS).rounded(.down)))) }
         var out: [SessionReport.BargeIn] = []
-        for segment in user where !ticks.isEmpty {
-            guard let response = ticks[tickIndex(segment.start)].playing else { continue }
+        for segment in user where !playing.isEmpty {
+            let p = playing[tickIndex(segment.start)]
+            guard p >= 0 else { continue }
+            let response = Int64(p)
             let answer = interrupts.indices.first {
                 interrupts[$0].userOnset == nil && interrupts[$0].response == response
                     && interrupts[$0].timeS >= segment.start && interrupts[$0].timeS <= segment.end + graceS
@@ -159,7 +162,7 @@ enum SessionMetrics {
         }
         var agentOnly = 0
         var s = 0
-        for (k, t) in ticks.enumerated() where t.playing != nil {
+        for (k, p) in playing.enumerated() where p >= 0 {
             let start = Double(k) * tickS
             while s < user.count && user[s].end + graceS <= start { s += 1 }
             if !(s < user.count && user[s].start <= start + tickS) { agentOnly += 1 }

@@ -67,8 +67,7 @@ public final class SessionSimulator {
             output: outputDirectory)
         if let writer {
             let timeline = SessionTimeline(
-                report: report, ticks: engine.ticks, user: tracks.userSpeech,
-                configuration: c)
+                report: report, trace: engine.timeline!, user: tracks.userSpeech, configuration: c)
             try writer.finish(report: try ReportJSON.encode(report), timeline: timeline.svg, page: timeline.page)
         }
         return report
@@ -79,9 +78,11 @@ public final class SessionSimulator {
         output: String?
     ) -> SessionReport {
         var interrupts = engine.interrupts
-        let (bargeIns, agentOnly) = SessionMetrics.bargeIns(
-            user: tracks.userSpeech, ticks: engine.ticks, tickS: engine.tickS, interrupts: &interrupts,
+        let metrics = SessionMetrics.bargeIns(
+            user: tracks.userSpeech, playing: engine.tickPlaying, tickS: engine.tickS, interrupts: &interrupts,
             lastAudibleS: engine.lastAudibleS)
+        let bargeIns = metrics.bargeIns
+        let agentOnly = metrics.agentOnlyMinutes
         let latencies = bargeIns.compactMap(\.latencyMs)
         let falseCount = interrupts.count { $0.falseBargeIn }
         var warnings = warnings
@@ -95,7 +96,7 @@ public final class SessionSimulator {
             latencyMsP90: SessionMetrics.percentile(latencies, 0.9),
             missedBargeIns: bargeIns.count { $0.detectedS == nil }, falseBargeIns: falseCount,
             agentOnlyMinutes: agentOnly,
-            agentPlayoutMinutes: Double(engine.ticks.count { $0.playing != nil }) * engine.tickS / 60,
+            agentPlayoutMinutes: Double(engine.tickPlaying.count { $0 >= 0 }) * engine.tickS / 60,
             falseBargeInsPerMinute: agentOnly > 0 ? Double(falseCount) / agentOnly : nil,
             talkOverMsP50: SessionMetrics.percentile(bargeIns.map(\.talkOverMs), 0.5), interrupts: interrupts,
             interruptMessagesSent: engine.interruptMessages, messagesSent: engine.messages,
@@ -172,9 +173,9 @@ struct SessionSyntheticPlayout {
         r.maximumGapMs = .infinity
         try r.start(atMs: 0)
         var lastArrival = 0.0
-        for p in agent.packets {
+        try agent.forEachPacket { (p, samples) throws(AudioPipelineError) in
             try r.arrive(
-                p.samples, sequence: p.sequence, utterance: p.utterance, mediaMs: p.mediaMs, arrivalMs: p.arrivalMs)
+                samples, sequence: p.sequence, utterance: p.utterance, mediaMs: p.mediaMs, arrivalMs: p.arrivalMs)
             remaining[p.utterance]! -= 1
             lastArrival = p.arrivalMs
         }
@@ -190,34 +191,43 @@ struct SessionSyntheticPlayout {
     }
 }
 
-/// Recorded mode's loudspeaker: the played reference. Its responses are split at pauses of
-/// `responseGapMs`; a barge-in fades the agent out (5 ms) and keeps it silent until the reference
-/// starts a new phrase (after a pause of at least `phraseGapMs`) while the VAD no longer hears the
-/// user: the agent answering after the interruption, as a new response. So every user onset of the
-/// recording meets an agent that is still, or again, talking, as in the conversation recorded.
+/// Recorded mode's loudspeaker: the played reference, read block by block. Its responses are split
+/// at pauses of `responseGapMs` (from its frame levels); a barge-in fades the agent out (5 ms) and
+/// keeps it silent until the reference starts a new phrase (after a pause of at least
+/// `phraseGapMs`) while the VAD no longer hears the user: the agent answering after the
+/// interruption, as a new response. So every user onset of the recording meets an agent that is
+/// still, or again, talking, as in the conversation recorded.
 struct SessionRecordedPlayout {
     let engine: SessionEngine
-    let reference: [Float]
+    let reference: SessionSignal
     let configuration: SessionConfiguration
     static let phraseGapMs = 250.0
 
     func run() throws(AudioPipelineError) -> Int {
         let D = engine.deviceRate
-        let responses = ResponseSplitter.split(reference, rate: D, gapMs: configuration.responseGapMs)
-        let phraseStarts = ResponseSplitter.split(reference, rate: D, gapMs: Self.phraseGapMs).map(\.lowerBound)
+        let levels = reference.frameLevels(rate: D)
+        let count = reference.count
+        let responses = ResponseSplitter.split(levels: levels, count: count, gapMs: configuration.responseGapMs)
+        let phraseStarts = ResponseSplitter.split(levels: levels, count: count, gapMs: Self.phraseGapMs)
+            .map(\.lowerBound)
+        let source = try reference.reader()
         let fade = max(1, D / 200)
         let tickFrames = Double(D) * configuration.jitter.tickMs / 1000
-        var heard = [Float](repeating: 0, count: Int(tickFrames.rounded(.up)) + 1)
+        var played = [Float](repeating: 0, count: Int(tickFrames.rounded(.up)) + 1)
+        var heard = played
         var mutedFrom: Int?  // device sample where the fade began
         var id: Int64 = -1
         var idStart = 0  // device sample where response `id` began to play
         var lastResponse: Int?
-        var k = 0, position = 0, nextPhrase = 0
-        while position < reference.count {
+        var k = 0
+        var position = 0
+        var nextPhrase = 0
+        var nextResponse = 0  // the responses before it ended before this tick
+        while position < count {
             k += 1
-            let end = min(reference.count, Int((Double(k) * tickFrames).rounded()))
+            let end = min(count, Int((Double(k) * tickFrames).rounded()))
             let n = end - position
-            let r = responses.firstIndex { $0.contains(position) || $0.contains(end - 1) }
+            let r = Self.response(holdingEndsOf: position..<end, in: responses, from: &nextResponse)
             var newPhrase = false
             while nextPhrase < phraseStarts.count && phraseStarts[nextPhrase] < end {
                 newPhrase = true
@@ -229,24 +239,39 @@ struct SessionRecordedPlayout {
                 mutedFrom = nil
             }
             lastResponse = r ?? lastResponse
+            try played.withUnsafeMutableBufferPointer { (b) throws(AudioPipelineError) in
+                try source.read(into: UnsafeMutableBufferPointer(rebasing: b[0..<n]))
+            }
             for i in 0..<n {
                 let at = position + i
                 let gain: Float = mutedFrom.map { at < $0 ? 1 : max(0, 1 - Float(at - $0) / Float(fade)) } ?? 1
-                heard[i] = reference[at] * gain
+                heard[i] = played[i] * gain
             }
-            let playing = r != nil && mutedFrom == nil ? id : nil
-            let played = mutedFrom == nil ? Double(end - idStart) * 1000 / Double(D) : nil
-            let p = SessionEngine.Playout(sounding: r == nil ? nil : id, playing: playing, playedMs: played)
+            let isPlaying = r != nil && mutedFrom == nil ? id : nil
+            let playedMs = mutedFrom == nil ? Double(end - idStart) * 1000 / Double(D) : nil
+            let p = SessionEngine.Playout(sounding: r == nil ? nil : id, playing: isPlaying, playedMs: playedMs)
             let flush = try heard.withUnsafeBufferPointer { (h) throws(AudioPipelineError) in
-                try reference.withUnsafeBufferPointer { (ref) throws(AudioPipelineError) in
+                try played.withUnsafeBufferPointer { (ref) throws(AudioPipelineError) in
                     try engine.process(
                         heard: UnsafeBufferPointer(rebasing: h[0..<n]),
-                        reference: UnsafeBufferPointer(rebasing: ref[position..<end]), playout: p)
+                        reference: UnsafeBufferPointer(rebasing: ref[0..<n]), playout: p)
                 }
             }
             if flush != nil { mutedFrom = end }
             position = end
         }
         return Int(id + 1)
+    }
+
+    /// The first of `responses` (sorted, disjoint) that holds the tick's first or last sample;
+    /// `from` moves past those that ended before the tick (the ticks come in order).
+    static func response(holdingEndsOf tick: Range<Int>, in responses: [Range<Int>], from: inout Int) -> Int? {
+        while from < responses.count && responses[from].upperBound <= tick.lowerBound { from += 1 }
+        var k = from
+        while k < responses.count && responses[k].lowerBound < tick.upperBound {
+            if responses[k].contains(tick.lowerBound) || responses[k].contains(tick.upperBound - 1) { return k }
+            k += 1
+        }
+        return nil
     }
 }

@@ -5,10 +5,11 @@ import Foundation
 /// user's labelled speech, the agent's playout (and loudspeaker level), the echo at the microphone,
 /// the VAD's score with its thresholds and decision, the jitter buffer's depth, and every barge-in
 /// (green: answered a user onset; red: false) and user onset (dashed) across all lanes. Long
-/// sessions are drawn per pixel column (the column's extreme), so nothing short disappears.
+/// sessions are drawn per pixel column (the column's extreme), so nothing short disappears; the
+/// ticks are not kept, only what is drawn of them (`SessionTimelineTrace`).
 struct SessionTimeline {
     let report: SessionReport
-    let ticks: [SessionTick]
+    let trace: SessionTimelineTrace
     let user: [SpeechSegment]
     let configuration: SessionConfiguration
 
@@ -60,54 +61,41 @@ struct SessionTimeline {
                     title: String(format: "user %.2f–%.2f s", seg.start, seg.end))
             }
         case 1:
-            drawRuns(&s, lane: top, x: x, color: "#f5a623") { $0.playing != nil }
-            drawLevel(&s, lane: top, x: x, range: -80...0, color: "#8a5a00") { $0.heardDbfs }
+            drawRuns(&s, trace.playing.runs, lane: top, x: x, color: "#f5a623")
+            drawLevel(&s, .heard, lane: top, x: x, range: -80...0, color: "#8a5a00")
         case 2:
-            drawLevel(&s, lane: top, x: x, range: -90...0, color: "#999") { $0.micDbfs }
-            drawLevel(&s, lane: top, x: x, range: -90...0, color: "#d0021b") { $0.echoDbfs }
+            drawLevel(&s, .mic, lane: top, x: x, range: -90...0, color: "#999")
+            drawLevel(&s, .echo, lane: top, x: x, range: -90...0, color: "#d0021b")
         case 3:
-            drawRuns(&s, lane: top, x: x, color: "#7ed321", band: 0.25) { $0.vadSpeech }
-            drawLevel(&s, lane: top, x: x, range: -10...40, color: "#417505") {
-                $0.vadScore.isFinite ? $0.vadScore : -10
-            }
+            drawRuns(&s, trace.speech.runs, lane: top, x: x, color: "#7ed321", band: 0.25)
+            drawLevel(&s, .vadScore, lane: top, x: x, range: -10...40, color: "#417505")
             for (v, dash) in [(configuration.vad.enterThreshold, "4,3"), (configuration.vad.exitThreshold, "1,3")] {
                 let y = top + 4 + (Self.laneHeight - 8) * (1 - (v + 10) / 50)
                 s.line(x1: Self.left, y1: y, x2: Self.width - Self.right, y2: y, stroke: "#417505", dash: dash)
             }
         default:
-            let maxBuffer = max(100, ticks.map(\.bufferMs).max() ?? 0)
-            drawLevel(&s, lane: top, x: x, range: 0...maxBuffer, color: "#9013fe") { $0.bufferMs }
+            let maxBuffer = max(100, trace.maxBufferMs)
+            drawLevel(&s, .buffer, lane: top, x: x, range: 0...maxBuffer, color: "#9013fe")
         }
     }
 
-    /// Bars where `on` holds, per pixel column.
+    /// Bars over `runs`, at least a pixel wide.
     private func drawRuns(
-        _ s: inout SVG, lane: Double, x: (Double) -> Double, color: String, band: Double = 0.2,
-        on: (SessionTick) -> Bool
+        _ s: inout SVG, _ runs: [SessionTimelineTrace.Run], lane: Double, x: (Double) -> Double, color: String,
+        band: Double = 0.2
     ) {
-        var start: Double?
-        let tick = configuration.jitter.tickMs / 1000
-        for t in ticks {
-            if on(t) {
-                if start == nil { start = t.timeS - tick }
-            } else if let s0 = start {
-                s.rect(
-                    x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(t.timeS - tick) - x(s0)),
-                    height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
-                start = nil
-            }
-        }
-        if let s0 = start, let last = ticks.last {
+        for r in runs {
             s.rect(
-                x: x(s0), y: lane + Self.laneHeight * band, width: max(1, x(last.timeS) - x(s0)),
+                x: x(r.start), y: lane + Self.laneHeight * band, width: max(1, x(r.end) - x(r.start)),
                 height: Self.laneHeight * (1 - 2 * band), fill: color, opacity: "0.6")
         }
     }
 
-    /// A line of `value`, the maximum of each pixel column.
+    /// A line of a level through the maximum of each pixel column (`SessionTimelineTrace`'s
+    /// buckets by their time: every tick while the session has at most its capacity).
     private func drawLevel(
-        _ s: inout SVG, lane: Double, x: (Double) -> Double, range: ClosedRange<Double>, color: String,
-        value: (SessionTick) -> Double
+        _ s: inout SVG, _ level: SessionTimelineTrace.Level, lane: Double, x: (Double) -> Double,
+        range: ClosedRange<Double>, color: String
     ) {
         var d = PathData()
         var column = -1.0
@@ -119,16 +107,23 @@ struct SessionTimeline {
             return lane + 4 + (Self.laneHeight - 8) * (1 - f)
         }
         var started = false
-        for t in ticks {
-            let c = x(t.timeS).rounded(.down)
+        for b in 0..<trace.buckets {
+            let c = x(trace.timeS(b)).rounded(.down)
             if c != column, column >= 0 {
-                if started { d.line(column, y(peak)) } else { d.move(column, y(peak)); started = true }
+                if started {
+                    d.line(column, y(peak))
+                } else {
+                    d.move(column, y(peak))
+                    started = true
+                }
                 peak = -Double.infinity
             }
             column = c
-            peak = max(peak, value(t))
+            peak = max(peak, trace.peak(level, b))
         }
-        if column >= 0 { if started { d.line(column, y(peak)) } else { d.move(column, y(peak)) } }
+        if column >= 0 {
+            if started { d.line(column, y(peak)) } else { d.move(column, y(peak)) }
+        }
         s.path(d.d, stroke: color, width: 1)
     }
 
