@@ -6,9 +6,9 @@ times: about 260 MB of JSON Lines), the same as a HAR export, 60 minutes of 48 k
 audio, and a 60-minute barge-in conversation (16 kHz: a microphone with the agent's echo and the
 user talking over it, the played reference and the user's labels; the agent's 24 kHz audio and the
 user's clean track), then runs deframe, jitter play, convert, vad detect (also with --reference and
---explain) and session simulate (recorded, synthetic at 48 kHz, and a 200-room sweep of the 28 s
-sample scenario) on them and checks each peak RSS against the budget (the jobs stream: memory does
-not grow with the input).
+--explain) and session simulate (recorded, synthetic at 48 kHz, the captured session as the agent,
+and a 200-room sweep of the 28 s sample scenario) on them and checks each peak RSS against the
+budget (the jobs stream: memory does not grow with the input).
 Usage: check-memory.py PATH/TO/audiopipe [WORKDIR]
 """
 import base64, json, math, os, random, resource, struct, subprocess, sys, tempfile, wave
@@ -120,6 +120,8 @@ for name, args in [
     ("session simulate, 60 min synthetic (agent 24 kHz, user 16 kHz, 48 kHz device)",
      ["session", "simulate", "--agent", talk["agent60.wav"], "--user", talk["user60.wav"],
       "-o", os.path.join(work, "session-synthetic")]),
+    ("session simulate, the 60 min captured session as the agent",
+     ["session", "simulate", "--agent", jsonl, "-o", os.path.join(work, "session-captured")]),
     ("session simulate --rooms 200, the 28 s sample scenario",
      ["session", "simulate", "--agent", os.path.join(scenario, "agent-24k.wav"), "--user",
       os.path.join(scenario, "user-16k.wav"), "--rooms", "200", "-o", os.path.join(work, "session-rooms")]),
