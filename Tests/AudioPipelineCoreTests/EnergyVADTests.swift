@@ -141,6 +141,22 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
     }
 
     /// A voice that lifts every frame only 7 dB over the noise (never `enter_db` 10) starts speech
+    /// The onset check's second frame need not reach `enter_db` itself: within `onset_drop_db` (3) of
+    /// the run's highest it holds the run (a voice under a louder echo, over the threshold in one of
+    /// the echo's dips and just under it in the next); further below, the run ends.
+    @Test func theOnsetChecksSecondFrameMayStayJustUnderTheThreshold() throws {
+        func decide(_ excesses: [Double]) throws -> [Bool] {
+            var d = try VADDecider(configuration: VADConfiguration())
+            let floor = 1e-7  // −70 dB per band: levels well over absolute_dbfs once raised
+            for _ in 0..<300 { _ = d.process(mic: SIMD4(repeating: floor)) }
+            return excesses.map { d.process(mic: SIMD4(repeating: floor * pow(10, $0 / 10))).speech }
+        }
+        #expect(try decide([12, 9.5, 9.5]) == [false, true, true], "12 dB, then 2.5 dB under it: speech")
+        #expect(try decide([12, 8, 8]) == [false, false, false], "12 dB, then 4 dB under it: no run")
+        #expect(try decide([9.5, 9.5, 9.5]) == [false, false, false], "a run must open at enter_db")
+        #expect(try decide([12, 12]) == [false, true])
+    }
+
     /// by the held excess (`sustained_enter_db`) within the exit test's five frames; a single such
     /// frame, the noise itself, the rule switched off, or a far-end reference do not start it.
     @Test func aHeldExcessStartsSpeechWithoutAReference() throws {

@@ -50,11 +50,12 @@ public struct VADConfiguration: Sendable, Hashable {
     public var transientMilliseconds: Double = 20
     /// … and whose score has fallen at least this far (dB) below the highest score since the onset.
     public var transientDrop: Double = 10
-    /// The onset check: speech is declared only after a run of frames that pass the start test has
-    /// held two frames (or `minimumSpeechMilliseconds`) without any frame's score falling more than
-    /// this (dB) below the run's highest — a lower frame starts the run again. A click, a tap or a
-    /// clatter spends its energy in a few milliseconds and falls 5–30 dB by the next frame; a voice
-    /// holds. 0 turns the check off (one frame can declare speech).
+    /// The onset check: speech is declared only after a run has held two frames (or
+    /// `minimumSpeechMilliseconds`): a first frame that passes the start test, then frames whose
+    /// score stays within this (dB) of the run's highest (below `enterThreshold` too) — a lower
+    /// frame starts the run again. A click, a tap or a clatter spends its energy in a few
+    /// milliseconds and falls 5–30 dB by the next frame; a voice holds. 0 turns the check off (one
+    /// frame can declare speech).
     public var onsetDrop: Double = 3
     /// … and a run whose first frame got its energy in its last quarter, at least this much (dB)
     /// above the quarter before (a sound that began at the frame's very end: the next frame cannot

@@ -152,7 +152,8 @@ public struct VADDecider: Sendable {
         let sustained =
             !hasReference && c.sustainedEnterThreshold > 0 && exitScore >= c.sustainedEnterThreshold
             && score - noiseScore >= c.sustainedEnterThreshold
-        let startTest = (score >= c.enterThreshold || sustained) && loud && dominantToStart && !expected.onsetGuard
+        let startGates = loud && dominantToStart && !expected.onsetGuard
+        let startTest = (score >= c.enterThreshold || sustained) && startGates
         let holdTest = exitScore >= c.exitThreshold && loud && dominant
         detail.startGate = startGate
         detail.bands = m
@@ -172,7 +173,7 @@ public struct VADDecider: Sendable {
         detail.exitTest = holdTest
         let late = Self.lateOnset(frame.quarters, floor: bands.floorsAbove300, jumpRatio: jumpRatio)
         advance(
-            score: score, noiseScore: noiseScore, startTest: startTest, holdTest: holdTest,
+            score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, detail: &detail)
         return Frame(
             level: levelDB, floor: db(bands.floorPower),
@@ -251,12 +252,15 @@ public struct VADDecider: Sendable {
     }
 
     /// The decision: speech holds while the hold test passes, plus the hangover (or ends at once as
-    /// a transient); it starts after a run of frames passing the start test has held `holdFrames`
-    /// (one more after a late start; a rising frame before it counts as its lead-in) without a score
-    /// more than `onsetDrop` below the run's highest — a lower one starts the run again.
+    /// a transient); it starts after a run has held `holdFrames` (one more after a late start; a
+    /// rising frame before it counts as its lead-in): a first frame passing the start test, then
+    /// frames within `onsetDrop` of the run's highest (below the enter threshold too: a voice under
+    /// a louder echo shows in the echo's dips) — a lower one that passes the start test starts the
+    /// run again, one that does not ends it.
     @inline(__always)
     private mutating func advance(
-        score: Double, noiseScore: Double, startTest: Bool, holdTest: Bool, ownHold: Bool, late: Bool,
+        score: Double, noiseScore: Double, startTest: Bool, startGates: Bool, holdTest: Bool, ownHold: Bool,
+        late: Bool,
         detail: inout Detail
     ) {
         let c = configuration
@@ -277,6 +281,11 @@ public struct VADDecider: Sendable {
                 quiet = 0
                 run = 0
             }
+        } else if run > 0 && c.onsetDrop > 0 && startGates && score >= runPeak - c.onsetDrop {
+            // Within `onsetDrop` of the run's highest, even below the enter threshold: a voice
+            // under a louder echo shows in the echo's dips, one frame over it and the next just under.
+            run += 1
+            runPeak = max(runPeak, score)
         } else if !startTest {
             run = 0
         } else if run == 0 || (c.onsetDrop > 0 && score < runPeak - c.onsetDrop) {

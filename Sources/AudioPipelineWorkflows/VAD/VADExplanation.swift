@@ -150,7 +150,9 @@ public enum VADExplainer {
         rule += ", for \(count == 1 ? "1 frame" : "\(count) frames in a row")"
         var held = ["min_speech_ms \(n(c.minimumSpeechMilliseconds))"]
         if c.onsetDrop > 0 && count > 1 {
-            held.append("the onset check: none more than onset_drop_db \(n(c.onsetDrop)) below the run's highest")
+            held.append(
+                "the onset check: after the first, a frame within onset_drop_db \(n(c.onsetDrop)) of the run's highest"
+                    + " counts even below enter_db, and none fell further")
         }
         if d.leadIn { held.append("the frame before, rising over exit_db, counted as the onset's lead-in") }
         if d.lateOnset {
