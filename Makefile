@@ -7,7 +7,7 @@
 #   make check-allocations  zero allocations per chunk on every hot-path stage (CI)
 #   make check-kernels      the C vector kernels, native and AArch64 under qemu (CI)
 #   make format-check       swift-format lint (.swift-format) and the layout rules (CI)
-#   make check-memory       peak RSS of deframe, jitter play, convert and vad detect on 60-minute inputs (CI)
+#   make check-memory       peak RSS of deframe, jitter play, convert, vad detect and session simulate on 60-minute inputs (CI)
 #   make fuzz               libFuzzer on every parser for FUZZ_SECONDS each (fuzz-smoke: 20 s, CI)
 #   make test-sanitizers    the tests under AddressSanitizer, the concurrent parts under ThreadSanitizer (CI)
 #   make bench-batch        the batch benchmark (2,000 files, GNU parallel and sox per file as peers; Markdown)

@@ -76,6 +76,11 @@ private func outcome(_ enter: Double, _ files: [VADScoring.Counts]) -> VADSweep.
         var triggers = VADConstraints()
         triggers.maxFalseTriggersPerMinute = 0.5
         #expect(triggers.broken(outcome(8, [file(tp: 90, fp: 1, falseTriggers: 3)]).metrics).count == 1)
+        // A baseline over the limits gives way to a setting within them, whatever the folds say.
+        let over = VADSelection(
+            outcomes: [noisy, quiet], baseline: 0, folds: VADFolds(files: Self.names), objective: .f1,
+            constraints: VADConstraints(), fileNames: Self.names)
+        #expect(over.chosen == 1 && over.adopt && over.reason.contains("the baseline breaks the constraints"))
     }
 
     /// Leave one file out up to 10 files; beyond, 10 folds; a group never on both sides.

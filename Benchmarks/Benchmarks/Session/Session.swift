@@ -3,8 +3,8 @@
 // default synthetic network (40 ms, no jitter), echo path and noise floor, the 48 kHz device and
 // the openai-realtime profile; no output files (the library's in-memory run). Goal: ≤ 2 s per
 // ten-minute conversation (300× realtime). The tracks are built once, before measurement. Not a
-// hot-path stage: it keeps per-tick records and copies packets, so it is exempt from the
-// zero-allocation check ("(allocates)").
+// hot-path stage: it keeps a few bytes per tick and builds each response's packet schedule, so it
+// is exempt from the zero-allocation check ("(allocates)").
 
 import AudioPipelineCore
 import AudioPipelineWorkflows

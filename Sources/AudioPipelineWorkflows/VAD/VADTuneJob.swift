@@ -114,6 +114,23 @@ public enum VADTuner {
             throw AudioPipelineError(
                 .invalidConfiguration, "the grid has no valid setting (is every exit_db above every enter_db?)")
         }
+        // A value the user gave that no valid setting uses is a mistake, not a value to drop quietly
+        // (the baseline's own values keep every axis non-empty).
+        for (name, values) in o.grid.axes {
+            for v in values where !settings.contains(where: { $0.configuration[name] == v }) {
+                var alone = o.base
+                alone[name] = v
+                let why: String
+                do {
+                    try alone.validate()
+                    why = "it fails with every other axis's values"
+                } catch {
+                    why = error.message
+                }
+                throw AudioPipelineError(
+                    .invalidConfiguration, "the grid's \(name)=\(NumberText.plain(v)) is in no valid setting: \(why)")
+            }
+        }
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,

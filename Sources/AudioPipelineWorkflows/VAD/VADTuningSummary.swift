@@ -100,7 +100,8 @@ extension VADTuningSummary {
             "  \(settings) settings (\(qualified) meet \(constraints.text)), \(files) files, "
                 + String(format: "%.1f min", minutes)
                 + (foldSpread.map { String(format: ", fold spread %.3f", $0) } ?? ""))
-        for w in warnings { lines.append("  warning: \(w)") }
+        // (The warnings go to stderr as notes, before the report.)
+        if !warnings.isEmpty { lines.append("  \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (above)") }
         lines.append("  -> \(report)/index.html" + (bestJSON.map { ", \($0)" } ?? " (no best.json)"))
         return lines.joined(separator: "\n")
     }
