@@ -54,20 +54,20 @@ step "... with it (--reference), the echo is ignored and the user over the agent
 
 # Report directories are replaced whole only when they are reports (.audiopipe-report inside); this
 # demo's own from a version before the marker are removed here, so a rerun after an update works.
-for d in vad-report session session-sweep; do
+for d in vad-report session session-sweep session-rooms; do
   if [ -d "$out/$d" ] && [ ! -e "$out/$d/.audiopipe-report" ]; then rm -rf "${out:?}/$d"; fi
 done
-mkdir -p "$out/vad-corpus"
-cp samples/bargein-mic-16k.wav samples/bargein-mic-16k.ref.wav "$out/vad-corpus/"
-printf '2.540000\t4.650000\tspeech\n' > "$out/vad-corpus/bargein-mic-16k.txt"
-step "Tune the VAD on labelled recordings: sweep, best configuration, SVG plots (open $out/vad-report/index.html)" \
-  "$bin" vad tune --audio "$out/vad-corpus" --labels "$out/vad-corpus" --report "$out/vad-report"
+step "Tune the VAD on labelled recordings (samples/vad: noise, clicks, a barge-in with its reference): the best setting within a voice agent's limits, checked on the files it was not chosen on, kept only if it beats the defaults (open $out/vad-report/index.html)" \
+  "$bin" vad tune --audio samples/vad --report "$out/vad-report"
 
 step "A whole barge-in conversation, simulated: the agent's three answers through the jitter buffer to the loudspeaker, its echo, the user talking over it — how fast the agent stops, how often for nothing (open $out/session/report.html)" \
   "$bin" session simulate --agent samples/scenario/agent-24k.wav --user samples/scenario/user-16k.wav -o "$out/session"
 step "The trade-off as the echo gets louder: barge-in latency and talk-over against false barge-ins ($out/session-sweep/sweep.svg)" \
   "$bin" session simulate --agent samples/scenario/agent-24k.wav --user samples/scenario/user-16k.wav \
   --sweep echo_gain_db=-30,-20,-10,-5,0 -o "$out/session-sweep"
+step "The same conversation in 20 random rooms (echo delay 0-300 ms, gain, loudspeaker, reverberation, noise, jitter): the worst rooms first ($out/session-rooms/rooms.svg)" \
+  "$bin" session simulate --agent samples/scenario/agent-24k.wav --user samples/scenario/user-16k.wav \
+  --rooms 20 --room-seed 1 -o "$out/session-rooms"
 
 step "Check the converted capture" "$bin" info --json "$out/mic-16k.wav"
 
