@@ -73,6 +73,9 @@ import _AudioPipelineTestSupport
             #expect(entry.contains("(default: "), "\(option): \(entry)")
         }
         #expect(play.contains("(default: 40)"), "hole wait: 40 ms")
+        let frame = try CLI.run(["frame", "--help"]).text.replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ").joined(separator: " ")
+        #expect(frame.contains("deepgram; default: its own)"), "frame --rate")
     }
 
     @Test func hintsNameTheNextStep() throws {

@@ -17,7 +17,9 @@ struct Frame: ParsableCommand {
     @Argument(help: "Input audio file ('-' for standard input), or a batch's inputs.") var inputs: [String] = []
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile: String
     @Option(parsing: .number, help: ChunkOption.help) var chunkMs: Double = 20
-    @Option(parsing: .number, help: "Client rate, for profiles that let the client choose (atoms, deepgram).") var rate:
+    @Option(
+        parsing: .number,
+        help: "Client rate, where the profile lets the client choose (atoms, deepgram; default: its own).") var rate:
         Int?
     @Option(help: "Last partial chunk: short, pad or drop.") var last: Chunker<Int16>.LastChunk = .emitShort
     @Option(help: "PCM conversion convention: standard or ios.") var compat: PCMCompatibility = .standard
