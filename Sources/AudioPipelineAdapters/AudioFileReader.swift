@@ -28,9 +28,10 @@ public final class AudioFileReader {
     /// streaming writer's placeholder).
     private let pipeAnnouncedFrames: Int?
     private var reachedEnd = false
-    /// Samples of a floating-point file that were NaN or infinite: read as 0 (they are not audio,
-    /// and one would poison every filter, resampler and level after it), counted here, with the
-    /// frame of the first, for the caller's warning.
+    /// Samples of a floating-point file that were NaN or infinite, counted here with the frame of
+    /// the first, for the caller's warning. Neither is audio, and one would poison every filter,
+    /// resampler and level after it: NaN is read as 0, +inf as full scale (1) and −inf as −1 — the
+    /// most an infinite sample can be in audio, as any value beyond full scale saturates.
     public private(set) var nonFiniteSamples = 0
     public private(set) var firstNonFiniteFrame: Int?
     /// Whether the encoding can hold non-finite values at all (float or double samples).
@@ -67,7 +68,11 @@ public final class AudioFileReader {
             let code: AudioPipelineError.Code =
                 reason.localizedCaseInsensitiveContains("unknown format")
                     || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData
-            throw AudioPipelineError(code, "\(name): cannot decode: \(Self.tidy(reason))")
+            // Headerless PCM is the usual audio without a header on a pipe: say how to give its format.
+            let raw =
+                raw == nil && (path == "-" || fileExtension(path).isEmpty)
+                ? "; if it is raw PCM, give its format: --in-rate, --in-channels and --in-encoding" : ""
+            throw AudioPipelineError(code, "\(name): cannot decode: \(Self.tidy(reason))\(raw)")
         }
         self.handle = handle
         guard info.channels >= 1 else {
@@ -105,7 +110,7 @@ public final class AudioFileReader {
             container: AudioFileDescription.containerName(info.format),
             encoding: AudioFileDescription.encodingName(info.format),
             format: format, frames: frames, sndfileFormat: info.format)
-        headerMissing = Self.missingFrames(log, presentFrames: frames)
+        headerMissing = Self.missingFrames(log, presentFrames: frames, blockAlign: Self.field("Block Align", log))
         pipeAnnouncedFrames = Self.pipeAnnouncedFrames(log, frames: frames)
         let sub = Int(info.format & Int32(SF_FORMAT_SUBMASK))
         floatingPoint = sub == SF_FORMAT_FLOAT || sub == SF_FORMAT_DOUBLE
@@ -140,7 +145,7 @@ public final class AudioFileReader {
             for k in range where !x[k].isFinite {
                 if firstNonFiniteFrame == nil { firstNonFiniteFrame = framesRead + k / format.channels }
                 nonFiniteSamples += 1
-                x[k] = 0
+                x[k] = x[k].isNaN ? 0 : x[k] > 0 ? 1 : -1
             }
         }
         let raw = UnsafeRawPointer(x)
@@ -211,14 +216,31 @@ public final class AudioFileReader {
     }
 
     /// libsndfile logs a data chunk longer than the file as `data : 78484 (should be 39956)` (bytes);
-    /// the frames missing follow from the bytes present per frame.
-    static func missingFrames(_ text: String, presentFrames: Int?) -> Int? {
-        guard let present = presentFrames, present > 0 else { return nil }
+    /// the frames missing follow from the bytes present per frame — or, when no frame is there at
+    /// all (a header whose data chunk promises audio that never came: `(should be 0)`), from the
+    /// header's block align (bytes per frame).
+    static func missingFrames(_ text: String, presentFrames: Int?, blockAlign: Int? = nil) -> Int? {
+        guard let present = presentFrames, present >= 0 else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix("data") && line.contains("(should be ") {
             let numbers = line.split(whereSeparator: { !$0.isNumber }).compactMap { Int($0) }
-            guard numbers.count >= 2, numbers[1] > 0, numbers[0] > numbers[1] else { continue }
-            let perFrame = Double(numbers[1]) / Double(present)
+            guard numbers.count >= 2, numbers[0] > numbers[1] else { continue }
+            let perFrame: Double
+            if present > 0 && numbers[1] > 0 {
+                perFrame = Double(numbers[1]) / Double(present)
+            } else if present == 0, let blockAlign, blockAlign > 0 {
+                perFrame = Double(blockAlign)
+            } else {
+                continue
+            }
             return Int((Double(numbers[0] - numbers[1]) / perFrame).rounded())
+        }
+        return nil
+    }
+
+    /// A number libsndfile's header log gives as `  Name : 4`, nil when it is not there.
+    static func field(_ name: String, _ text: String) -> Int? {
+        for line in text.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix(name) {
+            return line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         }
         return nil
     }
@@ -228,12 +250,7 @@ public final class AudioFileReader {
     /// the header says neither (other containers).
     static func pcmHeaderContradiction(_ text: String) -> String? {
         guard text.contains("WAVE_FORMAT_PCM") else { return nil }
-        func field(_ name: String) -> Int? {
-            for line in text.split(separator: "\n") where line.trimmingCharacters(in: .whitespaces).hasPrefix(name) {
-                return line.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            }
-            return nil
-        }
+        func field(_ name: String) -> Int? { Self.field(name, text) }
         guard let bits = field("Bit Width"), let align = field("Block Align"), let channels = field("Channels"),
             bits > 0, channels > 0, align != channels * ((bits + 7) / 8)
         else { return nil }

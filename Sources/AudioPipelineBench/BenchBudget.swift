@@ -73,3 +73,91 @@ public struct BenchBudget: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+/// Fast enough? Every budget given (`--budget`) with what was measured against it, met or not, and
+/// whether each path keeps up with real time (its p99.9 within one chunk). In the text report and in
+/// `--json`, passing or not.
+public struct BenchVerdict: Codable, Sendable {
+    public struct Check: Codable, Sendable {
+        public var budget: String
+        /// What was measured; nil when these settings do not measure that row (a failure).
+        public var valueNs: Double?
+        public var limitNs: Double
+        public var passed: Bool
+    }
+
+    public struct RealTime: Codable, Sendable {
+        public var path: String
+        public var p999Ns: Double
+        public var chunkNs: Double
+        /// p99.9 ÷ the chunk's duration: the share of real time a slow chunk takes.
+        public var share: Double
+        public var keepsUp: Bool
+    }
+
+    public var budgets: [Check]
+    /// Every budget met (true when none was given).
+    public var passed: Bool
+    public var realTime: [RealTime]
+
+    public init(_ budgets: [BenchBudget], report: BenchReport) {
+        self.budgets = budgets.map { b in
+            let path = b.path == "mic" ? report.paths.mic : report.paths.speaker
+            let row = b.stage.map { s in path.stages.first { $0.name == s } } ?? path.total
+            let value = row?.statistic(b.statistic)
+            return Check(
+                budget: b.text, valueNs: value, limitNs: b.limitNs, passed: value.map { $0 < b.limitNs } ?? false)
+        }
+        passed = self.budgets.allSatisfy(\.passed)
+        realTime = [("mic", report.paths.mic), ("speaker", report.paths.speaker)].compactMap { name, path in
+            guard let total = path.total else { return nil }
+            let chunk = path.chunkMilliseconds * 1e6
+            return RealTime(
+                path: name, p999Ns: total.p999, chunkNs: chunk, share: total.p999 / chunk, keepsUp: total.p999 < chunk)
+        }
+    }
+
+    /// The budgets not met, one line each (as `BenchBudget.failures`).
+    public var failures: [String] {
+        budgets.filter { !$0.passed }.map { c in
+            guard let v = c.valueNs else { return "\(c.budget): not measured with these settings" }
+            return "\(c.budget): \(BenchText.duration(v)), over by \(BenchText.duration(v - c.limitNs))"
+        }
+    }
+
+    /// The verdict as the text report ends: the budgets, then real time.
+    public var text: String {
+        var lines: [String] = []
+        if budgets.isEmpty {
+            lines.append("budget: none given (--budget 'mic.p99<1ms,speaker.p99<2ms' checks one; exit 1 when over)")
+        } else {
+            let met = budgets.filter(\.passed).count
+            lines.append(
+                "budget: \(passed ? "within" : "OVER") (\(met) of \(budgets.count) met)")
+            let width = (budgets.map(\.budget.count).max() ?? 0) + 2
+            for c in budgets {
+                var line = "  " + BenchText.pad(c.budget, width)
+                guard let v = c.valueNs else {
+                    lines.append(line + "not measured with these settings: over")
+                    continue
+                }
+                line += BenchText.pad(BenchText.duration(v), 10)
+                line +=
+                    c.passed
+                    ? "within, \(BenchText.format1(c.limitNs / Swift.max(v, 1e-3)))× headroom"
+                    : "OVER by \(BenchText.duration(v - c.limitNs))"
+                lines.append(line)
+            }
+        }
+        if let chunk = realTime.first?.chunkNs {
+            let each = realTime.map {
+                "\($0.path) \(BenchText.duration($0.p999Ns)) = \(BenchText.percent($0.share, sign: false))"
+            }
+            let slow = realTime.filter { !$0.keepsUp }.map(\.path)
+            lines.append(
+                "real time (p99.9 of a \(BenchText.format1(chunk / 1e6)) ms chunk): " + each.joined(separator: ", ")
+                    + (slow.isEmpty ? ": keeps up" : ": \(slow.joined(separator: " and ")) CANNOT keep up"))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

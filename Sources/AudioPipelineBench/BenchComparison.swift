@@ -1,16 +1,41 @@
-/// `audiopipe bench compare BASE NEW`: the change of every row's p50 (and p99), flagged only when
-/// it is larger than the two runs' own spread of that row (the p50's variation across each run's
-/// repeats), so noise is not called a regression. A flagged slowdown of one of ours (not a peer)
-/// is a regression.
+/// `audiopipe bench compare BASE NEW`: the change of every row's p50 (and p99), flagged only when it
+/// is beyond the noise of the two runs, so a rerun of the same build is not called a regression. A
+/// flagged slowdown of one of ours (not a peer) is a regression.
+///
+/// The noise of a row is what both runs measured of it, plus what the clock alone can do:
+///
+/// - half the runs' mean spread: a run times each of its five repeats on another instance of the
+///   stage (`BenchMeasure.run(placements:)`), so its spread holds what moves a stage from process to
+///   process (where its memory falls), and its p50, pooled from the five, sits in the middle of that
+///   range — within half of it;
+/// - `clockSteps` steps of the clock on a timed sample (`p50 × batch`, the chunks one reading
+///   spans): a row near the clock's resolution (a 25 ns stage on a 20 ns clock, timed 36 chunks at
+///   a time) moves by whole steps between runs however steady each run is;
+/// - and never less than `minimumChange`: what two processes of one build differ by on a busy
+///   machine, which no run sees from inside (the CPU's clock, neighbours).
+///
+/// Measured on a shared 2-core VM, `audiopipe bench --json` three times back to back, compared
+/// pairwise in all six orders: the spread alone flagged 3, 0, 5, 2, 3 and 3 rows (before instances
+/// per repeat: a stage's p50 moved by up to 16 % between processes, its spread by 1 %); this noise
+/// flags none, in eight default runs (56 ordered pairs) and in three with `--resampler src-medium
+/// --chunk-ms 40`; a 20 % slowdown of any one of our rows in any of those reports is flagged.
 public struct BenchComparison: Sendable {
+    /// Clock steps of a timed sample that are noise.
+    public static let clockSteps = 4.0
+    /// A change smaller than this is never flagged.
+    public static let minimumChange = 0.10
+
     public struct Change: Sendable {
         public var key: String
         public var base: Double
         public var new: Double
         public var change: Double
         public var p99Change: Double
-        /// The larger of the two runs' spreads for this row: changes within it are noise.
+        /// The noise of this row: changes within it are not flagged (see `BenchComparison`).
         public var threshold: Double
+        /// Of `threshold`: half the runs' mean spread, and the clock's floor.
+        public var spread: Double
+        public var clockFloor: Double
         public var flagged: Bool { abs(change) > threshold }
         public var regression: Bool { flagged && change > 0 && !key.contains("peer:") }
     }
@@ -25,11 +50,15 @@ public struct BenchComparison: Sendable {
     public init(base: BenchReport, new: BenchReport) {
         let b = Dictionary(base.rows.map { ($0.key, $0.row) }, uniquingKeysWith: { a, _ in a })
         let n = Dictionary(new.rows.map { ($0.key, $0.row) }, uniquingKeysWith: { a, _ in a })
+        let step = Swift.max(base.timer.resolutionNs, new.timer.resolutionNs, 0)
         changes = base.rows.compactMap { key, old in
-            guard let now = n[key], old.p50 > 0, old.p99 > 0 else { return nil }
+            guard let now = n[key], old.p50 > 0, old.p99 > 0, now.p50 > 0 else { return nil }
+            let sample = Swift.min(old.p50 * Double(Swift.max(old.batch, 1)), now.p50 * Double(Swift.max(now.batch, 1)))
+            let spread = (old.spread + now.spread) / 4
+            let floor = Self.clockSteps * step / sample
             return Change(
                 key: key, base: old.p50, new: now.p50, change: now.p50 / old.p50 - 1, p99Change: now.p99 / old.p99 - 1,
-                threshold: Swift.max(old.spread, now.spread))
+                threshold: Swift.max(spread + floor, Self.minimumChange), spread: spread, clockFloor: floor)
         }
         unmatched = base.rows.map(\.key).filter { n[$0] == nil } + new.rows.map(\.key).filter { b[$0] == nil }
         settingsDiffer = Set(base.settings.keys).union(new.settings.keys).sorted().filter {
@@ -37,24 +66,34 @@ public struct BenchComparison: Sendable {
         }.map { "\($0): \(base.settings[$0] ?? "-") → \(new.settings[$0] ?? "-")" }
     }
 
+    /// One line a row (within 100 columns), then what does not compare, then the count.
     public var text: String {
         var lines = [
-            BenchText.pad("row", 44) + BenchText.pad("base p50", 11) + BenchText.pad("new p50", 11)
-                + BenchText.pad("change", 9) + BenchText.pad("p99", 9) + "spread  verdict"
+            BenchText.pad("row", 34) + BenchText.pad("base p50", 11) + BenchText.pad("new p50", 11)
+                + BenchText.pad("change", 9) + BenchText.pad("p99", 9) + BenchText.pad("noise", 9) + "verdict"
         ]
         for c in changes {
             let verdict =
                 c.regression ? "REGRESSION" : c.flagged ? (c.change < 0 ? "faster" : "slower (peer)") : "noise"
             lines.append(
-                BenchText.pad(c.key, 44) + BenchText.pad(BenchText.duration(c.base), 11)
+                BenchText.pad(BenchText.fit(c.key, 33), 34) + BenchText.pad(BenchText.duration(c.base), 11)
                     + BenchText.pad(BenchText.duration(c.new), 11) + BenchText.pad(BenchText.percent(c.change), 9)
                     + BenchText.pad(BenchText.percent(c.p99Change), 9)
-                    + BenchText.pad("±" + BenchText.percent(c.threshold).dropFirst(), 8) + verdict)
+                    + BenchText.pad("±" + BenchText.percent(c.threshold).dropFirst(), 9) + verdict)
         }
-        if !unmatched.isEmpty { lines.append("in one run only: " + unmatched.joined(separator: ", ")) }
-        if !settingsDiffer.isEmpty { lines.append("settings differ: " + settingsDiffer.joined(separator: "; ")) }
+        lines.append(
+            "noise: half the runs' mean spread + \(Int(Self.clockSteps)) clock steps of a timed sample, at least "
+                + BenchText.percent(Self.minimumChange, sign: false))
+        if !unmatched.isEmpty {
+            lines.append(
+                BenchText.wrap("in one run only: " + unmatched.joined(separator: ", "), width: 100, indent: "  "))
+        }
+        if !settingsDiffer.isEmpty {
+            lines.append(
+                BenchText.wrap("settings differ: " + settingsDiffer.joined(separator: "; "), width: 100, indent: "  "))
+        }
         let r = regressions.count
-        lines.append(r == 0 ? "no regression beyond the runs' spread" : "\(r) regression\(r == 1 ? "" : "s")")
+        lines.append(r == 0 ? "no regression beyond the runs' noise" : "\(r) regression\(r == 1 ? "" : "s")")
         return lines.joined(separator: "\n") + "\n"
     }
 }

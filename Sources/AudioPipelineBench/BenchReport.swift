@@ -12,13 +12,21 @@ public struct BenchReport: Codable, Sendable {
     public var seconds: Double
     /// Why a figure should not be trusted (a noisy run, a coarse timer, batched samples …).
     public var warnings: [String]
+    /// Fast enough? The budgets given and whether each path keeps up with real time (nil in a report
+    /// read from an older version).
+    public var verdict: BenchVerdict?
 
     public init(
         machine: BenchMachine, settings: [String: String], timer: TimerInfo, paths: Paths, peakMemoryBytes: Int,
         seconds: Double, warnings: [String]
     ) {
-        (self.machine, self.settings, self.timer, self.paths) = (machine, settings, timer, paths)
-        (self.peakMemoryBytes, self.seconds, self.warnings) = (peakMemoryBytes, seconds, warnings)
+        self.machine = machine
+        self.settings = settings
+        self.timer = timer
+        self.paths = paths
+        self.peakMemoryBytes = peakMemoryBytes
+        self.seconds = seconds
+        self.warnings = warnings
     }
 
     public struct Paths: Codable, Sendable {
@@ -98,7 +106,8 @@ public struct BenchRow: Codable, Sendable {
     /// up in real time.
     public var cpuNsPerChunk: Double
     public var coreShare: Double
-    /// Chunk duration ÷ mean time per chunk, and chunks per second.
+    /// Chunk duration ÷ the p50, and chunks per second at the p50: the typical chunk, as the table
+    /// leads with (a mean is pulled by the rare slow chunk the percentiles show apart).
     public var realtime: Double
     public var chunksPerSecond: Double
     /// Chunks measured; chunks per timed sample (more than 1 when the timer is coarse for the stage).
@@ -111,12 +120,16 @@ public struct BenchRow: Codable, Sendable {
     /// For a peer: the row of ours it stands beside (`total` or a stage), and its p50 ÷ ours.
     public var peerOf: String?
     public var ratio: Double?
+    /// For a stage: the row whose time includes it — `total`, or a stage it is part of (the mic's
+    /// resample within convert); nil for a stage that runs beside the path and is not in its total
+    /// (the mic's VAD).
+    public var partOf: String?
     /// The per-sample times (ns per chunk), for plots; not encoded.
     public var samples: [Double] = []
 
     enum CodingKeys: String, CodingKey {
         case name, description, p50, p90, p99, p999, max, mean, allocationsPerChunk, cpuNsPerChunk, coreShare
-        case realtime, chunksPerSecond, chunks, batch, spread, overheadNs, peerOf, ratio
+        case realtime, chunksPerSecond, chunks, batch, spread, overheadNs, peerOf, ratio, partOf
     }
 
     public init(
@@ -149,6 +162,7 @@ public struct BenchRow: Codable, Sendable {
         try c.encode(overheadNs, forKey: .overheadNs)
         try c.encodeIfPresent(peerOf, forKey: .peerOf)
         try c.encodeIfPresent(ratio, forKey: .ratio)
+        try c.encodeIfPresent(partOf, forKey: .partOf)
     }
 
     /// A statistic by its name in budgets and comparisons (p50 p90 p99 p999 max mean).

@@ -33,9 +33,12 @@ public enum BenchRun {
         var micPath = BenchPath(
             chunkMilliseconds: settings.chunkMilliseconds, description: micRun.description, total: try micRun.total(),
             stages: [], peers: [])
-        micPath.stages =
-            [try micRun.convert()] + [try micRun.resample()].compactMap { $0 }
-            + [try micRun.quantise(), try micRun.frame(), try micRun.vad()]
+        // What each stage is part of: convert (downmix, resample, quantise) and chunk+frame make up the
+        // total; the VAD reads the same chunk beside the path, outside its total.
+        micPath.stages = [part(try micRun.convert(), of: "total")]
+        if let resample = try micRun.resample() { micPath.stages.append(part(resample, of: "convert")) }
+        micPath.stages += [part(try micRun.quantise(), of: "convert"), part(try micRun.frame(), of: "total")]
+        micPath.stages.append(try micRun.vad())
         if settings.peers { micPath.peers = try peers.mic(micRun) }
 
         progress("speaker")
@@ -47,7 +50,9 @@ public enum BenchRun {
                     + "(binary audio, or a custom template without a serverAudio rule)" : nil)
         if let sp = speakerRun {
             speakerPath.total = try sp.total()
-            speakerPath.stages = [sp.decode(), sp.widen(), try sp.jitter(), try sp.convert()]
+            speakerPath.stages = [sp.decode(), sp.widen(), try sp.jitter(), try sp.convert()].map {
+                part($0, of: "total")
+            }
             if settings.peers { speakerPath.peers = try peers.speaker(sp) }
         }
         ratios(&micPath)
@@ -65,10 +70,18 @@ public enum BenchRun {
         return report
     }
 
+    /// `row`, marked as part of `whole` (its time is inside that row's).
+    static func part(_ row: BenchRow, of whole: String) -> BenchRow {
+        var r = row
+        r.partOf = whole
+        return r
+    }
+
     /// What calling an empty chunk body costs through the measuring loop, per chunk.
     static func callCost(_ m: BenchMeasure) -> Double {
         var probe = m
-        (probe.iterations, probe.warmup) = (200_000, 1000)
+        probe.iterations = 200_000
+        probe.warmup = 1000
         var n = 0
         return probe.run("empty", "", chunkSeconds: 1) { n &+= 1 }.p50
     }

@@ -66,10 +66,16 @@ public struct BenchSettings {
     /// Refuses settings no client could run: zero or negative rates, channels, chunks, durations.
     public func validate() throws(AudioPipelineError) {
         func bad(_ what: String) -> AudioPipelineError { AudioPipelineError(.invalidConfiguration, what) }
-        guard (1...1_000_000).contains(deviceRate) else { throw bad("--device-rate must be in 1…1000000 Hz") }
+        // (The device rates audio hardware runs at; session simulate takes the same.)
+        guard (8_000...192_000).contains(deviceRate) else {
+            throw bad("--device-rate must be in 8000…192000 Hz, not \(deviceRate)")
+        }
         guard (1...64).contains(deviceChannels) else { throw bad("--device-channels must be in 1…64") }
-        guard chunkMilliseconds.isFinite, chunkMilliseconds >= 1, chunkMilliseconds <= 1000 else {
-            throw bad("--chunk-ms must be in 1…1000 ms")
+        let chunks = CapturePath.Configuration.chunkMillisecondsRange
+        guard chunks.contains(chunkMilliseconds) else {
+            throw bad(
+                "--chunk-ms must be in \(Int(chunks.lowerBound))…\(Int(chunks.upperBound)) ms, not \(chunkMilliseconds)"
+            )
         }
         guard seconds.isFinite, seconds > 0, seconds <= 3600 else { throw bad("--duration must be in (0, 3600] s") }
         if let iterations, !(1...10_000_000).contains(iterations) {

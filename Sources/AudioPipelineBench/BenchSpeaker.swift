@@ -65,99 +65,129 @@ struct BenchSpeaker {
             + "ticks) → \(s.resamplerName) to \(device.sampleRate.hz) Hz × \(device.channels)"
     }
 
+    /// `m.repeats` instances of a row's body, each set up afresh with its own memory
+    /// (`BenchMeasure.run(placements:)`).
+    func placements(_ make: () throws(AudioPipelineError) -> () -> Void) throws(AudioPipelineError) -> [() -> Void] {
+        var bodies: [() -> Void] = []
+        for _ in 0..<Swift.max(m.repeats, 1) { bodies.append(try make()) }
+        return bodies
+    }
+
     func total() throws(AudioPipelineError) -> BenchRow {
-        let speaker = try PlaybackPath(
-            profile: s.profile, device: device, jitter: s.jitterConfiguration, compatibility: s.compatibility,
-            resampler: s.resampler)
-        let out = BenchBuffer<Float>(speaker.maxOutputCount * device.channels, 0)
-        let first = message.withUnsafeBytes { speaker.receive($0, utterance: 0) }
-        if case .invalid(let why) = first {
-            throw AudioPipelineError(.invalidConfiguration, "bench: the profile cannot read its message: \(why)")
-        }
-        speaker.reset()
-        var owed = 0, played = 0
         let tick = self.tick, chunk = serverChunk
-        return message.withUnsafeBytes { msg in
-            m.run("total", description, chunkSeconds: chunkSeconds) {
-                _ = speaker.receive(msg, utterance: 0, arrival: speaker.jitterBuffer.clock)
-                owed += chunk
-                while owed >= tick {
-                    played &+= speaker.pull(into: out.pointer)
-                    owed -= tick
+        let played = BenchState(0)
+        let bodies = try placements { () throws(AudioPipelineError) in
+            let speaker = try PlaybackPath(
+                profile: s.profile, device: device, jitter: s.jitterConfiguration, compatibility: s.compatibility,
+                resampler: s.resampler)
+            let out = BenchBuffer<Float>(speaker.maxOutputCount * device.channels, 0)
+            let msg = BenchBuffer(message)
+            let first = msg.withUnsafeBytes { speaker.receive($0, utterance: 0) }
+            if case .invalid(let why) = first {
+                throw AudioPipelineError(.invalidConfiguration, "bench: the profile cannot read its message: \(why)")
+            }
+            speaker.reset()
+            let owed = BenchState(0)
+            return {
+                _ = msg.withUnsafeBytes { speaker.receive($0, utterance: 0, arrival: speaker.jitterBuffer.clock) }
+                owed.value += chunk
+                while owed.value >= tick {
+                    played.value &+= speaker.pull(into: out.pointer)
+                    owed.value -= tick
                 }
             }
         }
+        return m.run("total", description, chunkSeconds: chunkSeconds, placements: bodies)
     }
 
     /// The scanning fast path where the profile has one for this message; else what `PlaybackPath`
     /// falls back to (the whole message parsed, interpreted, the audio decoded), named as such.
     func decode() -> BenchRow {
-        let bytes = BenchBuffer<UInt8>(Base64.maxDecodedLength(characters: message.count) + 4, 0)
         let profile = s.profile
-        var found = 0
-        return message.withUnsafeBytes { msg in
-            guard case .audio = profile.decodeServerAudio(msg, into: bytes.raw) else {
-                return m.run(
-                    "decode", "JSON.parse + interpret + base64 decode (no fast path for this message)",
-                    chunkSeconds: chunkSeconds
-                ) {
-                    guard let value = try? JSON.parse(msg) else { return }
-                    for case .audio(let text, _, _) in profile.interpretAll(value, direction: .server) {
-                        found &+= (try? profile.decodeAudio(text))?.count ?? 0
+        let found = BenchState(0)
+        let fast = message.withUnsafeBytes { msg in
+            let bytes = BenchBuffer<UInt8>(Base64.maxDecodedLength(characters: msg.count) + 4, 0)
+            if case .audio = profile.decodeServerAudio(msg, into: bytes.raw) { return true }
+            return false
+        }
+        let bodies = (0..<Swift.max(m.repeats, 1)).map { _ -> () -> Void in
+            let msg = BenchBuffer(message)
+            let bytes = BenchBuffer<UInt8>(Base64.maxDecodedLength(characters: message.count) + 4, 0)
+            if fast {
+                return {
+                    msg.withUnsafeBytes { raw in
+                        if case .audio(let n) = profile.decodeServerAudio(raw, into: bytes.raw) { found.value &+= n }
                     }
                 }
             }
-            return m.run(
-                "decode", "find the audio without parsing + base64 decode (WireProfile.decodeServerAudio)",
-                chunkSeconds: chunkSeconds
-            ) {
-                if case .audio(let n) = profile.decodeServerAudio(msg, into: bytes.raw) { found &+= n }
+            return {
+                msg.withUnsafeBytes { raw in
+                    guard let value = try? JSON.parse(raw) else { return }
+                    for case .audio(let text, _, _) in profile.interpretAll(value, direction: .server) {
+                        found.value &+= (try? profile.decodeAudio(text))?.count ?? 0
+                    }
+                }
             }
         }
+        return m.run(
+            "decode",
+            fast
+                ? "find the audio without parsing + base64 decode (WireProfile.decodeServerAudio)"
+                : "JSON.parse + interpret + base64 decode (no fast path for this message)",
+            chunkSeconds: chunkSeconds, placements: bodies)
     }
 
     func widen() -> BenchRow {
-        var w = Int16ToFloat32Converter(compatibility: s.compatibility)
-        let out = BenchBuffer<Float>(serverChunk, 0)
-        return pcm.withUnsafeBufferPointer { p in
-            m.run("widen", "PCM16 → Float32 (\(s.compatibility))", chunkSeconds: chunkSeconds) {
-                _ = w.process(p, into: out.pointer)
-            }
+        let compatibility = s.compatibility
+        let bodies = (0..<Swift.max(m.repeats, 1)).map { _ -> () -> Void in
+            let w = BenchState(Int16ToFloat32Converter(compatibility: compatibility))
+            let input = BenchBuffer(pcm)
+            let out = BenchBuffer<Float>(serverChunk, 0)
+            return { _ = w.value.process(UnsafeBufferPointer(input.pointer), into: out.pointer) }
         }
+        return m.run(
+            "widen", "PCM16 → Float32 (\(s.compatibility))", chunkSeconds: chunkSeconds, placements: bodies)
     }
 
     func jitter() throws(AudioPipelineError) -> BenchRow {
-        let buffer = try JitterBuffer(configuration: s.jitterConfiguration)
-        let floats = BenchBuffer<Float>(serverChunk, 0)
-        for i in 0..<serverChunk { floats.pointer[i] = Float(pcm[i]) / 32768 }
-        let out = BenchBuffer<Float>(tick, 0)
-        var sequence: Int64 = 0, owed = 0
         let tick = self.tick, chunk = serverChunk
-        return m.run("jitter", "JitterBuffer push + the pulls one chunk covers", chunkSeconds: chunkSeconds) {
-            buffer.push(
-                UnsafeBufferPointer(floats.pointer), sequence: sequence, utterance: 0,
-                media: sequence &* Int64(chunk))
-            sequence &+= 1
-            owed += chunk
-            while owed >= tick {
-                buffer.pull(into: out.pointer)
-                owed -= tick
+        let bodies = try placements { () throws(AudioPipelineError) in
+            let buffer = try JitterBuffer(configuration: s.jitterConfiguration)
+            let floats = BenchBuffer<Float>(chunk, 0)
+            for i in 0..<chunk { floats.pointer[i] = Float(pcm[i]) / 32768 }
+            let out = BenchBuffer<Float>(tick, 0)
+            let sequence = BenchState(Int64(0))
+            let owed = BenchState(0)
+            return {
+                buffer.push(
+                    UnsafeBufferPointer(floats.pointer), sequence: sequence.value, utterance: 0,
+                    media: sequence.value &* Int64(chunk))
+                sequence.value &+= 1
+                owed.value += chunk
+                while owed.value >= tick {
+                    buffer.pull(into: out.pointer)
+                    owed.value -= tick
+                }
             }
         }
+        return m.run(
+            "jitter", "JitterBuffer push + the pulls one chunk covers", chunkSeconds: chunkSeconds, placements: bodies)
     }
 
     func convert() throws(AudioPipelineError) -> BenchRow {
-        let converter = try FormatConverter(
-            .init(
-                input: try StreamFormat(sampleRate: server, channels: 1), outputRate: device.sampleRate,
-                channels: device.channels == 1 ? .keep : .duplicate(device.channels), compatibility: s.compatibility,
-                blockFrames: Swift.max(serverChunk, 256)),
-            resampler: s.resampler)
-        let signal = BenchSignal(rate: server.hz, channels: 1, chunkFrames: serverChunk)
-        let out = BenchBuffer<Float>(converter.maxOutputCount(forInput: serverChunk) * device.channels, 0)
+        let bodies = try placements { () throws(AudioPipelineError) in
+            let converter = try FormatConverter(
+                .init(
+                    input: try StreamFormat(sampleRate: server, channels: 1), outputRate: device.sampleRate,
+                    channels: device.channels == 1 ? .keep : .duplicate(device.channels),
+                    compatibility: s.compatibility, blockFrames: Swift.max(serverChunk, 256)),
+                resampler: s.resampler)
+            let signal = BenchSignal(rate: server.hz, channels: 1, chunkFrames: serverChunk)
+            let out = BenchBuffer<Float>(converter.maxOutputCount(forInput: serverChunk) * device.channels, 0)
+            return { _ = converter.process(signal.next(), into: out.pointer) }
+        }
         return m.run(
             "convert", "\(s.resamplerName) \(server.hz) → \(device.sampleRate.hz) Hz × \(device.channels)",
-            chunkSeconds: chunkSeconds
-        ) { _ = converter.process(signal.next(), into: out.pointer) }
+            chunkSeconds: chunkSeconds, placements: bodies)
     }
 }

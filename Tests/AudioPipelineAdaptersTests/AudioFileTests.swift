@@ -132,9 +132,9 @@ import _AudioPipelineTestSupport
 }
 
 @Suite struct NonFiniteSamples {
-    /// NaN and ±inf in a float file read as 0, counted, the first one's frame kept — wherever they
-    /// fall: inside an eight-sample group, at a block's tail, at the very end.
-    @Test func areReadAsZeroAndCounted() throws {
+    /// NaN in a float file reads as 0 and ±inf as ±full scale (1), counted, the first one's frame
+    /// kept — wherever they fall: inside an eight-sample group, at a block's tail, at the very end.
+    @Test func areReadAsZeroOrFullScaleAndCounted() throws {
         let dir = TempDir()
         var x = (0..<1003).map { Float(sin(Double($0) * 0.1)) * 0.5 }
         let bad: [(Int, Float)] = [(9, .nan), (10, .infinity), (500, -.infinity), (1001, .nan), (1002, .nan)]
@@ -154,9 +154,39 @@ import _AudioPipelineTestSupport
             }
             #expect(r.nonFiniteSamples == bad.count && r.firstNonFiniteFrame == 9, "block \(block)")
             var expected = x
-            for (k, _) in bad { expected[k] = 0 }
+            for (k, v) in bad { expected[k] = v.isNaN ? 0 : v > 0 ? 1 : -1 }
             #expect(all == expected, "block \(block)")
         }
+    }
+}
+
+@Suite struct HeaderOnlyFiles {
+    /// A WAV header whose data chunk announces a second of audio, and no audio after it: the reader
+    /// says how much is missing (from the header's block align, as no frame is there to count).
+    @Test(arguments: [(1, 1, 16), (1, 2, 16), (3, 1, 32)] as [(UInt16, UInt16, UInt16)])
+    func sayHowMuchIsMissing(format: UInt16, channels: UInt16, bits: UInt16) throws {
+        let dir = TempDir()
+        let align = channels * bits / 8
+        let rate: UInt32 = 16_000
+        var d = Data("RIFF".utf8)
+        func u32(_ v: UInt32) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        func u16(_ v: UInt16) { withUnsafeBytes(of: v.littleEndian) { d.append(contentsOf: $0) } }
+        u32(36 + rate * UInt32(align))
+        d.append(contentsOf: Array("WAVEfmt ".utf8))
+        u32(16)
+        u16(format)
+        u16(channels)
+        u32(rate)
+        u32(rate * UInt32(align))
+        u16(align)
+        u16(bits)
+        d.append(contentsOf: Array("data".utf8))
+        u32(rate * UInt32(align))  // a second announced
+        try d.write(to: URL(fileURLWithPath: dir.file("h.wav")))
+        let r = try AudioFileReader(path: dir.file("h.wav"))
+        var buf = [Float](repeating: 0, count: 1024)
+        #expect(try buf.withUnsafeMutableBufferPointer { try r.read(into: $0) } == 0)
+        #expect(r.missingFrames == 16_000, "format \(format), \(channels) channels")
     }
 }
 

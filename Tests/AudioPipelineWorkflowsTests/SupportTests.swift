@@ -152,3 +152,75 @@ import _AudioPipelineTestSupport
         #expect(MessageText.shown("plain é ✓", arguments: ["x"]) == "plain é ✓")
     }
 }
+
+@Suite struct StandardOutputNames {
+    @Test func namesOfStandardOutputDirectlyOrThroughLinks() throws {
+        let dir = TempDir()
+        for name in ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/dev//stdout", "/proc/\(getpid())/fd/1"] {
+            #expect(StandardOutput.isStandardOutput(name), "\(name)")
+        }
+        try FileManager.default.createSymbolicLink(atPath: dir.file("out.wav"), withDestinationPath: "/dev/stdout")
+        try FileManager.default.createSymbolicLink(atPath: dir.file("again.wav"), withDestinationPath: "out.wav")
+        #expect(StandardOutput.isStandardOutput(dir.file("out.wav")))
+        #expect(StandardOutput.isStandardOutput(dir.file("again.wav")), "a link to a link, relative")
+        try FileManager.default.createSymbolicLink(atPath: dir.file("loop"), withDestinationPath: "loop")
+        for name in ["/dev/stderr", "/dev/null", "/dev/fd/2", dir.file("loop"), dir.file("x.wav"), "-x"] {
+            #expect(!StandardOutput.isStandardOutput(name), "\(name)")
+        }
+        #expect(StandardOutput.any([nil, "a.wav", "/dev/stdout"]) && !StandardOutput.any([nil, "a.wav"]))
+    }
+}
+
+@Suite(.serialized) struct PublishingLast {
+    /// Outputs committed inside `publishingLast` appear only when it returns; when it throws (a
+    /// report that could not be written) they are removed; a batch inside publishes as it goes.
+    @Test func outputsAppearWhenTheJobAndItsReportAreDone() throws {
+        let dir = TempDir()
+        try TemporaryFiles.publishingLast {
+            try ByteOutput.write("a", to: dir.file("a.txt"))
+            #expect(!FileManager.default.fileExists(atPath: dir.file("a.txt")), "held until the end")
+            try TemporaryFiles.publishingEach { () throws(AudioPipelineError) in
+                try ByteOutput.write("b", to: dir.file("b.txt"))
+            }
+            #expect(FileManager.default.fileExists(atPath: dir.file("b.txt")), "a batch's file is published at once")
+        }
+        #expect(try String(contentsOfFile: dir.file("a.txt"), encoding: .utf8) == "a")
+        struct ReportFailed: Error {}
+        try "old".write(toFile: dir.file("c.txt"), atomically: true, encoding: .utf8)
+        #expect(throws: ReportFailed.self) {
+            try TemporaryFiles.publishingLast {
+                try ByteOutput.write("c", to: dir.file("c.txt"))
+                try ByteOutput.write("d", to: dir.file("d.txt"))
+                throw ReportFailed()
+            }
+        }
+        #expect(dir.contents == ["a.txt", "b.txt", "c.txt"], "no d.txt, no temporary file")
+        #expect(try String(contentsOfFile: dir.file("c.txt"), encoding: .utf8) == "old", "the old output kept")
+        // Outside, as ever: at once.
+        try ByteOutput.write("e", to: dir.file("e.txt"))
+        #expect(FileManager.default.fileExists(atPath: dir.file("e.txt")))
+    }
+}
+
+@Suite struct BatchOutputDirectory {
+    @Test func theMessageNamesWhatMadeItABatch() throws {
+        let dir = TempDir()
+        try FileManager.default.createDirectory(atPath: dir.file("adir.wav"), withIntermediateDirectories: true)
+        try Data([1]).write(to: URL(fileURLWithPath: dir.file("adir.wav/x.wav")))
+        let r = BatchRequest(
+            paths: [dir.file("adir.wav"), dir.file("out.wav")], extensions: ["wav"], outputDirectory: nil,
+            outputExtension: "wav")
+        #expect(
+            throws: AudioPipelineError(
+                .invalidConfiguration,
+                dir.file("adir.wav") + " is a directory: a batch writes files: give an output directory, -o DIR")
+        ) { try r.plan() }
+        let many = BatchRequest(
+            paths: ["a.wav", "b.wav"], extensions: ["wav"], outputDirectory: "-", outputExtension: "wav")
+        #expect(
+            throws: AudioPipelineError(
+                .invalidConfiguration, "2 inputs (a.wav, b.wav): a batch writes files: give an output directory, -o DIR"
+            )
+        ) { try many.plan() }
+    }
+}

@@ -31,7 +31,14 @@ import _AudioPipelineTestSupport
         #expect(csv.count == entries + 1)
         let svg = try String(contentsOfFile: s.file("latency.svg"), encoding: .utf8)
         #expect(svg.hasPrefix("<svg") && svg.hasSuffix("</svg>\n"))
-        #expect(svg.contains("mic: total") && svg.contains("speaker: total") && svg.contains("<path"))
+        // One panel per path, a distribution per stage.
+        #expect(svg.contains("mic path:") && svg.contains("speaker path:") && svg.contains("<path"))
+        for stage in [
+            "total —", "convert —", "resample (in convert) —", "quantise (in convert) —", "chunk+frame —",
+            "vad (not in total) —", "decode —", "widen —", "jitter —", "peer ios-code",
+        ] {
+            #expect(svg.contains(stage), "\(stage)")
+        }
         #expect(s.contents == ["latency.svg", "rows.csv"])  // no temporaries left
     }
 
@@ -46,17 +53,18 @@ import _AudioPipelineTestSupport
         for word in [
             "profile=gemini-live", "deviceRate=44100", "deviceChannels=2", "chunkMilliseconds=40.0",
             "resampler=native-fast portable", "kernels=portable", "compat=ios", "withReference=true",
-            "portable Swift (resampler)", "44100 Hz × 2", "peer src-fastest", "peer jsonserialization", "ios-code",
+            "portable Swift (resampler)", "44100 Hz × 2", "vs src-fastest", "vs jsonserialization", "ios-code",
         ] {
-            #expect(r.text.contains(word), "\(word)")
+            // (Lines longer than 100 columns wrap, indented.)
+            #expect(r.text.replacingOccurrences(of: "\n  ", with: " ").contains(word), "\(word)")
         }
     }
 
     @Test func ditherIsMeasuredAndRefusedWithIOSCompat() throws {
-        let r = try CLI.run(quick + ["--dither", "--no-peers"])
+        let r = try CLI.run(quick + ["--dither", "tpdf", "--no-peers"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.text.contains("dither=tpdf") && r.text.contains("quantise"))
-        let ios = try CLI.run(quick + ["--dither", "--compat", "ios"])
+        let ios = try CLI.run(quick + ["--dither", "tpdf", "--compat", "ios"])
         #expect(ios.status == 64 && ios.stderr.contains("dither"), "\(ios.stderr)")
     }
 
@@ -80,6 +88,82 @@ import _AudioPipelineTestSupport
         #expect(!over.stderr.contains("speaker.p99<1s"))
         let within = try CLI.run(quick + ["--budget", "mic.p50<1s,speaker.decode.p99<1s", "--quiet"])
         #expect(within.status == 0, "\(within.stderr)")
+    }
+
+    /// Fast enough, and where the time goes: rows within 100 columns (every column with --wide), the
+    /// total's coverage said, × realtime from the p50, and the verdict in text and JSON, passing or not.
+    @Test func theReportAnswersFastEnoughAndWhereTheTimeGoes() throws {
+        let s = Scratch()
+        let r = try CLI.run(quick + ["--budget", "mic.p99<1s,speaker.p50<1ns", "--json", "--plot", s.file("p.svg")])
+        #expect(r.status == 1 && r.stderr.contains("budget exceeded: speaker.p50<1ns"), "\(r.stderr)")
+        #expect(s.contents == ["p.svg"], "a failed budget is not a failed run: the plot stays")
+        let json = try #require(try JSONSerialization.jsonObject(with: r.stdout) as? [String: Any])
+        let verdict = try #require(json["verdict"] as? [String: Any])
+        #expect(verdict["passed"] as? Bool == false)
+        let checks = try #require(verdict["budgets"] as? [[String: Any]])
+        #expect(checks.map { $0["budget"] as? String } == ["mic.p99<1s", "speaker.p50<1ns"])
+        #expect(checks.map { $0["passed"] as? Bool } == [true, false])
+        #expect((verdict["realTime"] as? [[String: Any]])?.count == 2)
+        let mic = try #require((json["paths"] as? [String: Any])?["mic"] as? [String: Any])
+        let total = try #require(mic["total"] as? [String: Any])
+        let p50 = try #require(total["p50"] as? Double)
+        #expect(abs((total["realtime"] as? Double ?? 0) - 20e6 / p50) < 1e-6 * 20e6 / p50, "× realtime from the p50")
+        let stages = try #require(mic["stages"] as? [[String: Any]])
+        #expect(stages.map { $0["partOf"] as? String } == ["total", "convert", "convert", "total", nil])
+
+        let passing = try CLI.run(quick + ["--budget", "mic.p99<1s"])
+        #expect(passing.status == 0, "\(passing.stderr)")
+        #expect(passing.text.contains("budget: within (1 of 1 met)") && passing.text.contains("mic.p99<1s"))
+        #expect(passing.text.contains("real time (p99.9 of a 20.0 ms chunk)") && passing.text.contains("keeps up"))
+        #expect(passing.text.contains("vad (not in total)"))
+        #expect(passing.text.contains("total = convert + chunk+frame; vad runs beside the path"))
+        let lines = passing.text.split(separator: "\n")
+        #expect(lines.allSatisfy { $0.count <= 100 }, "\(lines.filter { $0.count > 100 })")
+        let none = try CLI.run(quick)
+        #expect(none.text.contains("budget: none given"), "\(none.text)")
+        let wide = try CLI.run(quick + ["--wide"])
+        #expect(wide.status == 0 && wide.text.contains("chunks/s") && wide.text.contains("spread"))
+        #expect(wide.text.split(separator: "\n").contains { $0.count > 100 })
+    }
+
+    /// Three back-to-back runs of one build (`bench --json`, this machine) compared pairwise flag
+    /// nothing; a 20 % slowdown of any one of our stages injected into one of them is flagged.
+    @Test func compareFlagsOnlyWhatIsBeyondTheNoise() throws {
+        let s = Scratch()
+        let runs = (1...3).map { root + "/Tests/AudiopipeCLITests/Fixtures/bench-rerun-\($0).json" }
+        for a in runs {
+            for b in runs where b != a {
+                let c = try CLI.run(["bench", "compare", a, b])
+                #expect(c.status == 0 && c.text.contains("no regression"), "\(a) → \(b):\n\(c.text)")
+            }
+        }
+        let base = try Data(contentsOf: URL(fileURLWithPath: runs[0]))
+        let keys = [
+            ("mic", "total"), ("mic", "quantise"), ("mic", "chunk+frame"), ("speaker", "widen"),
+            ("speaker", "decode"), ("speaker", "jitter"), ("speaker", "convert"),
+        ]
+        for (path, stage) in keys {
+            var json = try #require(try JSONSerialization.jsonObject(with: base) as? [String: Any])
+            var paths = json["paths"] as! [String: Any]
+            var p = paths[path] as! [String: Any]
+            if stage == "total" {
+                var t = p["total"] as! [String: Any]
+                t["p50"] = (t["p50"] as! Double) * 1.2
+                p["total"] = t
+            } else {
+                var rows = p["stages"] as! [[String: Any]]
+                let i = try #require(rows.firstIndex { $0["name"] as? String == stage })
+                rows[i]["p50"] = (rows[i]["p50"] as! Double) * 1.2
+                p["stages"] = rows
+            }
+            paths[path] = p
+            json["paths"] = paths
+            try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: s.file("slow.json")))
+            let c = try CLI.run(["bench", "compare", runs[0], s.file("slow.json")])
+            #expect(c.status == 1, "\(path).\(stage) 20 % slower:\n\(c.text)")
+            let flagged = c.text.split(separator: "\n").filter { $0.contains("REGRESSION") }
+            #expect(flagged.count == 1 && flagged[0].hasPrefix("\(path).\(stage) "), "\(flagged)")
+        }
     }
 
     @Test func badSettingsAreUsageErrors() throws {

@@ -133,6 +133,46 @@ import _AudioPipelineTestSupport
         #expect(results.isEmpty || results.hasSuffix("\n"))
     }
 
+    /// SIGINT to the whole process group while the job reads its standard input: the writer dies of
+    /// it too, so the job then sees its input end — and must still end as interrupted (130) and leave
+    /// nothing, not convert the part it got and exit 0.
+    @Test func sigintToTheProcessGroupWhileReadingStandardInput() throws {
+        let s = Scratch(), aside = Scratch()
+        for attempt in 0..<3 {
+            let status = aside.file("status\(attempt)"), group = aside.file("pgid\(attempt)")
+            // bash in a session of its own (setsid), surviving the SIGINT (a trap) to report the status.
+            let script =
+                "trap 'true' INT; ps -o pgid= $$ > '\(group)'; "
+                + "(head -c 400000 '\(Self.long)'; sleep 30) | '\(CLI.binary)' convert - '\(s.file("out.wav"))' "
+                + "-r 16000; echo $? > '\(status)'"
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/setsid")
+            p.arguments = ["/bin/bash", "-c", script]
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            let deadline = Date().addingTimeInterval(60)
+            var pgid: Int32?
+            while Date() < deadline {
+                let started = s.contents.contains { $0.contains(".tmp-") }
+                pgid = (try? String(contentsOfFile: group, encoding: .utf8)).flatMap {
+                    Int32($0.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+                if started, pgid != nil { break }
+                usleep(2_000)
+            }
+            let leader = try #require(pgid, "the script reported its process group")
+            usleep(UInt32(attempt) * 20_000)
+            kill(-leader, SIGINT)
+            while Date() < deadline && !FileManager.default.fileExists(atPath: status) { usleep(5_000) }
+            p.waitUntilExit()
+            let code = try String(contentsOfFile: status, encoding: .utf8).trimmingCharacters(
+                in: .whitespacesAndNewlines)
+            #expect(code == "130", "attempt \(attempt)")
+            #expect(s.contents.isEmpty, "\(s.contents)")
+        }
+    }
+
     @Test func aClosedPipeEndsQuietly() throws {
         let r = try runTool(
             "/bin/bash",

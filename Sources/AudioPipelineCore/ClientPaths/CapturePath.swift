@@ -31,6 +31,9 @@ public final class CapturePath {
         public var channels: FormatConverter.ChannelPlan
         /// Audio per message, ms (20 ms is what the vendors' guides use).
         public var chunkMilliseconds: Double
+        /// The chunk durations the toolkit's commands take (`--chunk-ms` of frame, bench and session
+        /// simulate), ms: voice APIs take messages of 10 to 100 ms; a second is already a long one.
+        public static let chunkMillisecondsRange: ClosedRange<Double> = 1...1000
         /// What happens to a last, incomplete chunk at `finish`.
         public var lastChunk: Chunker<Int16>.LastChunk
         public var compatibility: PCMCompatibility

@@ -34,10 +34,24 @@ public struct BatchRequest: Sendable {
         var selection = selection
         selection.skipDirectory = outputDirectory
         let inputs = try selection.collect()
+        if !inputs.isEmpty && outputExtension != nil && (outputDirectory == nil || outputDirectory == "-") {
+            throw AudioPipelineError(.invalidConfiguration, Self.directoryNeeded(selection.paths))
+        }
         let items = try OutputTree.plan(
             inputs, directory: outputDirectory, ext: outputExtension, template: nameTemplate)
         try refuseOverwritingInputs(items)
         return items
+    }
+
+    /// Why a batch needs `-o DIR`, naming what made it a batch: a directory argument (`convert
+    /// calls/ out.wav`), or several inputs.
+    static func directoryNeeded(_ paths: [String]) -> String {
+        let why =
+            paths.first(where: BatchSelection.isDirectory).map { "\($0) is a directory: " }
+            ?? (paths.count > 1
+                ? "\(paths.count) inputs (\(paths.prefix(3).joined(separator: ", "))\(paths.count > 3 ? ", …" : "")): "
+                : "")
+        return why + "a batch writes files: give an output directory, -o DIR"
     }
 
     /// Neither an output (an input list's `output` column may name anything) nor the `--report`

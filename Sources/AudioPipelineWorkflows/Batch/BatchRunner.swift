@@ -130,6 +130,15 @@ public enum BatchRunner {
         _ items: [BatchItem], options: BatchOptions, progress: @escaping (BatchProgress) -> Void = { _ in },
         result: @escaping (BatchResult) -> Void = { _ in }, job: @escaping Job
     ) throws(AudioPipelineError) -> BatchSummary {
+        try TemporaryFiles.publishingEach { () throws(AudioPipelineError) in
+            try runPublishingEach(items, options: options, progress: progress, result: result, job: job)
+        }
+    }
+
+    private static func runPublishingEach(
+        _ items: [BatchItem], options: BatchOptions, progress: @escaping (BatchProgress) -> Void,
+        result: @escaping (BatchResult) -> Void, job: @escaping Job
+    ) throws(AudioPipelineError) -> BatchSummary {
         let start = DispatchTime.now().uptimeNanoseconds
         let mine = options.shard.map { s in items.filter { s.contains($0.input.relativePath) } } ?? items
         let previous = options.resume ? try ResultsFile.read(options.reportPath) : [:]

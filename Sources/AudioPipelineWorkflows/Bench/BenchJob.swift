@@ -12,7 +12,7 @@ public struct BenchOptions: Sendable {
     public var resampler = ResamplerChoice.default.rawValue
     public var kernels = "best"
     public var compatibility: PCMCompatibility = .standard
-    public var dither = false
+    public var dither: Dither = .none
     public var vad = VADConfiguration()
     public var withReference = false
     public var jitter = JitterSettings()
@@ -27,6 +27,36 @@ public struct BenchOptions: Sendable {
     public var plotPath: String?
 
     public init() {}
+
+    /// Every option, as `audiopipe bench` gives them (those left out keep their defaults).
+    public init(
+        deviceRate: Int = 48_000, deviceChannels: Int = 1, profile: String = "openai-realtime", chunkMs: Double = 20,
+        resampler: String = ResamplerChoice.default.rawValue, kernels: String = "best",
+        compatibility: PCMCompatibility = .standard, dither: Dither = .none, vad: VADConfiguration = VADConfiguration(),
+        withReference: Bool = false, jitter: JitterSettings = JitterSettings(), seconds: Double = 12,
+        iterations: Int? = nil, warmup: Int = 200, cpu: Int? = nil, budget: String? = nil, peers: Bool = true,
+        csvPath: String? = nil, plotPath: String? = nil
+    ) {
+        self.deviceRate = deviceRate
+        self.deviceChannels = deviceChannels
+        self.profile = profile
+        self.chunkMs = chunkMs
+        self.resampler = resampler
+        self.kernels = kernels
+        self.compatibility = compatibility
+        self.dither = dither
+        self.vad = vad
+        self.withReference = withReference
+        self.jitter = jitter
+        self.seconds = seconds
+        self.iterations = iterations
+        self.warmup = warmup
+        self.cpu = cpu
+        self.budget = budget
+        self.peers = peers
+        self.csvPath = csvPath
+        self.plotPath = plotPath
+    }
 }
 
 /// The bench as a job: options to `BenchSettings` (the profile, the resampler from the catalogue,
@@ -36,7 +66,9 @@ public enum BenchJob {
     public static func settings(_ o: BenchOptions) throws(AudioPipelineError) -> BenchSettings {
         let profile = try ProfileLoader.load(o.profile)
         var s = BenchSettings(profile: profile, profileName: o.profile)
-        (s.deviceRate, s.deviceChannels, s.chunkMilliseconds) = (o.deviceRate, o.deviceChannels, o.chunkMs)
+        s.deviceRate = o.deviceRate
+        s.deviceChannels = o.deviceChannels
+        s.chunkMilliseconds = o.chunkMs
         guard o.kernels == "best" || o.kernels == "portable" else {
             throw AudioPipelineError(.invalidConfiguration, "--kernels must be best or portable, not '\(o.kernels)'")
         }
@@ -48,12 +80,18 @@ public enum BenchJob {
         s.resampler = choice[0].factory(kernel: s.kernel)
         s.resamplerName = o.resampler + (s.kernel == .portable && o.resampler.hasPrefix("native") ? " portable" : "")
         s.peerResampler = ("src-fastest", ResamplerChoice.srcFastest.factory())
-        (s.compatibility, s.vad, s.withReference) = (o.compatibility, o.vad, o.withReference)
-        s.dither = o.dither ? .tpdf(seed: 1) : .none
+        s.compatibility = o.compatibility
+        s.vad = o.vad
+        s.withReference = o.withReference
+        s.dither = o.dither
         s.jitter = try o.jitter.configuration(sampleRate: profile.serverRate)
-        (s.seconds, s.iterations, s.warmup, s.peers) = (o.seconds, o.iterations, o.warmup, o.peers)
+        s.seconds = o.seconds
+        s.iterations = o.iterations
+        s.warmup = o.warmup
+        s.peers = o.peers
         if let rule = try ProfileLoader.template(o.profile)?.serverAudio {
-            (s.serverMessage, s.serverAudioPath) = ({ ExampleMessage.build(rule, base64: $0) }, rule.path)
+            s.serverMessage = { ExampleMessage.build(rule, base64: $0) }
+            s.serverAudioPath = rule.path
         }
         try s.validate()
         if let cpu = o.cpu, !(0...4095).contains(cpu) {
@@ -78,9 +116,11 @@ public enum BenchJob {
         }
         var report = try BenchRun.run(s, progress: progress)
         report.settings["cpu"] = pinned ?? "not pinned"
+        let verdict = BenchVerdict(budgets, report: report)
+        report.verdict = verdict
         if let path = o.csvPath { try ByteOutput.write(csv(report), to: path) }
         if let path = o.plotPath { try ByteOutput.write(BenchPlot.svg(report), to: path) }
-        return (report, BenchBudget.failures(budgets, in: report))
+        return (report, verdict.failures)
     }
 
     /// Reads a report `bench --json` wrote.

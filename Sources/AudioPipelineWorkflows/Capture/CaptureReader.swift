@@ -37,9 +37,30 @@ public final class CaptureReader {
                 path: path, what: "the captured session", maximumLineBytes: Self.maximumLineBytes)
             let head = try reader.peek(2048)
             if head.isEmpty { throw AudioPipelineError(.invalidData, "\(path): file is empty") }
+            if let kind = Self.audioContainer(head) {
+                throw AudioPipelineError(
+                    .invalidData,
+                    "\(path): is audio (\(kind)), not a captured session: give the messages a client sent or "
+                        + "received (JSON Lines, a HAR export, frame's .bin); to make messages from audio, use "
+                        + "audiopipe frame")
+            }
             format = Self.looksLikeHAR(head) ? .har : .jsonLines
             lines = reader
         }
+    }
+
+    /// The audio container a file starts like (its magic bytes), nil for anything else.
+    static func audioContainer(_ b: [UInt8]) -> String? {
+        func starts(_ magic: String, at offset: Int = 0) -> Bool {
+            b.count >= offset + magic.utf8.count && b[offset..<offset + magic.utf8.count].elementsEqual(magic.utf8)
+        }
+        if (starts("RIFF") || starts("RIFX") || starts("RF64")) && starts("WAVE", at: 8) { return "WAV" }
+        if starts("fLaC") { return "FLAC" }
+        if starts("OggS") { return "Ogg" }
+        if starts("FORM") && (starts("AIFF", at: 8) || starts("AIFC", at: 8)) { return "AIFF" }
+        if starts("caff") { return "CAF" }
+        if starts("ID3") { return "MP3" }
+        return nil
     }
 
     static func looksLikeHAR(_ b: [UInt8]) -> Bool {

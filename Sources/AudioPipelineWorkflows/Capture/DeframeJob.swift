@@ -50,8 +50,7 @@ public enum Deframer {
             throw AudioPipelineError(
                 .invalidData,
                 "\(input): no \(options.direction.rawValue) audio messages for profile \(report.profile) "
-                    + "(\(report.messages) messages read)"
-            )
+                    + "(\(report.messages) messages read)" + otherDirectionHint(input, options))
         }
         // Both outputs' contents first, then both put in place: a full disk under either leaves neither.
         do {
@@ -65,5 +64,23 @@ public enum Deframer {
         try writer.commit()
         try trace?.commit()
         return report
+    }
+
+    /// When a capture has no audio in the direction asked for but has some in the other (`frame`
+    /// writes the client's side; deframe decodes the server's by default), the option that reads it.
+    /// Only for a file that can be read again (not standard input or a pipe).
+    static func otherDirectionHint(_ input: String, _ options: DeframeOptions) -> String {
+        var st = stat()
+        guard input != "-", stat(input, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return "" }
+        var other = options
+        other.direction = options.direction == .server ? .client : .server
+        other.tracePath = nil
+        other.lenient = true
+        var found = 0
+        let walk = SessionWalk(input: input, options: other, needsTimes: false)
+        guard (try? walk.run({ if case .audio = $0 { found += 1 } })) != nil, found > 0 else { return "" }
+        let side = other.direction == .client ? "the client's, the mic" : "the server's, the agent"
+        return "; it holds \(found) \(other.direction.rawValue) audio messages (\(side)): give --direction "
+            + other.direction.rawValue
     }
 }

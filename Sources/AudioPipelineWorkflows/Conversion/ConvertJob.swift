@@ -56,7 +56,7 @@ public struct ConvertOptions: Sendable {
         if let type = type ?? OutputFileType(pathExtension: path) { return type }
         throw AudioPipelineError(
             .invalidConfiguration,
-            path == "-"
+            StandardOutput.isStandardOutput(path)
                 ? "writing to stdout needs --type (wav, flac or raw)"
                 : "cannot tell the output type from '\(path)': use a .wav, .flac or .raw name, or --type")
     }

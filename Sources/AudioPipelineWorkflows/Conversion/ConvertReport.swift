@@ -31,8 +31,8 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     public var framesOut: Int
     /// Float samples outside [-1, 1] saturated when quantising to PCM16.
     public var clippedSamples: Int
-    /// Samples that were NaN or infinite: in a float input (read as 0; a warning says so) or made
-    /// so on the way (quantised to 0).
+    /// Samples that were NaN or infinite: in a float input (NaN read as 0, ±inf as ±full scale; a
+    /// warning says so) or made so on the way (quantised to 0).
     public var nanSamples: Int
     /// The resampler's name; null when the rate was kept.
     @NullWhenAbsent public var resampler: String?
@@ -65,7 +65,9 @@ extension ConvertReport {
         if o.encoding == SampleEncoding.pcm16.rawValue {
             s += "\n  clipped \(clippedSamples) samples"
         }
-        if nanSamples > 0 { s += "\n  NaN or infinite: \(nanSamples) samples, written as 0" }
+        if nanSamples > 0 {
+            s += "\n  NaN or infinite: \(nanSamples) samples, written as 0 (NaN) or ±full scale (±inf)"
+        }
         s += String(
             format: "\n  %.3f s, %.0f× realtime", elapsedSeconds, elapsedSeconds > 0 ? inputSeconds / elapsedSeconds : 0
         )

@@ -16,7 +16,20 @@ public struct FrameOptions: Sendable {
     /// A truncated input is an error instead of a warning.
     public var strict = false
 
-    public init(profile: WireProfile) { self.profile = profile }
+    public init(
+        profile: WireProfile, chunkMilliseconds: Double = 20, lastChunk: Chunker<Int16>.LastChunk = .emitShort,
+        compatibility: PCMCompatibility = .standard, resampler: ResamplerChoice = .default, commit: Bool = false,
+        control: Bool = false, strict: Bool = false
+    ) {
+        self.profile = profile
+        self.chunkMilliseconds = chunkMilliseconds
+        self.lastChunk = lastChunk
+        self.compatibility = compatibility
+        self.resampler = resampler
+        self.commit = commit
+        self.control = control
+        self.strict = strict
+    }
 }
 
 /// Turns an audio file into exactly the messages a client of `profile` sends, through the core's

@@ -27,7 +27,11 @@ public enum ProfileLoader {
         guard let b = WireProfile.BuiltIn(rawValue: name) else {
             throw AudioPipelineError(.invalidConfiguration, "--profile: unknown profile '\(name)'. \(help)")
         }
-        return try WireProfile.builtIn(b, rate: rate)
+        do {
+            return try WireProfile.builtIn(b, rate: rate)
+        } catch {
+            throw rate == nil ? error : AudioPipelineError(error.code, "--rate: \(error.message)")
+        }
     }
 
     /// The template a `custom:FILE` name points to, read and decoded; nil for a built-in name.

@@ -6,7 +6,8 @@ import Foundation
 /// - A regular file (or a path that does not exist yet) is written to a temporary file beside it,
 ///   `.NAME.tmp-PID-RANDOM`, and renamed onto it by `commit()`: until then an existing file is
 ///   untouched, and a job that fails (or is interrupted, see `TemporaryFiles`) leaves nothing behind.
-/// - `-` is standard output, written directly.
+/// - `-` is standard output, written directly; so is any other name of it (`/dev/stdout`, a link to
+///   it: `StandardOutput`), which is never renamed over.
 /// - An existing path that is not a regular file — a FIFO, a character device such as `/dev/null`,
 ///   `/dev/stdout`, or a symlink to one — is opened and written directly, never renamed over (renaming
 ///   would replace the device with a regular file).
@@ -30,7 +31,7 @@ public final class AtomicOutput: @unchecked Sendable {
     /// writable, naming the path.
     public init(path: String) throws(AudioPipelineError) {
         self.path = path
-        if path == "-" {
+        if StandardOutput.isStandardOutput(path) {
             fileDescriptor = STDOUT_FILENO
             ownsDescriptor = false
             temporaryPath = nil
@@ -132,6 +133,14 @@ public final class AtomicOutput: @unchecked Sendable {
 public enum TemporaryFiles {
     nonisolated(unsafe) private static var paths: Set<String> = []
     private static let lock = NSLock()
+    /// While `publishingLast` runs on a thread: the outputs its job finished there, in order, not yet
+    /// renamed (per thread, so other work of the process — a batch's workers, tests run in parallel —
+    /// publishes as ever).
+    nonisolated(unsafe) private static var heldByThread: [ObjectIdentifier: [(temporary: String, target: String)]] = [:]
+    private static var held: [(temporary: String, target: String)]? {
+        get { heldByThread[ObjectIdentifier(Thread.current)] }
+        set { heldByThread[ObjectIdentifier(Thread.current)] = newValue }
+    }
 
     public static func register(_ path: String) {
         lock.lock()
@@ -145,12 +154,77 @@ public enum TemporaryFiles {
         lock.unlock()
     }
 
-    /// Renames a registered temporary file or directory onto `target` and forgets it.
+    /// Renames a registered temporary file or directory onto `target` and forgets it (inside
+    /// `publishingLast`: once its job and report are done). Never after a signal arrived: the run
+    /// ends as interrupted instead (`Interruption`), so an output finished while the signal was on its
+    /// way is not left behind.
     public static func publish(_ temporary: String, as target: String) throws(AudioPipelineError) {
         lock.lock()
         defer { lock.unlock() }
+        if let signal = Interruption.received { exitRemovingAll(signal) }
+        if held != nil { return held!.append((temporary, target)) }
+        try rename(temporary, target)
+    }
+
+    /// Runs `job` — a command's work and its report — holding back the outputs it commits on this
+    /// thread, then publishes them; when `job` throws (a report that cannot be written: a full disk, a closed
+    /// standard output), removes them instead. So a run that fails at its last step leaves nothing,
+    /// as one that fails earlier (`holding` false: as ever). A batch inside publishes its files one
+    /// by one (`publishingEach`).
+    public static func publishingLast<T>(when holding: Bool = true, _ job: () throws -> T) throws -> T {
+        guard holding else { return try job() }
+        lock.lock()
+        held = []
+        lock.unlock()
+        let result: T
+        do {
+            result = try job()
+        } catch {
+            lock.lock()
+            for h in held ?? [] {
+                paths.remove(h.temporary)
+                try? FileManager.default.removeItem(atPath: h.temporary)
+            }
+            held = nil
+            lock.unlock()
+            throw error
+        }
+        lock.lock()
+        defer { lock.unlock() }
+        if let signal = Interruption.received { exitRemovingAll(signal) }
+        let outputs = held ?? []
+        held = nil
+        for (k, h) in outputs.enumerated() {
+            do { try rename(h.temporary, h.target) } catch {
+                for later in outputs[(k + 1)...] {
+                    paths.remove(later.temporary)
+                    try? FileManager.default.removeItem(atPath: later.temporary)
+                }
+                throw error
+            }
+        }
+        return result
+    }
+
+    /// Runs `body` publishing each output as it is committed, also inside `publishingLast`: a batch's
+    /// files are done one by one (its results file says which), whatever happens to the rest.
+    public static func publishingEach<T>(_ body: () throws(AudioPipelineError) -> T) throws(AudioPipelineError) -> T {
+        lock.lock()
+        let saved = held
+        held = nil
+        lock.unlock()
+        defer {
+            lock.lock()
+            held = saved
+            lock.unlock()
+        }
+        return try body()
+    }
+
+    /// Renames a temporary output onto its target (the lock held), or removes it and says why not.
+    private static func rename(_ temporary: String, _ target: String) throws(AudioPipelineError) {
         paths.remove(temporary)
-        guard rename(temporary, target) == 0 else {
+        guard Foundation.rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(atPath: temporary)
             throw AudioPipelineError(.outputFailed, "\(target): cannot move the finished output into place: \(reason)")
@@ -169,6 +243,16 @@ public enum TemporaryFiles {
     /// the process (a signal), so nothing can be published after it.
     public static func removeAllAndHold() {
         lock.lock()
+        removeAll()
+    }
+
+    /// Removes every temporary output (the lock held) and ends the process as interrupted by `signal`.
+    private static func exitRemovingAll(_ signal: Int32) -> Never {
+        removeAll()
+        _exit(128 + signal)
+    }
+
+    private static func removeAll() {
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
         paths.removeAll()
     }

@@ -23,14 +23,14 @@ public enum InputCheck {
 }
 
 extension InputCheck {
-    /// A warning when the file held NaN or infinite samples (read as 0); with `strict`, an error.
-    /// Call after reading: the reader counts them as they pass.
+    /// A warning when the file held NaN or infinite samples (NaN read as 0, ±inf as ±full scale);
+    /// with `strict`, an error. Call after reading: the reader counts them as they pass.
     public static func nonFinite(_ reader: AudioFileReader, strict: Bool) throws(AudioPipelineError) -> String? {
         guard let first = reader.firstNonFiniteFrame else { return nil }
         let at = NumberText.seconds(reader.format.sampleRate.seconds(frames: first))
         let message =
             "\(reader.displayName): \(reader.nonFiniteSamples) samples are NaN or infinite (the first at \(at) s); "
-            + "they were read as 0"
+            + "they were read as 0 (NaN) and ±full scale (±inf)"
         return try verdict(message, strict: strict)
     }
 }

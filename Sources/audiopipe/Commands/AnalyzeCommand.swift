@@ -9,7 +9,7 @@ struct Analyze: ParsableCommand {
         abstract: "Measure processing stages on this machine.",
         subcommands: [AnalyzeResampler.self])
 
-    func run() throws { throw ValidationError("choose a subcommand: analyze resampler") }
+    func run() throws { throw UsageError(missingSubcommandOf: Self.self) }
 }
 
 struct AnalyzeResampler: ParsableCommand {

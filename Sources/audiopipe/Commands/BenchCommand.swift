@@ -7,24 +7,25 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure the mic and speaker paths per chunk on this machine, with your settings.",
         discussion: """
-            Latency per chunk per path and stage, × realtime, CPU share, allocations (glibc; else null), \
-            beside the common client code. Exit 1 over a --budget; `bench compare BASE NEW`: exit 1 on a \
-            regression beyond the runs' spread.
+            Latency per chunk per path and stage (indented under what it is part of; the share of the \
+            path's total), × realtime at the p50, allocations (glibc; else null), beside the common \
+            client code; then the verdict: each --budget met or not (exit 1 when over) and whether \
+            each path keeps up with real time. `bench compare BASE NEW`: exit 1 on a regression \
+            beyond both runs' noise.
+              audiopipe bench --budget 'mic.p99<1ms,speaker.p99<2ms' --plot latency.svg
             """,
-        subcommands: [BenchMeasureCommand.self, BenchCompare.self], defaultSubcommand: BenchMeasureCommand.self)
-}
-
-struct BenchMeasureCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "run", abstract: "Measure (the default).")
+        subcommands: [BenchCompare.self])
 
     @Option(parsing: .number, help: "Device sample rate, Hz.") var deviceRate = 48_000
     @Option(parsing: .number, help: "Device channels (interleaved).") var deviceChannels = 1
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
-    @Option(parsing: .number, help: "Audio per message, ms.") var chunkMs = 20.0
+    @Option(parsing: .number, help: ChunkOption.help) var chunkMs = 20.0
     @Option(help: "Resampler: \(resamplerNames).") var resampler = "native-high"
     @Option(help: "best (vector kernels where the CPU has them) or portable (Swift).") var kernels = "best"
     @Option(help: "Float32 ↔ PCM16 convention: standard or ios.") var compat: PCMCompatibility = .standard
-    @Flag(help: "TPDF dither on the mic's Float32 → PCM16.") var dither = false
+    @Option(help: "Dither for float -> pcm16: none or tpdf (triangular, ±1 LSB).") var dither: DitherOption = .none
+    @Option(parsing: .number, help: "Seed of the TPDF dither (the same seed, the same output).") var ditherSeed:
+        UInt64 = 1
     @Flag(help: "The VAD also gets the far-end reference (barge-in).") var withReference = false
     @Option(parsing: .number, help: "Seconds of measuring, over all rows.") var duration = 12.0
     @Option(parsing: .number, help: "Chunks per row (instead of --duration).") var iterations: Int?
@@ -33,25 +34,25 @@ struct BenchMeasureCommand: ParsableCommand {
     @Option(help: "Exit 1 when over, e.g. 'mic.p99<1ms,speaker.decode.p50<2us'.") var budget: String?
     @Flag(help: "Only ours, not the common client code beside it.") var noPeers = false
     @Option(help: "Also write the rows as CSV.") var csv: String?
-    @Option(help: "Also draw the per-chunk latency distributions (SVG).") var plot: String?
+    @Option(help: "Also draw the per-chunk latency distributions, per path and stage (SVG).") var plot: String?
+    @Flag(help: "Every column (p90, chunks/s, CPU, core, spread, batch); by default rows fit 100 columns.")
+    var wide = false
     @OptionGroup var vad: VADParameterOptions
     @OptionGroup var buffer: JitterBufferOptions
     @OptionGroup var output: OutputOptions
 
     func run() throws {
-        var o = BenchOptions()
-        (o.deviceRate, o.deviceChannels, o.profile, o.chunkMs) = (deviceRate, deviceChannels, profile, chunkMs)
-        (o.resampler, o.kernels, o.compatibility, o.dither) = (resampler, kernels, compat, dither)
-        (o.vad, o.withReference, o.jitter, o.peers) = (
-            try vad.configuration(), withReference, buffer.settings, !noPeers
-        )
-        (o.seconds, o.iterations, o.warmup, o.cpu, o.budget) = (duration, iterations, warmup, cpu, budget)
-        (o.csvPath, o.plotPath) = (csv, plot)
+        let o = BenchOptions(
+            deviceRate: deviceRate, deviceChannels: deviceChannels, profile: profile, chunkMs: chunkMs,
+            resampler: resampler, kernels: kernels, compatibility: compat,
+            dither: dither == .tpdf ? .tpdf(seed: ditherSeed) : .none, vad: try vad.configuration(),
+            withReference: withReference, jitter: buffer.settings, seconds: duration, iterations: iterations,
+            warmup: warmup, cpu: cpu, budget: budget, peers: !noPeers, csvPath: csv, plotPath: plot)
         let bar = output.progressBar()
         let (report, failures) = try BenchJob.run(o) { p in bar.update { _ in "bench: \(p) path …" } }
         bar.finish()
         try ReportPrinter(output, dataOutputs: [csv, plot]).print(
-            report, text: BenchText.render(report, warnings: false))
+            report, text: BenchText.render(report, warnings: false, wide: wide))
         failures.forEach { Terminal.error("budget exceeded: " + $0) }
         if !failures.isEmpty { throw FailureExit(status: .checkFailed) }
     }

@@ -35,6 +35,12 @@ struct Convert: ParsableCommand {
     @OptionGroup var batch: BatchArguments
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        if paths.count == 1 && outputDirectory == nil && !batch.optionGiven && !BatchSelection.isDirectory(paths[0]) {
+            throw ValidationError("give IN OUT, or the inputs and -o DIR")
+        }
+    }
+
     func run() throws {
         var options = ConvertOptions()
         options.sampleRate = try ConvertOptions.rate(rate)
@@ -51,8 +57,8 @@ struct Convert: ParsableCommand {
                 digest: "convert", options, rawFormat as Any, report: output,
                 job: BatchJobs.convert(options, raw: rawFormat))
         }
-        guard paths.count == 2 else { throw ValidationError("give IN OUT, or the inputs and -o DIR") }
-        let (input, outputPath) = (paths[0], paths[1])
+        let input = paths[0]
+        let outputPath = paths[1]
         options.type = try ConvertOptions.outputType(path: outputPath, type: type)
         let bar = output.progressBar()
         defer { bar.finish() }

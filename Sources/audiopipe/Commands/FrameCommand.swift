@@ -16,8 +16,10 @@ struct Frame: ParsableCommand {
 
     @Argument(help: "Input audio file ('-' for standard input), or a batch's inputs.") var inputs: [String] = []
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile: String
-    @Option(parsing: .number, help: "Chunk duration, ms.") var chunkMs: Double = 20
-    @Option(parsing: .number, help: "Client rate, for profiles that let the client choose (atoms, deepgram).") var rate:
+    @Option(parsing: .number, help: ChunkOption.help) var chunkMs: Double = 20
+    @Option(
+        parsing: .number,
+        help: "Client rate, where the profile lets the client choose (atoms, deepgram; default: its own).") var rate:
         Int?
     @Option(help: "Last partial chunk: short, pad or drop.") var last: Chunker<Int16>.LastChunk = .emitShort
     @Option(help: "PCM conversion convention: standard or ios.") var compat: PCMCompatibility = .standard
@@ -29,14 +31,12 @@ struct Frame: ParsableCommand {
     @OptionGroup var batch: BatchArguments
     @OptionGroup var output: OutputOptions
 
-    func validate() throws {
-        guard chunkMs > 0, chunkMs <= 60_000 else { throw ValidationError("--chunk-ms must be in (0, 60000]") }
-    }
+    func validate() throws { try ChunkOption.check(chunkMs) }
 
     func run() throws {
-        var options = FrameOptions(profile: try ProfileLoader.load(profile, rate: rate))
-        (options.chunkMilliseconds, options.lastChunk, options.compatibility) = (chunkMs, last, compat)
-        (options.resampler, options.commit, options.control, options.strict) = (resampler, commit, control, raw.strict)
+        let options = FrameOptions(
+            profile: try ProfileLoader.load(profile, rate: rate), chunkMilliseconds: chunkMs, lastChunk: last,
+            compatibility: compat, resampler: resampler, commit: commit, control: control, strict: raw.strict)
         let rawFormat = try raw.rawFormat()
         if batch.isBatch(inputs, output: nil) {
             return try batch.run(

@@ -7,7 +7,7 @@ struct Jitter: ParsableCommand {
         abstract: "Jitter buffer: replay arrival traces and captured sessions through it.",
         subcommands: [JitterSimulate.self, JitterPlay.self])
 
-    func run() throws { throw ValidationError("choose a subcommand: jitter simulate or jitter play") }
+    func run() throws { throw UsageError(missingSubcommandOf: Self.self) }
 }
 
 struct JitterSimulate: ParsableCommand {

@@ -33,3 +33,13 @@ extension SingleValueParsingStrategy {
     /// option uses it.
     static var number: SingleValueParsingStrategy { .unconditional }
 }
+
+/// `--chunk-ms`: one meaning (audio per message) and one range wherever it is taken.
+enum ChunkOption {
+    static let help = ArgumentHelp("Audio per message, ms (\(OptionHelp.chunkRange)).")
+    static func check(_ ms: Double) throws {
+        if !CapturePath.Configuration.chunkMillisecondsRange.contains(ms) {
+            throw ValidationError("--chunk-ms must be in \(OptionHelp.chunkRange) ms, not \(ms)")
+        }
+    }
+}

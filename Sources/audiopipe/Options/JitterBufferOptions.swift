@@ -9,16 +9,13 @@ struct JitterBufferOptions: ParsableArguments {
         0.95
     @Option(parsing: .number, help: "Most audio the buffer holds, s (more overflows, counted).") var capacityS: Double =
         120
-    @Option(parsing: .number, help: "Adaptive: wait for a hole until delay ≥ target + this, ms.") var holeWaitMs:
-        Double?
-    @Option(parsing: .number, help: "Adaptive: added to the jitter quantile, ms.") var marginMs: Double?
-    @Option(parsing: .number, help: "Adaptive: longest stall above the recent delay before playing on, ms.")
-    var maxStallMs: Double?
-    @Option(parsing: .number, help: "Adaptive: window of the jitter statistics, s.") var historyS: Double?
-    @Option(parsing: .number, help: "Adaptive: window of the baseline (sliding minimum delay), s.") var baselineS:
-        Double?
-    @Option(parsing: .number, help: "Adaptive: accelerate above target + this, ms.") var accelerateMs: Double?
-    @Option(parsing: .number, help: "Adaptive: decelerate below target − this, ms.") var decelerateMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.holeWaitMs)) var holeWaitMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.marginMs)) var marginMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.maxStallMs)) var maxStallMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.historyS)) var historyS: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.baselineS)) var baselineS: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.accelerateMs)) var accelerateMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Jitter.decelerateMs)) var decelerateMs: Double?
 
     var settings: JitterSettings {
         JitterSettings(

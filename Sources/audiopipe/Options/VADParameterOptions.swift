@@ -6,20 +6,17 @@ import AudioPipelineWorkflows
 /// `--param NAME=VALUE` for any parameter by its JSON name (each overrides what came before).
 struct VADParameterOptions: ParsableArguments {
     @Option(help: "JSON file with parameters (what `vad tune` writes).") var config: String?
-    @Option(parsing: .number, help: "Frame length: 10, 20 or 30 ms.") var frameMs: Double?
-    @Option(parsing: .number, help: "Speech starts this many dB above noise floor (+ expected echo).") var enterDb:
-        Double?
-    @Option(parsing: .number, help: "Speech continues while at least this many dB above.") var exitDb: Double?
-    @Option(parsing: .number, help: "Hold speech this long after the level drops, ms.") var hangoverMs: Double?
-    @Option(parsing: .number, help: "Speech must last this long before it is declared, ms.") var minSpeechMs: Double?
-    @Option(parsing: .number, help: "Never speech below this band-limited level, dBFS.") var absoluteDbfs: Double?
-    @Option(parsing: .number, help: "Noise floor = this quantile of recent frame energies.") var floorQuantile: Double?
-    @Option(parsing: .number, help: "Window of the noise floor, s.") var floorWindowS: Double?
-    @Option(parsing: .number, help: "With --reference: expected echo raised by at most this much, dB.")
-    var echoMarginDb: Double?
-    @Option(parsing: .number, help: "With --align: move onsets this much earlier, ms.") var prerollMs: Double?
-    @Option(parsing: .number, help: "Speech only within this many dB of the loudest recent (0: off).") var talkerGateDb:
-        Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.frameMs)) var frameMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.enterDb)) var enterDb: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.exitDb)) var exitDb: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.hangoverMs)) var hangoverMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.minSpeechMs)) var minSpeechMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.absoluteDbfs)) var absoluteDbfs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.floorQuantile)) var floorQuantile: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.floorWindowS)) var floorWindowS: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.echoMarginDb)) var echoMarginDb: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.prerollMs)) var prerollMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VAD.talkerGateDb)) var talkerGateDb: Double?
     @Option(
         name: .customLong("param"),
         help: ArgumentHelp(

@@ -3,7 +3,8 @@ import AudioPipelineWorkflows
 import Foundation
 
 /// The one rule for reports: on stdout, or on stderr when the command writes data to stdout (an
-/// output given as `-`); JSON with `--json`, the human text otherwise, nothing with `--quiet`.
+/// output given as `-`, `/dev/stdout` or a link to it: `StandardOutput`); JSON with `--json`, the
+/// human text otherwise, nothing with `--quiet`.
 struct ReportPrinter {
     let options: OutputOptions
     /// Standard error when a data output of the command is standard output, else standard output.
@@ -11,7 +12,7 @@ struct ReportPrinter {
 
     init(_ options: OutputOptions, dataOutputs: [String?] = []) {
         self.options = options
-        fd = dataOutputs.contains("-") ? STDERR_FILENO : STDOUT_FILENO
+        fd = StandardOutput.any(dataOutputs) ? STDERR_FILENO : STDOUT_FILENO
     }
 
     /// The report's warnings as notes, then the report.

@@ -1,0 +1,75 @@
+import AudioPipelineCore
+
+/// Help of the CLI's options whose value, when left out, comes from a configuration (the VAD's
+/// parameters, the jitter buffer's), with that default taken from the code — "(default: 10 dB)" —
+/// so help and code cannot disagree.
+public enum OptionHelp {
+    /// `VADParameterOptions` (vad detect, vad tune, bench, session simulate).
+    public enum VAD {
+        public static let frameMs = "Frame length: 10, 20 or 30 ms \(vad("frame_ms"))."
+        public static let enterDb =
+            "Speech starts this many dB above noise floor (+ expected echo) \(vad("enter_db", "dB"))."
+        public static let exitDb = "Speech continues while at least this many dB above \(vad("exit_db", "dB"))."
+        public static let hangoverMs = "Hold speech this long after the level drops, ms \(vad("hangover_ms"))."
+        public static let minSpeechMs = "Speech must last this long before it is declared, ms \(vad("min_speech_ms"))."
+        public static let absoluteDbfs = "Never speech below this band-limited level, dBFS \(vad("absolute_dbfs"))."
+        public static let floorQuantile =
+            "Noise floor = this quantile of recent frame energies \(vad("floor_quantile"))."
+        public static let floorWindowS = "Window of the noise floor, s \(vad("floor_window_s"))."
+        public static let echoMarginDb =
+            "With --reference: expected echo raised by at most this much, dB \(vad("echo_margin_db"))."
+        public static let prerollMs = "With --align: move onsets this much earlier, ms \(vad("preroll_ms"))."
+        public static let talkerGateDb =
+            "Speech only within this many dB of the loudest recent, 0: off \(vad("talker_gate_db"))."
+    }
+
+    /// `JitterBufferOptions` (jitter simulate and play, bench, session simulate): the adaptive policy's
+    /// settings.
+    public enum Jitter {
+        public static let holeWaitMs =
+            "Adaptive: wait for a hole until delay ≥ target + this, ms \(jitter(\.holeWait))."
+        public static let marginMs = "Adaptive: added to the jitter quantile, ms \(jitter(\.margin, tick: true))."
+        public static let maxStallMs =
+            "Adaptive: longest stall above the recent delay before playing on, ms \(jitter(\.maximumStall))."
+        public static let historyS =
+            "Adaptive: window of the jitter statistics, s \(jitter(\.historyWindow, seconds: true))."
+        public static let baselineS =
+            "Adaptive: window of the baseline (sliding minimum delay), s \(jitter(\.baselineWindow, seconds: true))."
+        public static let accelerateMs =
+            "Adaptive: accelerate above target + this, ms \(jitter(\.accelerateThreshold, tick: true))."
+        public static let decelerateMs =
+            "Adaptive: decelerate below target − this, ms \(jitter(\.decelerateThreshold, tick: true))."
+    }
+
+    /// A VAD parameter's default, by its JSON name, from `VADConfiguration()`.
+    public static func vad(_ name: String, _ unit: String = "") -> String {
+        text(VADConfiguration()[name] ?? .nan, unit)
+    }
+
+    /// A jitter-buffer setting's default (`JitterBuffer.Configuration` at the default tick), in ms or
+    /// (`seconds`) s; `tick`: it follows --tick-ms, and the help says so.
+    public static func jitter(
+        _ key: KeyPath<JitterBuffer.Configuration, Int>, seconds: Bool = false, tick: Bool = false
+    ) -> String {
+        let ticked = JitterSettings().tickMs
+        let c = JitterBuffer.Configuration(sampleRate: 1_000_000, tickMilliseconds: ticked)  // a sample a µs
+        let v = Double(c[keyPath: key]) / (seconds ? 1e6 : 1e3)
+        return text(v, tick ? "at --tick-ms \(number(ticked)); it follows the tick" : "")
+    }
+
+    /// The one range of `--chunk-ms` (frame, bench, session simulate), as the help and errors give it.
+    public static let chunkRange =
+        "\(number(CapturePath.Configuration.chunkMillisecondsRange.lowerBound))…"
+        + "\(number(CapturePath.Configuration.chunkMillisecondsRange.upperBound))"
+
+    /// "a, b or c".
+    public static func list(_ names: [String]) -> String {
+        names.count > 1 ? names.dropLast().joined(separator: ", ") + " or " + names.last! : names.joined()
+    }
+
+    static func text(_ v: Double, _ unit: String) -> String {
+        "(default: \(number(v))\(unit.isEmpty ? "" : " " + unit))"
+    }
+
+    static func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e9 ? String(Int(v)) : String(v) }
+}
