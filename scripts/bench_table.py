@@ -2,7 +2,12 @@
 """Parses package-benchmark's text output into rows: benchmark, metric, unit, p0…p100.
 
 Usage: bench_table.py OUTPUT.txt                      p50/p99 wall clock per benchmark
-       bench_table.py --check-allocations OUTPUT.txt  exit 1 if an AudioPipeline stage allocated
+       bench_table.py --check-allocations OUTPUT.txt [--flagged FILE]
+                                                      exit 1 if an AudioPipeline stage allocated
+                                                      (FILE: their names, one per line, then a
+                                                      peer that allocated)
+       bench_table.py --allocated NAME OUTPUT.txt     exit 0 if NAME allocated nothing, 1 if it did,
+                                                      2 if not measured or no peer allocated
 Values keep package-benchmark's units; 'Time (wall clock) (μs)' becomes metric 'wall', unit 'μs'.
 """
 import re
@@ -68,8 +73,10 @@ def exempt(name):
     return " peer " in f" {name} " or "(allocates)" in name
 
 
-def check_allocations(rows):
-    checked, bad, peers_allocating = 0, [], 0
+def check_allocations(rows, flagged_path=None):
+    """Exit status 1 when a stage allocated (or nothing was measured). With `flagged_path`, the
+    allocating stages' names are written there, one per line, for a rerun to confirm."""
+    checked, bad, names, peers_allocating = 0, [], [], 0
     for r in rows:
         if r["metric"] == "mallocs" and exempt(r["benchmark"]) and r["p100"] > 0:
             peers_allocating += 1
@@ -78,6 +85,7 @@ def check_allocations(rows):
         checked += 1
         if r["p100"] > 0:
             bad.append(f'{r["benchmark"]}: {r["p100"]:.0f} mallocs in one measured iteration')
+            names.append(r["benchmark"])
     if checked == 0:
         print("check-allocations: no AudioPipeline benchmark found in the output", file=sys.stderr)
         return 1
@@ -86,15 +94,34 @@ def check_allocations(rows):
         # counted (package-benchmark's malloc interposer not preloaded), so a clean result means nothing.
         print("check-allocations: no peer allocated either: malloc counting is not working", file=sys.stderr)
         return 1
+    if flagged_path:
+        # The flagged stages, then (last line) a peer that allocated: a rerun runs it too, to show
+        # that mallocs were counted there.
+        peer = next(r["benchmark"] for r in rows if r["metric"] == "mallocs" and exempt(r["benchmark"]) and r["p100"] > 0)
+        with open(flagged_path, "w", encoding="utf-8") as f:
+            f.writelines(n + "\n" for n in names + [peer] if names)
     for b in bad:
         print("allocation on the hot path: " + b, file=sys.stderr)
     print(f"check-allocations: {checked} AudioPipeline stages measured, {len(bad)} allocated in steady state")
     return 1 if bad else 0
 
 
+def allocated(rows, name):
+    """0: `name` was measured and allocated nothing; 1: it allocated; 2: it was not measured, or no
+    peer in the output allocated (malloc counting not working)."""
+    mallocs = [r["p100"] for r in rows if r["metric"] == "mallocs" and r["benchmark"] == name]
+    peers = [r for r in rows if r["metric"] == "mallocs" and exempt(r["benchmark"]) and r["p100"] > 0]
+    if not mallocs or not peers:
+        return 2
+    return 1 if mallocs[0] > 0 else 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--allocated":
+        sys.exit(allocated(parse(open(sys.argv[3], encoding="utf-8").read()), sys.argv[2]))
     if sys.argv[1] == "--check-allocations":
-        sys.exit(check_allocations(parse(open(sys.argv[2], encoding="utf-8").read())))
+        flagged = sys.argv[4] if len(sys.argv) > 4 and sys.argv[3] == "--flagged" else None
+        sys.exit(check_allocations(parse(open(sys.argv[2], encoding="utf-8").read()), flagged))
     rows = parse(open(sys.argv[1], encoding="utf-8").read())
     for r in rows:
         if r["metric"] == "wall":

@@ -4,11 +4,12 @@ output (`make test-bench-report`, CI). If package-benchmark changes its table fo
 instead of `make bench-report` writing a report with empty tables."""
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_report  # noqa: E402
-from bench_table import check_allocations, parse  # noqa: E402
+from bench_table import allocated, check_allocations, parse  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOALS = os.path.join(ROOT, "Benchmarks", "goals.json")
@@ -203,6 +204,27 @@ class AllocationCheckTests(unittest.TestCase):
         raw = PREAMBLE + table("Base64 encode 640B AudioPipeline vector", 68, 125) + \
             table("Base64 encode 640B peer Foundation", 436, 703, mallocs=0)
         self.assertEqual(check_allocations(parse(raw)), 1)
+
+    def test_flagged_file_names_the_stages_then_a_peer(self):
+        raw = PREAMBLE + table("Base64 encode 640B AudioPipeline vector", 68, 125, mallocs=2) + \
+            table("Base64 encode 640B peer Foundation", 436, 703, mallocs=1)
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "flagged")
+            self.assertEqual(check_allocations(parse(raw), path), 1)
+            with open(path, encoding="utf-8") as f:
+                self.assertEqual(f.read().splitlines(),
+                                 ["Base64 encode 640B AudioPipeline vector", "Base64 encode 640B peer Foundation"])
+
+    def test_allocated_tells_a_rerun_apart(self):
+        peer = table("Base64 encode 640B peer Foundation", 436, 703, mallocs=1)
+        clean = PREAMBLE + table("Resample 1s 16k->24k native-fast", 68, 125) + peer
+        again = PREAMBLE + table("Resample 1s 16k->24k native-fast", 68, 125, mallocs=1) + peer
+        self.assertEqual(allocated(parse(clean), "Resample 1s 16k->24k native-fast"), 0)
+        self.assertEqual(allocated(parse(again), "Resample 1s 16k->24k native-fast"), 1)
+        # Not measured, or measured without malloc counting (no peer allocated): proves nothing.
+        self.assertEqual(allocated(parse(clean), "Resample 1s 48k->16k native-fast"), 2)
+        no_peer = PREAMBLE + table("Resample 1s 16k->24k native-fast", 68, 125)
+        self.assertEqual(allocated(parse(no_peer), "Resample 1s 16k->24k native-fast"), 2)
 
 
 if __name__ == "__main__":
