@@ -102,7 +102,7 @@ private func outcome(_ enter: Double, _ files: [VADScoring.Counts]) -> VADSweep.
         var c = VADConfiguration()
         c.enterThreshold = 8
         #expect(
-            VADTuner.edgeWarnings(grid, c) == [
+            VADTuner.edgeWarnings(grid, VADSweep.Setting(configuration: c, values: [:])) == [
                 "enter_db chose the lowest value swept, 8: extend the grid below",
                 "exit_db chose the lowest value swept, 1.5: extend the grid below",
             ])

@@ -3,8 +3,9 @@
 ///
 /// Decoding starts from the defaults (`VADConfiguration()`), so a missing key keeps its default;
 /// an unknown key is an error that names it (a typo is not silently ignored); `_comment`,
-/// `_best_effort`, `scores` and `version` are ignored, so a best.json written by `vad tune` reads
-/// back as is.
+/// `_best_effort`, `scores`, `version` and `barge_in` (the client's barge-in policy, which
+/// `session simulate --config` reads) are ignored, so a best.json written by `vad tune` reads back
+/// as is.
 /// Decoding checks names and types, not ranges: `validate()` does that (and `EnergyVAD` calls it).
 /// Encoding writes every parameter. Standard-library Codable only: the core stays Foundation-free.
 extension VADConfiguration: Codable {
@@ -17,9 +18,9 @@ extension VADConfiguration: Codable {
     }
 
     /// Keys a configuration file may hold besides the parameters: a note, the mark of a best-effort
-    /// choice (one that breaks the tuning's constraints), the scores `vad tune` reached with it, and
-    /// a format version.
-    static let ignoredKeys: Set<String> = ["_comment", "_best_effort", "scores", "version"]
+    /// choice (one that breaks the tuning's constraints), the scores `vad tune` reached with it, a
+    /// format version, and the client's barge-in policy (not the detector's).
+    static let ignoredKeys: Set<String> = ["_comment", "_best_effort", "scores", "version", "barge_in"]
 
     public init(from decoder: any Decoder) throws {
         self.init()

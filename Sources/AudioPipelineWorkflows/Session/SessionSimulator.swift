@@ -194,62 +194,43 @@ struct SessionSyntheticPlayout {
 /// Recorded mode's loudspeaker: the played reference, read block by block. Its responses are split
 /// at pauses of `responseGapMs` (from its frame levels); a barge-in fades the agent out (5 ms) and
 /// keeps it silent until the reference starts a new phrase (after a pause of at least
-/// `phraseGapMs`) while the VAD no longer hears the user: the agent answering after the
+/// `RecordedResponses.phraseGapMs`) while the VAD no longer hears the user: the agent answering after the
 /// interruption, as a new response. So every user onset of the recording meets an agent that is
 /// still, or again, talking, as in the conversation recorded.
 struct SessionRecordedPlayout {
     let engine: SessionEngine
     let reference: SessionSignal
     let configuration: SessionConfiguration
-    static let phraseGapMs = 250.0
 
     func run() throws(AudioPipelineError) -> Int {
         let D = engine.deviceRate
-        let levels = reference.frameLevels(rate: D)
         let count = reference.count
-        let responses = ResponseSplitter.split(levels: levels, count: count, gapMs: configuration.responseGapMs)
-        let phraseStarts = ResponseSplitter.split(levels: levels, count: count, gapMs: Self.phraseGapMs)
-            .map(\.lowerBound)
+        var tracker = RecordedResponses(
+            levels: reference.frameLevels(rate: D), count: count, responseGapMs: configuration.responseGapMs)
         let source = try reference.reader()
         let fade = max(1, D / 200)
         let tickFrames = Double(D) * configuration.jitter.tickMs / 1000
         var played = [Float](repeating: 0, count: Int(tickFrames.rounded(.up)) + 1)
         var heard = played
-        var mutedFrom: Int?  // device sample where the fade began
-        var id: Int64 = -1
-        var idStart = 0  // device sample where response `id` began to play
-        var lastResponse: Int?
         var k = 0
         var position = 0
-        var nextPhrase = 0
-        var nextResponse = 0  // the responses before it ended before this tick
         while position < count {
             k += 1
             let end = min(count, Int((Double(k) * tickFrames).rounded()))
             let n = end - position
-            let r = Self.response(holdingEndsOf: position..<end, in: responses, from: &nextResponse)
-            var newPhrase = false
-            while nextPhrase < phraseStarts.count && phraseStarts[nextPhrase] < end {
-                newPhrase = true
-                nextPhrase += 1
-            }
-            if let r, r != lastResponse || (mutedFrom != nil && newPhrase && !engine.userSpeaking) {
-                id += 1  // a new response, or the agent answering after the interruption
-                idStart = r != lastResponse ? responses[r].lowerBound : position
-                mutedFrom = nil
-            }
-            lastResponse = r ?? lastResponse
+            let r = tracker.advance(position..<end, userSpeaking: engine.userSpeaking)
             try played.withUnsafeMutableBufferPointer { (b) throws(AudioPipelineError) in
                 try source.read(into: UnsafeMutableBufferPointer(rebasing: b[0..<n]))
             }
+            let mutedFrom = tracker.mutedFrom
             for i in 0..<n {
                 let at = position + i
                 let gain: Float = mutedFrom.map { at < $0 ? 1 : max(0, 1 - Float(at - $0) / Float(fade)) } ?? 1
                 heard[i] = played[i] * gain
             }
-            let isPlaying = r != nil && mutedFrom == nil ? id : nil
-            let playedMs = mutedFrom == nil ? Double(end - idStart) * 1000 / Double(D) : nil
-            let p = SessionEngine.Playout(sounding: r == nil ? nil : id, playing: isPlaying, playedMs: playedMs)
+            let playedMs = mutedFrom == nil ? Double(end - tracker.idStart) * 1000 / Double(D) : nil
+            let p = SessionEngine.Playout(
+                sounding: r == nil ? nil : tracker.id, playing: tracker.playing(r), playedMs: playedMs)
             let flush = try heard.withUnsafeBufferPointer { (h) throws(AudioPipelineError) in
                 try played.withUnsafeBufferPointer { (ref) throws(AudioPipelineError) in
                     try engine.process(
@@ -257,21 +238,9 @@ struct SessionRecordedPlayout {
                         reference: UnsafeBufferPointer(rebasing: ref[0..<n]), playout: p)
                 }
             }
-            if flush != nil { mutedFrom = end }
+            if flush != nil { tracker.flush(at: end) }
             position = end
         }
-        return Int(id + 1)
-    }
-
-    /// The first of `responses` (sorted, disjoint) that holds the tick's first or last sample;
-    /// `from` moves past those that ended before the tick (the ticks come in order).
-    static func response(holdingEndsOf tick: Range<Int>, in responses: [Range<Int>], from: inout Int) -> Int? {
-        while from < responses.count && responses[from].upperBound <= tick.lowerBound { from += 1 }
-        var k = from
-        while k < responses.count && responses[k].lowerBound < tick.upperBound {
-            if responses[k].contains(tick.lowerBound) || responses[k].contains(tick.upperBound - 1) { return k }
-            k += 1
-        }
-        return nil
+        return Int(tracker.id + 1)
     }
 }

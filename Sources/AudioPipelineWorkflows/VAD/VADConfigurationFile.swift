@@ -29,6 +29,35 @@ public enum VADConfigurationFile {
         return c
     }
 
+    /// The client's barge-in policy a configuration file holds (`"barge_in": {"min_barge_in_ms": 80,
+    /// "ignore_first_ms": 0}`, what `vad tune` writes with far-end references); nil without one.
+    public static func policy(_ path: String) throws(AudioPipelineError) -> BargeInPolicy? {
+        struct File: Decodable {
+            struct Policy: Decodable {
+                var min_barge_in_ms: Double?
+                var ignore_first_ms: Double?
+            }
+            var barge_in: Policy?
+        }
+        let text = try TextInput.text(path, what: "the VAD configuration")
+        let file: File
+        do {
+            file = try JSONDecoder().decode(File.self, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw AudioPipelineError(.invalidData, "\(path): \(DecodingErrorText.describe(error, keyIsSubject: true))")
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): not JSON: \(error)")
+        }
+        guard let p = file.barge_in else { return nil }
+        let policy = BargeInPolicy(minimumSpeechMs: p.min_barge_in_ms ?? 0, ignoreFirstMs: p.ignore_first_ms ?? 0)
+        do {
+            try policy.validate()
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): barge_in: \(error.message)")
+        }
+        return policy
+    }
+
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
         let text = try TextInput.text(path, what: "the VAD configuration")
         let c: VADConfiguration
@@ -57,11 +86,14 @@ public struct VADConfigurationObject: Encodable, Sendable {
     public var comment: String?
     /// A best-effort choice: the constraints it breaks, in words (`_best_effort`).
     public var bestEffort: String?
+    /// The client's barge-in policy that goes with it (`barge_in`), when tuned.
+    public var policy: BargeInPolicy?
 
     public init(
         _ configuration: VADConfiguration, scores: VADScoring.Metrics? = nil, comment: String? = nil,
-        bestEffort: String? = nil
+        bestEffort: String? = nil, policy: BargeInPolicy? = nil
     ) {
+        self.policy = policy
         self.configuration = configuration
         self.scores = scores
         self.comment = comment
@@ -74,5 +106,10 @@ public struct VADConfigurationObject: Encodable, Sendable {
         if let scores { try c.encode(scores, forKey: JSONKey("scores")) }
         if let comment { try c.encode(comment, forKey: JSONKey("_comment")) }
         if let bestEffort { try c.encode(bestEffort, forKey: JSONKey("_best_effort")) }
+        if let policy {
+            try c.encode(
+                ["min_barge_in_ms": policy.minimumSpeechMs, "ignore_first_ms": policy.ignoreFirstMs],
+                forKey: JSONKey("barge_in"))
+        }
     }
 }

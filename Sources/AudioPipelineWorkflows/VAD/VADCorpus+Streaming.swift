@@ -12,16 +12,18 @@ extension VADCorpus {
         path: String, reference: String? = nil, resampler: ResamplerChoice = .default, frameMilliseconds: Set<Double>
     ) throws(AudioPipelineError) -> (
         features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
-        warnings: [String]
+        playout: VADBargeInReplay.Playout?, warnings: [String]
     )? {
         guard let declared = try AudioFileReader(path: path).description.frames, declared > 0 else { return nil }
         let lengths = frameMilliseconds.sorted()
         var mic = [[VADBandFrame]](repeating: [], count: lengths.count)
         var far = [[SIMD4<Double>]](repeating: [], count: lengths.count)
         var envelope = EnvelopeBuilder(count: declared, columns: envelopeColumns)
+        var meter: FrameLevels.Meter?
         let s = try bandFrames(
             path: path, reference: reference, resampler: resampler, frameMilliseconds: lengths,
-            block: { envelope.add($0) }
+            prepare: { rate in meter = FrameLevels.Meter(rate: rate) },
+            block: { envelope.add($0) }, referenceBlock: { meter?.add($0) }
         ) { i, m, r in
             mic[i].append(m)
             if let r { far[i].append(r) }
@@ -31,7 +33,9 @@ extension VADCorpus {
             features[lengths[i]] = Features(
                 mic: mic[i], reference: reference == nil ? nil : far[i], frameSeconds: s.frameSeconds[i])
         }
-        return (features, envelope.result, s.rate, s.samples, s.warnings)
+        let playout = reference == nil || meter == nil
+            ? nil : VADBargeInReplay.Playout(levels: meter!.finish(), samples: s.samples, rate: s.rate)
+        return (features, envelope.result, s.rate, s.samples, playout, s.warnings)
     }
 
     /// The recording at `path` (mono at its own rate) streamed through one band analyser per frame
@@ -40,12 +44,14 @@ extension VADCorpus {
     /// `AudioLoader.reference`'s warnings) through its own: `frame(i, mic, reference)` gets each
     /// frame's band analysis (the reference's band powers) in order, for frame length
     /// `frameMilliseconds[i]`, the last incomplete frame included (as `EnergyVAD.finish` decides
-    /// it). `prepare` gets the rate before the first sample is read; `block` sees the samples.
+    /// it). `prepare` gets the rate before the first sample is read; `block` sees the samples,
+    /// `referenceBlock` the reference's (at the recording's rate, as long as the recording).
     /// Returns the frame lengths in seconds.
     static func bandFrames(
         path: String, reference: String?, resampler: ResamplerChoice, frameMilliseconds lengths: [Double],
         prepare: (Int) throws(AudioPipelineError) -> Void = { _ in },
         block: (UnsafeBufferPointer<Float>) -> Void = { _ in },
+        referenceBlock: (UnsafeBufferPointer<Float>) -> Void = { _ in },
         frame: (Int, VADBandFrame, SIMD4<Double>?) -> Void
     ) throws(AudioPipelineError) -> (frameSeconds: [Double], rate: Int, samples: Int, warnings: [String]) {
         var mics: [VADBandAnalyzer] = [], refs: [VADBandAnalyzer] = []
@@ -76,6 +82,7 @@ extension VADCorpus {
                     try far.pull(into: UnsafeMutableBufferPointer(rebasing: f[0..<samples.count]))
                 }
                 for k in got..<samples.count { farBlock[k] = 0 }  // silence past the reference's end
+                farBlock.withUnsafeBufferPointer { referenceBlock(UnsafeBufferPointer(rebasing: $0[0..<samples.count])) }
             }
             for i in mics.indices {
                 mics[i].process(samples) { micFrames.append($0) }

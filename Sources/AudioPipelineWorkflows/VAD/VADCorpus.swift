@@ -19,6 +19,8 @@ public struct VADCorpus: Sendable {
         public var envelope: [(min: Float, max: Float)]
         /// Band features per frame length (ms).
         var features: [Double: Features]
+        /// The far-end reference's levels, for the barge-in replay (nil: no reference).
+        var playout: VADBargeInReplay.Playout?
     }
 
     /// The band analysis per frame of the microphone (and the reference's band powers), for one
@@ -52,14 +54,18 @@ public struct VADCorpus: Sendable {
         for (name, audioPath, labelPath) in pairs.items {
             let refPath = audioDirectory + "/" + name + referenceSuffix
             let hasReference = FileManager.default.fileExists(atPath: refPath)
-            let item: (features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int)
+            let item:
+                (
+                    features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
+                    playout: VADBargeInReplay.Playout?
+                )
             // Streamed, with the reference pulled in step; whole only for a file of undeclared length.
             if let s = try Self.streamed(
                 path: audioPath, reference: hasReference ? refPath : nil, resampler: resampler,
                 frameMilliseconds: frameMilliseconds)
             {
                 warnings += s.warnings
-                item = (s.features, s.envelope, s.rate, s.samples)
+                item = (s.features, s.envelope, s.rate, s.samples, s.playout)
             } else {
                 let (samples, rate, loaded) = try AudioLoader.mono(path: audioPath)
                 try Self.checkRate(rate, path: audioPath)
@@ -75,7 +81,10 @@ public struct VADCorpus: Sendable {
                 for ms in frameMilliseconds {
                     features[ms] = Self.features(samples, reference, rate: rate, frameMilliseconds: ms)
                 }
-                item = (features, Self.envelope(samples), rate, samples.count)
+                let playout = reference.map {
+                    VADBargeInReplay.Playout(levels: FrameLevels.of($0, rate: rate), samples: samples.count, rate: rate)
+                }
+                item = (features, Self.envelope(samples), rate, samples.count, playout)
             }
             let labels = try AudacityLabels.read(path: labelPath)
             let duration = Double(item.samples) / Double(item.rate)
@@ -88,7 +97,8 @@ public struct VADCorpus: Sendable {
             items.append(
                 Item(
                     name: name, audioPath: audioPath, referencePath: hasReference ? refPath : nil, labels: labels,
-                    rate: item.rate, duration: duration, envelope: item.envelope, features: item.features))
+                    rate: item.rate, duration: duration, envelope: item.envelope, features: item.features,
+                    playout: item.playout))
         }
         guard !items.isEmpty else {
             throw Self.missingLabels(

@@ -57,11 +57,19 @@ public struct VADGrid: Sendable {
         return VADGrid(axes: axes)
     }
 
+    /// The barge-in policy's axes `vad tune` adds when the recordings have far-end references and
+    /// the grid has none of its own: how long the detector must have said speech before the client
+    /// stops the agent, and how long a response is protected at its start.
+    public static let bargeInAxes: [(name: String, values: [Double])] = [
+        ("min_barge_in_ms", [0, 40, 80, 150]), ("ignore_first_ms", [0, 300]),
+    ]
+
     /// Every axis with `base`'s own value added (sorted, once): the baseline is one of the settings.
-    public func including(_ base: VADConfiguration) -> VADGrid {
-        VADGrid(
+    public func including(_ base: VADConfiguration, policy: BargeInPolicy = BargeInPolicy()) -> VADGrid {
+        let setting = VADSweep.Setting(configuration: base, policy: policy, values: [:])
+        return VADGrid(
             axes: axes.map { axis in
-                guard let v = base[axis.name], !axis.values.contains(v) else { return axis }
+                guard let v = setting[axis.name], !axis.values.contains(v) else { return axis }
                 return (axis.name, (axis.values + [v]).sorted())
             })
     }
@@ -70,8 +78,11 @@ public struct VADGrid: Sendable {
     public func check(maximumSettings: Int = maximumSettings) throws(AudioPipelineError) {
         var count = 1
         for (name, values) in axes {
-            guard VADConfiguration.parameterNames.contains(name) else {
-                throw AudioPipelineError(.invalidConfiguration, "unknown VAD parameter '\(name)' in the grid")
+            guard VADConfiguration.parameterNames.contains(name) || VADSweep.policyNames.contains(name) else {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "unknown VAD parameter '\(name)' in the grid (known: "
+                        + (VADConfiguration.parameterNames + VADSweep.policyNames).joined(separator: ", ") + ")")
             }
             guard !values.isEmpty else {
                 throw AudioPipelineError(.invalidConfiguration, "no values for '\(name)' in the grid")

@@ -17,6 +17,8 @@ public enum VADScoring {
         public var onsets = 0, detected = 0, pre = 0, falseTriggers = 0
         public var latencies: [Double] = []
         public var freshLatencies: [Double] = []
+        /// The barge-ins of the files with a far-end reference (`VADBargeInReplay`).
+        public var bargeIn = VADBargeInCounts()
         public init() {}
 
         public static func + (a: Counts, b: Counts) -> Counts {
@@ -26,6 +28,7 @@ public enum VADScoring {
             c.onsets += b.onsets; c.detected += b.detected; c.pre += b.pre; c.falseTriggers += b.falseTriggers
             c.latencies += b.latencies
             c.freshLatencies += b.freshLatencies
+            c.bargeIn = c.bargeIn + b.bargeIn
             return c
         }
     }
@@ -35,15 +38,25 @@ public enum VADScoring {
         public var onsetDetection, latencyP50, latencyP90, freshLatencyP50, freshLatencyP90: Double
         public var preOn, falseTriggersPerMinute: Double
         public var onsets: Int
+        /// With far-end references, the session simulator's barge-in figures (NaN without):
+        /// missed barge-ins (a fraction of the user onsets during agent playout), false barge-ins
+        /// per minute of agent-only playout, barge-in latency p50 and p90 (nearest rank, ms).
+        public var missedBargeIns = Double.nan
+        public var falseBargeInsPerMinute = Double.nan
+        public var bargeInLatencyP50 = Double.nan
+        public var bargeInLatencyP90 = Double.nan
+        public var bargeInOnsets = 0
 
         public static let names = [
             "f1", "precision", "recall", "false_alarm", "miss", "onset_detect", "lat_p50_ms", "lat_p90_ms",
-            "fresh_lat_p50_ms", "fresh_lat_p90_ms", "pre_on", "ft_per_min",
+            "fresh_lat_p50_ms", "fresh_lat_p90_ms", "pre_on", "ft_per_min", "missed_barge_in",
+            "false_barge_in_per_min", "barge_in_lat_p50_ms", "barge_in_lat_p90_ms",
         ]
         public var values: [Double] {
             [
                 f1, precision, recall, falseAlarm, miss, onsetDetection, latencyP50, latencyP90, freshLatencyP50,
-                freshLatencyP90, preOn, falseTriggersPerMinute,
+                freshLatencyP90, preOn, falseTriggersPerMinute, missedBargeIns, falseBargeInsPerMinute,
+                bargeInLatencyP50, bargeInLatencyP90,
             ]
         }
     }
@@ -105,6 +118,7 @@ public enum VADScoring {
         let p = t.tp + t.fp > 0 ? Double(t.tp) / Double(t.tp + t.fp) : .nan
         let r = t.tp + t.fn > 0 ? Double(t.tp) / Double(t.tp + t.fn) : .nan
         let f1 = (t.tp + t.fp > 0 && t.tp + t.fn > 0 && p + r > 0) ? 2 * p * r / (p + r) : 0
+        let b = t.bargeIn
         return Metrics(
             precision: p, recall: r, f1: f1,
             falseAlarm: t.fp + t.tn > 0 ? Double(t.fp) / Double(t.fp + t.tn) : .nan,
@@ -115,7 +129,12 @@ public enum VADScoring {
             freshLatencyP90: percentile(t.freshLatencies, 90) * 1000,
             preOn: t.onsets > 0 ? Double(t.pre) / Double(t.onsets) : .nan,
             falseTriggersPerMinute: t.duration > 0 ? Double(t.falseTriggers) / (t.duration / 60) : .nan,
-            onsets: t.onsets)
+            onsets: t.onsets,
+            missedBargeIns: b.onsets > 0 ? Double(b.missed) / Double(b.onsets) : .nan,
+            falseBargeInsPerMinute: b.agentOnlyMinutes > 0 ? Double(b.falseBargeIns) / b.agentOnlyMinutes : .nan,
+            bargeInLatencyP50: SessionMetrics.percentile(b.latenciesMs, 0.5) ?? .nan,
+            bargeInLatencyP90: SessionMetrics.percentile(b.latenciesMs, 0.9) ?? .nan,
+            bargeInOnsets: b.onsets)
     }
 }
 
@@ -128,6 +147,7 @@ extension VADScoring.Metrics: Codable {
             if v.isFinite { try c.encode(v, forKey: JSONKey(name)) } else { try c.encodeNil(forKey: JSONKey(name)) }
         }
         try c.encode(onsets, forKey: JSONKey("onsets"))
+        try c.encode(bargeInOnsets, forKey: JSONKey("barge_in_onsets"))
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,6 +157,8 @@ extension VADScoring.Metrics: Codable {
             precision: v[1], recall: v[2], f1: v[0], falseAlarm: v[3], miss: v[4], onsetDetection: v[5],
             latencyP50: v[6],
             latencyP90: v[7], freshLatencyP50: v[8], freshLatencyP90: v[9], preOn: v[10], falseTriggersPerMinute: v[11],
-            onsets: try c.decode(Int.self, forKey: JSONKey("onsets")))
+            onsets: try c.decode(Int.self, forKey: JSONKey("onsets")), missedBargeIns: v[12],
+            falseBargeInsPerMinute: v[13], bargeInLatencyP50: v[14], bargeInLatencyP90: v[15],
+            bargeInOnsets: try c.decodeIfPresent(Int.self, forKey: JSONKey("barge_in_onsets")) ?? 0)
     }
 }

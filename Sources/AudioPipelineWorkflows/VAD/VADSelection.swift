@@ -3,33 +3,74 @@ import Foundation
 
 /// What `vad tune` holds a setting to: the voice-agent defaults are false alarm ≤ 15 %, false
 /// triggers ≤ 3 per minute and fresh-onset latency p90 ≤ 200 ms (`--max-false-alarm`,
-/// `--max-false-triggers-per-min`, `--max-onset-latency-ms`); nil: no limit.
+/// `--max-false-triggers-per-min`, `--max-onset-latency-ms`); and, on recordings with a far-end
+/// reference, false barge-ins ≤ 0.5 per minute of agent-only playout, missed barge-ins ≤ 10 % and
+/// barge-in latency p90 ≤ 300 ms (`--max-false-barge-ins-per-min`, `--max-missed-barge-ins`,
+/// `--max-barge-in-latency-ms`); nil: no limit. A limit on a figure the corpus cannot measure (no
+/// references: no barge-ins) binds nothing.
 public struct VADConstraints: Codable, Sendable, Hashable {
     public var maxFalseAlarm: Double?
     public var maxFalseTriggersPerMinute: Double?
     public var maxOnsetLatencyMs: Double?
+    public var maxFalseBargeInsPerMinute: Double?
+    /// A fraction of the user onsets during agent playout.
+    public var maxMissedBargeIns: Double?
+    public var maxBargeInLatencyMs: Double?
 
-    public init(maxFalseAlarm: Double? = 0.15, maxFalseTriggersPerMinute: Double? = 3, maxOnsetLatencyMs: Double? = 200)
-    {
+    public init(
+        maxFalseAlarm: Double? = 0.15, maxFalseTriggersPerMinute: Double? = 3, maxOnsetLatencyMs: Double? = 200,
+        maxFalseBargeInsPerMinute: Double? = 0.5, maxMissedBargeIns: Double? = 0.1, maxBargeInLatencyMs: Double? = 300
+    ) {
         self.maxFalseAlarm = maxFalseAlarm
         self.maxFalseTriggersPerMinute = maxFalseTriggersPerMinute
         self.maxOnsetLatencyMs = maxOnsetLatencyMs
+        self.maxFalseBargeInsPerMinute = maxFalseBargeInsPerMinute
+        self.maxMissedBargeIns = maxMissedBargeIns
+        self.maxBargeInLatencyMs = maxBargeInLatencyMs
     }
 
+    /// These limits without the barge-in ones (what a corpus without references can be held to).
+    public var withoutBargeIns: VADConstraints {
+        var c = self
+        c.maxFalseBargeInsPerMinute = nil
+        c.maxMissedBargeIns = nil
+        c.maxBargeInLatencyMs = nil
+        return c
+    }
+
+    /// No limits at all (`--no-limits`).
+    public static let none = VADConstraints(
+        maxFalseAlarm: nil, maxFalseTriggersPerMinute: nil, maxOnsetLatencyMs: nil, maxFalseBargeInsPerMinute: nil,
+        maxMissedBargeIns: nil, maxBargeInLatencyMs: nil)
+
     /// The limits `m` breaks, in words (`false alarm 21.3 % > 15 %`); empty when it meets them. A
-    /// metric of nothing (no onsets: no latency) breaks nothing.
+    /// metric of nothing (no onsets: no latency) breaks nothing; a figure over its limit by rounding
+    /// only (a latency of 300.0000001 ms, from tick times in seconds) breaks nothing either.
     public func broken(_ m: VADScoring.Metrics) -> [String] {
+        func over(_ v: Double, _ limit: Double) -> Bool { v.isFinite && v > limit + 1e-9 * max(1, abs(limit)) }
         var out: [String] = []
-        if let limit = maxFalseAlarm, m.falseAlarm.isFinite, m.falseAlarm > limit {
+        if let limit = maxFalseAlarm, over(m.falseAlarm, limit) {
             out.append(String(format: "false alarm %.1f %% > %@ %%", m.falseAlarm * 100, NumberText.plain(limit * 100)))
         }
-        if let limit = maxFalseTriggersPerMinute, m.falseTriggersPerMinute.isFinite, m.falseTriggersPerMinute > limit {
+        if let limit = maxFalseTriggersPerMinute, over(m.falseTriggersPerMinute, limit) {
             out.append(
                 String(format: "false triggers %.2f per min > %@", m.falseTriggersPerMinute, NumberText.plain(limit)))
         }
-        if let limit = maxOnsetLatencyMs, m.freshLatencyP90.isFinite, m.freshLatencyP90 > limit {
+        if let limit = maxOnsetLatencyMs, over(m.freshLatencyP90, limit) {
             out.append(
                 String(format: "fresh-onset latency p90 %.0f ms > %@ ms", m.freshLatencyP90, NumberText.plain(limit)))
+        }
+        if let limit = maxFalseBargeInsPerMinute, over(m.falseBargeInsPerMinute, limit) {
+            out.append(
+                String(format: "false barge-ins %.2f per min > %@", m.falseBargeInsPerMinute, NumberText.plain(limit)))
+        }
+        if let limit = maxMissedBargeIns, over(m.missedBargeIns, limit) {
+            out.append(
+                String(format: "missed barge-ins %.1f %% > %@ %%", m.missedBargeIns * 100, NumberText.plain(limit * 100)))
+        }
+        if let limit = maxBargeInLatencyMs, over(m.bargeInLatencyP90, limit) {
+            out.append(
+                String(format: "barge-in latency p90 %.0f ms > %@ ms", m.bargeInLatencyP90, NumberText.plain(limit)))
         }
         return out
     }
@@ -39,20 +80,28 @@ public struct VADConstraints: Codable, Sendable, Hashable {
     /// How far `m` is from meeting the limits: the sum of its relative excesses over them (0: met).
     func distance(_ m: VADScoring.Metrics) -> Double {
         func over(_ v: Double, _ limit: Double?) -> Double {
-            guard let limit, v.isFinite, v > limit else { return 0 }
+            guard let limit, v.isFinite, v > limit + 1e-9 * max(1, abs(limit)) else { return 0 }
             return (v - limit) / max(limit, 1e-9)
         }
-        return over(m.falseAlarm, maxFalseAlarm) + over(m.falseTriggersPerMinute, maxFalseTriggersPerMinute)
+        let frames =
+            over(m.falseAlarm, maxFalseAlarm) + over(m.falseTriggersPerMinute, maxFalseTriggersPerMinute)
             + over(m.freshLatencyP90, maxOnsetLatencyMs)
+        let bargeIns =
+            over(m.falseBargeInsPerMinute, maxFalseBargeInsPerMinute) + over(m.missedBargeIns, maxMissedBargeIns)
+            + over(m.bargeInLatencyP90, maxBargeInLatencyMs)
+        return frames + bargeIns
     }
 
     /// The limits in words: "false alarm ≤ 15 %, false triggers ≤ 3 per min, fresh-onset latency
-    /// p90 ≤ 200 ms" ("no limits").
+    /// p90 ≤ 200 ms", then the barge-in limits that are set ("no limits").
     public var text: String {
         var parts: [String] = []
         if let v = maxFalseAlarm { parts.append("false alarm ≤ \(NumberText.plain(v * 100)) %") }
         if let v = maxFalseTriggersPerMinute { parts.append("false triggers ≤ \(NumberText.plain(v)) per min") }
         if let v = maxOnsetLatencyMs { parts.append("fresh-onset latency p90 ≤ \(NumberText.plain(v)) ms") }
+        if let v = maxFalseBargeInsPerMinute { parts.append("false barge-ins ≤ \(NumberText.plain(v)) per min") }
+        if let v = maxMissedBargeIns { parts.append("missed barge-ins ≤ \(NumberText.plain(v * 100)) %") }
+        if let v = maxBargeInLatencyMs { parts.append("barge-in latency p90 ≤ \(NumberText.plain(v)) ms") }
         return parts.isEmpty ? "no limits" : parts.joined(separator: ", ")
     }
 }

@@ -10,8 +10,13 @@ public struct VADTuneOptions: Sendable {
     /// The baseline: the configuration the grid varies, and the one kept unless tuning beats it
     /// (the defaults, or `--config CURRENT.json`: what the user runs today).
     public var base = VADConfiguration()
+    /// The baseline's barge-in policy (what the client does with the detector's decisions).
+    public var basePolicy = BargeInPolicy()
     public var grid = VADGrid.default
-    public var objective = VADSweep.Objective.f1
+    /// With far-end references and no policy axis in `grid`, sweep `VADGrid.bargeInAxes` too.
+    public var bargeInAxes = true
+    /// nil: `barge-in` when any recording has a far-end reference, else `f1`.
+    public var objective: VADSweep.Objective?
     /// The limits a chosen setting must meet (voice-agent defaults).
     public var constraints = VADConstraints()
     /// A `manifest.csv` column whose values group files for the cross-validation (a talker, a room:
@@ -47,6 +52,11 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
         @NullWhenAbsent public var falseTriggersPerMinute: Double?
         @NullWhenAbsent public var onsetLatencyP50Ms: Double?
         @NullWhenAbsent public var onsetLatencyP90Ms: Double?
+        /// With far-end references (else null): the session simulator's barge-in figures.
+        @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+        @NullWhenAbsent public var missedBargeIns: Double?
+        @NullWhenAbsent public var bargeInLatencyP50Ms: Double?
+        @NullWhenAbsent public var bargeInLatencyP90Ms: Double?
 
         public init(_ m: VADScoring.Metrics) {
             func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
@@ -56,6 +66,10 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
             falseTriggersPerMinute = finite(m.falseTriggersPerMinute)
             onsetLatencyP50Ms = finite(m.freshLatencyP50)
             onsetLatencyP90Ms = finite(m.freshLatencyP90)
+            falseBargeInsPerMinute = finite(m.falseBargeInsPerMinute)
+            missedBargeIns = finite(m.missedBargeIns)
+            bargeInLatencyP50Ms = finite(m.bargeInLatencyP50)
+            bargeInLatencyP90Ms = finite(m.bargeInLatencyP90)
         }
     }
 
@@ -108,29 +122,8 @@ public enum VADTuner {
         guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
             throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
         }
-        let grid = o.grid.including(o.base)
-        let settings = try VADSweep.settings(base: o.base, grid: grid, maximumSettings: o.maxSettings)
-        guard let baseline = settings.firstIndex(where: { $0.configuration == o.base }) else {
-            throw AudioPipelineError(
-                .invalidConfiguration, "the grid has no valid setting (is every exit_db above every enter_db?)")
-        }
-        // A value the user gave that no valid setting uses is a mistake, not a value to drop quietly
-        // (the baseline's own values keep every axis non-empty).
-        for (name, values) in o.grid.axes {
-            for v in values where !settings.contains(where: { $0.configuration[name] == v }) {
-                var alone = o.base
-                alone[name] = v
-                let why: String
-                do {
-                    try alone.validate()
-                    why = "it fails with every other axis's values"
-                } catch {
-                    why = error.message
-                }
-                throw AudioPipelineError(
-                    .invalidConfiguration, "the grid's \(name)=\(NumberText.plain(v)) is in no valid setting: \(why)")
-            }
-        }
+        var grid = o.grid.including(o.base, policy: o.basePolicy)
+        var settings = try Self.settings(o, grid: grid)
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
@@ -151,12 +144,30 @@ public enum VADTuner {
                 "--condition-by needs a manifest.csv in \(o.audioDirectory) or \(o.labelDirectory)")
         }
         let withReference = corpus.items.filter { $0.referencePath != nil }.count
+        var o = o
+        if withReference > 0 {
+            // What barge-in lives by: the client's policy is swept too, unless the grid says otherwise.
+            if o.bargeInAxes && !o.grid.axes.contains(where: { VADSweep.policyNames.contains($0.name) }) {
+                grid = VADGrid(axes: o.grid.axes + VADGrid.bargeInAxes).including(o.base, policy: o.basePolicy)
+                settings = try Self.settings(o, grid: grid)
+            }
+            o.objective = o.objective ?? .bargeIn
+            notes(
+                "\(withReference) of \(corpus.items.count) files have a far-end reference: barge-ins scored as the "
+                    + "session simulator counts them, objective \(o.objective!.rawValue)")
+        } else {
+            o.objective = o.objective ?? .f1
+            o.constraints = o.constraints.withoutBargeIns
+        }
+        let objective = o.objective!
+        // `settings(_:grid:)` made sure the baseline is among them.
+        let baseline = settings.firstIndex { $0.configuration == o.base && $0.policy == o.basePolicy }!
         notes(
             "\(corpus.items.count) files (\(withReference) with a reference), \(settings.count) settings, "
                 + "\(folds.folds.count) folds")
         let outcomes = try VADSweep.run(settings, on: corpus, progress: progress)
         let selection = VADSelection(
-            outcomes: outcomes, baseline: baseline, folds: folds, objective: o.objective, constraints: o.constraints,
+            outcomes: outcomes, baseline: baseline, folds: folds, objective: objective, constraints: o.constraints,
             fileNames: corpus.items.map(\.name))
         var summary = Self.summary(o, grid: grid, corpus: corpus, outcomes: outcomes, selection: selection)
         summary.folds = folds.folds.count
@@ -169,6 +180,35 @@ public enum VADTuner {
         try writer.write(into: report)
         try report.publish()
         return summary
+    }
+
+    /// The settings of `grid`, after checking that every value the user gave is in a valid one.
+    static func settings(_ o: VADTuneOptions, grid: VADGrid) throws(AudioPipelineError) -> [VADSweep.Setting] {
+        let settings = try VADSweep.settings(
+            base: o.base, policy: o.basePolicy, grid: grid, maximumSettings: o.maxSettings)
+        guard settings.contains(where: { $0.configuration == o.base && $0.policy == o.basePolicy }) else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "the grid has no valid setting (is every exit_db above every enter_db?)")
+        }
+        // A value the user gave that no valid setting uses is a mistake, not a value to drop quietly
+        // (the baseline's own values keep every axis non-empty).
+        for (name, values) in o.grid.axes {
+            for v in values where !settings.contains(where: { $0[name] == v }) {
+                var alone = VADSweep.Setting(configuration: o.base, policy: o.basePolicy, values: [:])
+                alone[name] = v
+                let why: String
+                do {
+                    try alone.configuration.validate()
+                    try alone.policy.validate()
+                    why = "it fails with every other axis's values"
+                } catch {
+                    why = error.message
+                }
+                throw AudioPipelineError(
+                    .invalidConfiguration, "the grid's \(name)=\(NumberText.plain(v)) is in no valid setting: \(why)")
+            }
+        }
+        return settings
     }
 
     /// The setting best.json gets: the chosen one when tuning beat the baseline, the baseline when it

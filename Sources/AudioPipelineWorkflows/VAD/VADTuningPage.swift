@@ -59,12 +59,15 @@ struct VADTuningPage {
 
     /// The objective in words.
     var objectiveText: String {
-        switch options.objective {
+        switch options.objective ?? .f1 {
         case .f1: return "the best F1"
         case .precision: return "the best precision"
         case .recall: return "the best recall"
         case .falseAlarm: return "the lowest false alarm (ties: the better F1)"
         case .f1Latency: return "the best F1 less the fresh-onset latency p50 in seconds (100 ms costs 0.1 of F1)"
+        case .bargeIn:
+            return "the least barge-in cost: missed barge-ins (fraction) + 0.1 × false barge-ins per minute + "
+                + "barge-in latency p90 in seconds (10 % missed, one false barge-in a minute and 100 ms cost alike)"
         }
     }
 
@@ -98,12 +101,20 @@ struct VADTuningPage {
             return "<tr><td>\(title)</td><td class=\"t\"><code>\(Self.h(setting.joined(separator: " ")))</code></td>"
                 + "<td class=\"t\">\(on)</td><td>\(v(f?.f1, "%.3f"))</td><td>\(v(f?.falseAlarm, "%.1f", 100))</td>"
                 + "<td>\(v(f?.miss, "%.1f", 100))</td><td>\(v(f?.falseTriggersPerMinute, "%.2f"))</td>"
-                + "<td>\(v(f?.onsetLatencyP50Ms, "%.0f"))</td><td>\(v(f?.onsetLatencyP90Ms, "%.0f"))</td></tr>\n"
+                + "<td>\(v(f?.onsetLatencyP50Ms, "%.0f"))</td><td>\(v(f?.onsetLatencyP90Ms, "%.0f"))</td>"
+                + (bargeIns
+                    ? "<td>\(v(f?.falseBargeInsPerMinute, "%.2f"))</td><td>\(v(f?.missedBargeIns, "%.1f", 100))</td>"
+                        + "<td>\(v(f?.bargeInLatencyP50Ms, "%.0f"))</td><td>\(v(f?.bargeInLatencyP90Ms, "%.0f"))</td>"
+                    : "") + "</tr>\n"
         }
+        let bargeIns = summary.filesWithReference > 0
         var s =
             "<table id=\"comparison\"><thead><tr><th></th><th class=\"t\">setting</th><th class=\"t\">scored on</th>"
             + "<th>F1</th><th>false alarm %</th><th>miss %</th><th>false triggers / min</th>"
-            + "<th>fresh onset p50 ms</th><th>p90 ms</th></tr></thead><tbody>\n"
+            + "<th>fresh onset p50 ms</th><th>p90 ms</th>"
+            + (bargeIns
+                ? "<th>false barge-ins / min</th><th>missed barge-ins %</th><th>barge-in p50 ms</th><th>p90 ms</th>"
+                : "") + "</tr></thead><tbody>\n"
         s += row("baseline", summary.baseline, summary.baseline.tuning, "all files (not tuned)")
         if let c = summary.chosen {
             s += row("chosen", c, c.tuning, "all files (the ones it was chosen on)")

@@ -81,7 +81,7 @@ struct VADTuningReport {
     }
 
     var settingText: String {
-        names.map { "\($0)=\(NumberText.plain(best.setting.configuration[$0]!))" }.joined(separator: " ")
+        names.map { "\($0)=\(NumberText.plain(best.setting[$0]!))" }.joined(separator: " ")
     }
 
     static func number(_ v: Double) -> String { v.isFinite ? String(format: "%.5g", v) : "" }
@@ -96,20 +96,23 @@ struct VADTuningReport {
         default: what = "BEST EFFORT: the setting closest to meeting the constraints, which it does not meet"
         }
         let comment =
-            "audiopipe vad tune: \(what); by \(options.objective.rawValue) with \(options.constraints.text), "
+            "audiopipe vad tune: \(what); by \(summary.objective) with \(options.constraints.text), "
             + "over \(outcomes.count) settings on \(corpus.items.count) files; use with: audiopipe vad detect IN "
             + "--config best.json"
+            + (summary.filesWithReference > 0
+                ? " (its barge_in policy: audiopipe session simulate … --config best.json)" : "")
         let broken = options.constraints.broken(best.metrics)
         return try ReportJSON.encode(
             VADConfigurationObject(
                 best.setting.configuration, scores: best.metrics, comment: comment,
-                bestEffort: summary.use == "none" ? broken.joined(separator: "; ") : nil)) + "\n"
+                bestEffort: summary.use == "none" ? broken.joined(separator: "; ") : nil,
+                policy: summary.filesWithReference > 0 ? best.setting.policy : nil)) + "\n"
     }
 
     func sweepCSV() -> String {
         var csv = CSVWriter(header: names + VADScoring.Metrics.names)
         for o in outcomes {
-            csv.append(names.map { NumberText.plain(o.setting.configuration[$0]!) } + o.metrics.values.map(Self.number))
+            csv.append(names.map { NumberText.plain(o.setting[$0]!) } + o.metrics.values.map(Self.number))
         }
         return csv.text
     }
@@ -133,13 +136,13 @@ struct VADTuningReport {
     func sweepJSON() throws(AudioPipelineError) -> String {
         let rows = outcomes.map { o in
             SweepJSON.Row(
-                values: Dictionary(uniqueKeysWithValues: names.map { ($0, o.setting.configuration[$0]!) }),
+                values: Dictionary(uniqueKeysWithValues: names.map { ($0, o.setting[$0]!) }),
                 metrics: o.metrics)
         }
         let axes = Dictionary(grid.axes.map { ($0.name, $0.values) }, uniquingKeysWith: { $1 })
         return try ReportJSON.encode(
             SweepJSON(
-                objective: options.objective.rawValue, grid: axes, files: corpus.items.map(\.name),
+                objective: summary.objective, grid: axes, files: corpus.items.map(\.name),
                 settings: rows)) + "\n"
     }
 

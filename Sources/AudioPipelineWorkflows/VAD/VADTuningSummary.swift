@@ -9,21 +9,21 @@ extension VADTuner {
     ) -> VADTuningSummary {
         let names = grid.axes.map(\.name)
         func candidate(_ i: Int, crossValidated: VADScoring.Counts?) -> VADTuningSummary.Candidate {
-            let c = outcomes[i].setting.configuration
+            let s = outcomes[i].setting
             return .init(
-                setting: Dictionary(uniqueKeysWithValues: names.map { ($0, c[$0]!) }),
+                setting: Dictionary(uniqueKeysWithValues: names.map { ($0, s[$0]!) }),
                 tuning: .init(outcomes[i].metrics),
                 crossValidated: crossValidated.map { .init(VADScoring.metrics($0)) })
         }
         let base = candidate(selection.baseline, crossValidated: outcomes[selection.baseline].overall)
         var warnings = corpus.warnings + smallCorpusWarnings(corpus, outcomes[selection.baseline])
         if let chosen = selection.chosen {
-            warnings += edgeWarnings(grid, outcomes[chosen].setting.configuration)
+            warnings += edgeWarnings(grid, outcomes[chosen].setting)
         }
         warnings += selection.warnings
         let use = selection.chosen == nil ? "none" : selection.adopt ? "chosen" : "baseline"
         return VADTuningSummary(
-            objective: o.objective.rawValue, settings: outcomes.count, qualified: selection.qualified,
+            objective: (o.objective ?? .f1).rawValue, settings: outcomes.count, qualified: selection.qualified,
             constraints: o.constraints, warnings: warnings, baseline: base,
             chosen: selection.chosen.map { candidate($0, crossValidated: selection.crossValidated) },
             closest: selection.closest.map { candidate($0, crossValidated: nil) }, use: use, reason: selection.reason,
@@ -51,16 +51,29 @@ extension VADTuner {
         ]
     }
 
-    /// The axes whose chosen value is the lowest or highest swept: the best may lie beyond.
-    static func edgeWarnings(_ grid: VADGrid, _ chosen: VADConfiguration) -> [String] {
-        grid.axes.compactMap { axis in
-            guard axis.values.count > 1, let v = chosen[axis.name], let lo = axis.values.min(),
-                let hi = axis.values.max()
-            else { return nil }
-            if v == lo {
+    /// The axes whose chosen value is the lowest or highest swept: the best may lie beyond — unless
+    /// a grid step beyond is no valid setting (min_barge_in_ms 0 has nothing below it).
+    static func edgeWarnings(_ grid: VADGrid, _ chosen: VADSweep.Setting) -> [String] {
+        func valid(_ name: String, _ value: Double) -> Bool {
+            var s = chosen
+            s[name] = value
+            do {
+                try s.configuration.validate()
+                try s.policy.validate()
+                return true
+            } catch {
+                return false
+            }
+        }
+        return grid.axes.compactMap { axis in
+            let sorted = axis.values.sorted()
+            guard sorted.count > 1, let v = chosen[axis.name], let lo = sorted.first, let hi = sorted.last else {
+                return nil
+            }
+            if v == lo && valid(axis.name, lo - (sorted[1] - lo)) {
                 return "\(axis.name) chose the lowest value swept, \(NumberText.plain(v)): extend the grid below"
             }
-            if v == hi {
+            if v == hi && valid(axis.name, hi + (hi - sorted[sorted.count - 2])) {
                 return "\(axis.name) chose the highest value swept, \(NumberText.plain(v)): extend the grid above"
             }
             return nil
@@ -80,7 +93,10 @@ extension VADTuningSummary {
             let fa = f.falseAlarm.map { String(format: "false alarm %.1f %%", $0 * 100) } ?? "false alarm n/a"
             let ft = f.falseTriggersPerMinute.map { String(format: "%.2f false triggers/min", $0) } ?? ""
             let lat = f.onsetLatencyP90Ms.map { String(format: "onset p90 %.0f ms", $0) } ?? ""
-            return [f1, fa, ft, lat].filter { !$0.isEmpty }.joined(separator: ", ")
+            let fb = f.falseBargeInsPerMinute.map { String(format: "%.2f false barge-ins/min", $0) } ?? ""
+            let missed = f.missedBargeIns.map { String(format: "missed %.1f %%", $0 * 100) } ?? ""
+            let bargeIn = f.bargeInLatencyP90Ms.map { String(format: "barge-in p90 %.0f ms", $0) } ?? ""
+            return [f1, fa, ft, lat, fb, missed, bargeIn].filter { !$0.isEmpty }.joined(separator: ", ")
         }
         var lines: [String] = []
         switch use {

@@ -48,9 +48,12 @@ struct SessionSimulate: ParsableCommand {
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
     @Option(parsing: .number, help: "Audio device rate, Hz (synthetic mode).") var deviceRate = 48_000
     @Option(parsing: .number, help: "Client audio per message, ms.") var chunkMs = 20.0
-    @Option(parsing: .number, help: "Speech the VAD must have confirmed before the client barges in, ms.")
-    var minBargeInMs = 0.0
-    @Option(parsing: .number, help: "Ignore barge-ins in a response's first N ms.") var ignoreFirstMs = 0.0
+    @Option(
+        parsing: .number,
+        help: "Speech the VAD must have confirmed before the client barges in, ms (default: --config's barge_in, else 0).")
+    var minBargeInMs: Double?
+    @Option(parsing: .number, help: "Ignore barge-ins in a response's first N ms (default: --config's, else 0).")
+    var ignoreFirstMs: Double?
     @Option(parsing: .number, help: "Pauses at least this long split the agent's audio into responses, ms.")
     var responseGapMs = 1500.0
     @Option(parsing: .number, help: "Seed of the noise floor and the synthetic network.") var seed: UInt64 = 1
@@ -110,7 +113,9 @@ struct SessionSimulate: ParsableCommand {
         (c.profile, c.deviceRate, c.chunkMs, c.responseGapMs, c.seed) = (
             profile, deviceRate, chunkMs, responseGapMs, seed
         )
-        c.policy = BargeInPolicy(minimumSpeechMs: minBargeInMs, ignoreFirstMs: ignoreFirstMs)
+        c.policy = try vad.policy()
+        if let minBargeInMs { c.policy.minimumSpeechMs = minBargeInMs }
+        if let ignoreFirstMs { c.policy.ignoreFirstMs = ignoreFirstMs }
         c.vad = try vad.configuration()
         c.jitter = buffer.settings
         if let rooms {

@@ -77,7 +77,10 @@ struct VADTune: ParsableCommand {
             (false alarm ≤ 15 %, false triggers ≤ 3 per minute, fresh-onset latency p90 ≤ 200 ms by \
             default), made again fold by fold (leave one file out up to 10 files, or one --group-by \
             group) and scored on files it was not made on; the baseline (the defaults, or --config) is \
-            kept unless the cross-validated gain beats the folds' spread. --report DIR gets \
+            kept unless the cross-validated gain beats the folds' spread. With far-end references \
+            (NAME.ref.wav), barge-ins are scored as `session simulate --recorded` counts them, the \
+            client's min_barge_in_ms and ignore_first_ms are swept too, and the objective is barge-in \
+            under false barge-ins ≤ 0.5 per minute, missed ≤ 10 %, latency p90 ≤ 300 ms. --report DIR gets \
             summary.json, best.json (for `vad detect --config`), sweep.csv/json, per-file.csv, \
             per-condition.csv (with a manifest.csv), one plot per file and index.html. Exit code 1 when \
             no setting meets the limits (no best.json; --best-effort writes the closest, marked).
@@ -90,10 +93,16 @@ struct VADTune: ParsableCommand {
     @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions
-    @Option(help: "Maximise: f1, precision, recall, fa (lowest), f1-latency.") var objective: VADSweep.Objective = .f1
+    @Option(help: "Maximise: f1, precision, recall, fa (lowest), f1-latency, barge-in (default: barge-in with references, else f1).")
+    var objective: VADSweep.Objective?
     @Option(parsing: .number, help: "Limit: false-alarm rate (0…1).") var maxFalseAlarm: Double = 0.15
     @Option(parsing: .number, help: "Limit: false triggers per minute.") var maxFalseTriggersPerMin: Double = 3
     @Option(parsing: .number, help: "Limit: fresh-onset latency p90, ms.") var maxOnsetLatencyMs: Double = 200
+    @Option(parsing: .number, help: "Limit (with references): false barge-ins per minute of agent-only playout.")
+    var maxFalseBargeInsPerMin: Double = 0.5
+    @Option(parsing: .number, help: "Limit (with references): missed barge-ins (0…1).") var maxMissedBargeIns = 0.1
+    @Option(parsing: .number, help: "Limit (with references): barge-in latency p90, ms.")
+    var maxBargeInLatencyMs: Double = 300
     @Flag(help: "No limits: the best by --objective of all settings.") var noLimits = false
     @Option(help: "manifest.csv column grouping files for the cross-validation (a talker, a room).")
     var groupBy: String?
@@ -115,6 +124,15 @@ struct VADTune: ParsableCommand {
         guard maxOnsetLatencyMs >= 0 && maxOnsetLatencyMs.isFinite else {
             throw ValidationError("--max-onset-latency-ms must be a number ≥ 0, not \(maxOnsetLatencyMs)")
         }
+        guard maxFalseBargeInsPerMin >= 0 && maxFalseBargeInsPerMin.isFinite else {
+            throw ValidationError("--max-false-barge-ins-per-min must be a number ≥ 0, not \(maxFalseBargeInsPerMin)")
+        }
+        guard maxMissedBargeIns >= 0 && maxMissedBargeIns <= 1 else {
+            throw ValidationError("--max-missed-barge-ins must be in 0…1 (a fraction), not \(maxMissedBargeIns)")
+        }
+        guard maxBargeInLatencyMs >= 0 && maxBargeInLatencyMs.isFinite else {
+            throw ValidationError("--max-barge-in-latency-ms must be a number ≥ 0, not \(maxBargeInLatencyMs)")
+        }
         guard maxSettings >= 1 else { throw ValidationError("--max-settings must be at least 1") }
     }
 
@@ -123,14 +141,17 @@ struct VADTune: ParsableCommand {
         o.conditionColumns = conditionBy?.split(separator: ",").map(String.init)
         o.referenceSuffix = referenceSuffix
         o.base = try parameters.configuration()
+        o.basePolicy = try parameters.policy()
         o.grid = try VADGrid.load(file: grid, set: axes)
+        o.bargeInAxes = grid == nil  // a grid file is swept as it is
         o.objective = objective
         o.constraints =
             noLimits
-            ? VADConstraints(maxFalseAlarm: nil, maxFalseTriggersPerMinute: nil, maxOnsetLatencyMs: nil)
+            ? VADConstraints.none
             : VADConstraints(
                 maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMin,
-                maxOnsetLatencyMs: maxOnsetLatencyMs)
+                maxOnsetLatencyMs: maxOnsetLatencyMs, maxFalseBargeInsPerMinute: maxFalseBargeInsPerMin,
+                maxMissedBargeIns: maxMissedBargeIns, maxBargeInLatencyMs: maxBargeInLatencyMs)
         o.groupBy = groupBy
         o.bestEffort = bestEffort
         o.maxSettings = maxSettings

@@ -34,4 +34,10 @@ struct VADParameterOptions: ParsableArguments {
         let base = try config.map { try VADConfigurationFile.read($0) } ?? VADConfiguration()
         return try VADConfigurationFile.applying(named, assignments: params, to: base)
     }
+
+    /// The client's barge-in policy in the --config file (`barge_in`, from `vad tune` with
+    /// references), else none (0, 0).
+    func policy() throws -> BargeInPolicy {
+        try config.flatMap { try VADConfigurationFile.policy($0) } ?? BargeInPolicy()
+    }
 }
