@@ -73,18 +73,21 @@ private func json(_ path: String) throws -> [String: Any] {
         let summary = try JSONSerialization.jsonObject(with: plain.stdout) as! [String: Any]
         #expect(summary["objective"] as? String == "f1")
         let constraints = try #require(summary["constraints"] as? [String: Any])
-        #expect(constraints["maxBargeInLatencyMs"] is NSNull, "\(constraints)")
+        #expect(constraints["maxBargeInLatencyMs"] == nil && constraints["maxFalseAlarm"] != nil, "\(constraints)")
     }
 
     /// best.json's `barge_in` is the policy `session simulate --config` runs (an option overrides it);
     /// `vad detect --config` reads the same file; a bad value in it is named (exit 65).
     @Test func sessionSimulateReadsThePolicyFromTheConfig() throws {
         let s = Scratch()
+        var runs = 0
         func simulate(_ extra: [String]) throws -> [String: Any] {
+            runs += 1
             let r = try CLI.run(
                 [
                     "session", "simulate", "--recorded", Self.corpus + "/bargein.wav", "--reference",
                     Self.corpus + "/bargein.ref.wav", "--user-labels", Self.corpus + "/bargein.txt", "--json", "-q",
+                    "-o", s.file("sim\(runs)"),
                 ] + extra)
             #expect(r.status == 0, "\(r.stderr)")
             return try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
@@ -100,10 +103,13 @@ private func json(_ path: String) throws -> [String: Any] {
         #expect((overridden["interrupts"] as! [Any]).count == (plain["interrupts"] as! [Any]).count)
         let detect = try CLI.run(["vad", "detect", Self.corpus + "/bargein.wav", "--config", s.file("policy.json")])
         #expect(detect.status == 0, "\(detect.stderr)")
-        try #"{"barge_in": {"min_barge_in_ms": -5}}"#.write(toFile: s.file("bad.json"), atomically: true, encoding: .utf8)
+        try #"{"barge_in": {"min_barge_in_ms": -5}}"#.write(
+            toFile: s.file("bad.json"), atomically: true, encoding: .utf8)
         let bad = try CLI.run([
             "session", "simulate", "--recorded", Self.corpus + "/bargein.wav", "--reference",
-            Self.corpus + "/bargein.ref.wav", "--user-labels", Self.corpus + "/bargein.txt", "--config", s.file("bad.json"),
+            Self.corpus + "/bargein.ref.wav", "--user-labels", Self.corpus + "/bargein.txt", "--config",
+            s.file("bad.json"),
+            "-o", s.file("bad"),
         ])
         #expect(bad.status == 65 && bad.stderr.contains("bad.json: barge_in:"), "\(bad.stderr)")
     }

@@ -23,6 +23,41 @@ public enum OptionHelp {
             "Speech only within this many dB of the loudest recent, 0: off \(vad("talker_gate_db"))."
     }
 
+    /// `vad tune`: what it does, its objective and its limits (whose defaults, `VADConstraints()`'s,
+    /// the CLI shows).
+    public enum VADTune {
+        public static let discussion = """
+            Pairs each recording NAME.wav in --audio with an Audacity label file NAME.txt (in --labels, \
+            default: next to it; without any, the error says how to make them; exit code 66) and a \
+            far-end reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
+            NAME=V1,V2,… (default: enter_db, exit_db, hangover_ms, min_speech_ms) with the VAD kit's \
+            metrics. The choice: the best by --objective among the settings that meet the limits \
+            (false alarm ≤ 15 %, false triggers ≤ 3 per minute, fresh-onset latency p90 ≤ 200 ms by \
+            default), made again fold by fold (leave one file out up to 10 files, or one --group-by \
+            group) and scored on files it was not made on; the baseline (the defaults, or --config) is \
+            kept unless the cross-validated gain beats the folds' spread. With far-end references \
+            (NAME.ref.wav), barge-ins are scored as `session simulate --recorded` counts them, the \
+            client's min_barge_in_ms and ignore_first_ms are swept too (unless --grid), and the \
+            objective is barge-in, under false barge-ins ≤ 0.5 per minute of agent-only playout, \
+            missed barge-ins ≤ 10 % and barge-in latency p90 ≤ 300 ms by default. --report DIR gets \
+            summary.json, best.json (for `vad detect --config`; its barge_in policy for `session \
+            simulate --config`), sweep.csv/json, per-file.csv, per-condition.csv (with a manifest.csv), \
+            one plot per file and index.html. Exit code 1 when no setting meets the limits (no \
+            best.json; --best-effort writes the closest, marked).
+              audiopipe vad tune --audio recordings --labels labels --report tuned
+            """
+        public static let objective =
+            "Maximise: f1, precision, recall, fa (lowest), f1-latency, or barge-in (least missed + false + late; "
+            + "the default with references, else f1)."
+        public static let maxFalseAlarm = "Limit: false-alarm rate, 0…1."
+        public static let maxFalseTriggersPerMin = "Limit: false triggers per minute."
+        public static let maxOnsetLatencyMs = "Limit: fresh-onset latency p90, ms."
+        public static let maxFalseBargeInsPerMin =
+            "Limit with references: false barge-ins per minute of agent-only playout."
+        public static let maxMissedBargeIns = "Limit with references: missed barge-ins, 0…1."
+        public static let maxBargeInLatencyMs = "Limit with references: barge-in latency p90, ms."
+    }
+
     /// `JitterBufferOptions` (jitter simulate and play, bench, session simulate): the adaptive policy's
     /// settings.
     public enum Jitter {

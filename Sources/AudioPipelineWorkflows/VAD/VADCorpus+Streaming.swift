@@ -33,7 +33,8 @@ extension VADCorpus {
             features[lengths[i]] = Features(
                 mic: mic[i], reference: reference == nil ? nil : far[i], frameSeconds: s.frameSeconds[i])
         }
-        let playout = reference == nil || meter == nil
+        let playout =
+            reference == nil || meter == nil
             ? nil : VADBargeInReplay.Playout(levels: meter!.finish(), samples: s.samples, rate: s.rate)
         return (features, envelope.result, s.rate, s.samples, playout, s.warnings)
     }
@@ -82,7 +83,9 @@ extension VADCorpus {
                     try far.pull(into: UnsafeMutableBufferPointer(rebasing: f[0..<samples.count]))
                 }
                 for k in got..<samples.count { farBlock[k] = 0 }  // silence past the reference's end
-                farBlock.withUnsafeBufferPointer { referenceBlock(UnsafeBufferPointer(rebasing: $0[0..<samples.count])) }
+                farBlock.withUnsafeBufferPointer {
+                    referenceBlock(UnsafeBufferPointer(rebasing: $0[0..<samples.count]))
+                }
             }
             for i in mics.indices {
                 mics[i].process(samples) { micFrames.append($0) }

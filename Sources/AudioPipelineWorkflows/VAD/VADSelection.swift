@@ -29,6 +29,25 @@ public struct VADConstraints: Codable, Sendable, Hashable {
         self.maxBargeInLatencyMs = maxBargeInLatencyMs
     }
 
+    /// Each limit in its range, named by its option (exit code 64): fractions in 0…1, the others ≥ 0.
+    public func validate() throws(AudioPipelineError) {
+        func check(_ v: Double?, _ option: String, fraction: Bool) throws(AudioPipelineError) {
+            guard let v else { return }
+            if fraction, !(v >= 0 && v <= 1) {
+                throw AudioPipelineError(.invalidConfiguration, "\(option) must be in 0…1 (a fraction), not \(v)")
+            }
+            if !(v >= 0 && v.isFinite) {
+                throw AudioPipelineError(.invalidConfiguration, "\(option) must be a number ≥ 0, not \(v)")
+            }
+        }
+        try check(maxFalseAlarm, "--max-false-alarm", fraction: true)
+        try check(maxFalseTriggersPerMinute, "--max-false-triggers-per-min", fraction: false)
+        try check(maxOnsetLatencyMs, "--max-onset-latency-ms", fraction: false)
+        try check(maxFalseBargeInsPerMinute, "--max-false-barge-ins-per-min", fraction: false)
+        try check(maxMissedBargeIns, "--max-missed-barge-ins", fraction: true)
+        try check(maxBargeInLatencyMs, "--max-barge-in-latency-ms", fraction: false)
+    }
+
     /// These limits without the barge-in ones (what a corpus without references can be held to).
     public var withoutBargeIns: VADConstraints {
         var c = self
@@ -66,7 +85,8 @@ public struct VADConstraints: Codable, Sendable, Hashable {
         }
         if let limit = maxMissedBargeIns, over(m.missedBargeIns, limit) {
             out.append(
-                String(format: "missed barge-ins %.1f %% > %@ %%", m.missedBargeIns * 100, NumberText.plain(limit * 100)))
+                String(
+                    format: "missed barge-ins %.1f %% > %@ %%", m.missedBargeIns * 100, NumberText.plain(limit * 100)))
         }
         if let limit = maxBargeInLatencyMs, over(m.bargeInLatencyP90, limit) {
             out.append(

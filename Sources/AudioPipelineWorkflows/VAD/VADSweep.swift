@@ -13,7 +13,8 @@ public enum VADSweep {
         /// The grid's values of this setting, by parameter name.
         public var values: [String: Double]
 
-        public init(configuration: VADConfiguration, policy: BargeInPolicy = BargeInPolicy(), values: [String: Double]) {
+        public init(configuration: VADConfiguration, policy: BargeInPolicy = BargeInPolicy(), values: [String: Double])
+        {
             self.configuration = configuration
             self.policy = policy
             self.values = values

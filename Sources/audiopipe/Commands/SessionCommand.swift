@@ -48,9 +48,7 @@ struct SessionSimulate: ParsableCommand {
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
     @Option(parsing: .number, help: "Audio device rate, Hz (synthetic mode).") var deviceRate = 48_000
     @Option(parsing: .number, help: "Client audio per message, ms.") var chunkMs = 20.0
-    @Option(
-        parsing: .number,
-        help: "Speech the VAD must have confirmed before the client barges in, ms (default: --config's barge_in, else 0).")
+    @Option(parsing: .number, help: "Speech confirmed before the client barges in, ms (default: --config's, or 0).")
     var minBargeInMs: Double?
     @Option(parsing: .number, help: "Ignore barge-ins in a response's first N ms (default: --config's, else 0).")
     var ignoreFirstMs: Double?

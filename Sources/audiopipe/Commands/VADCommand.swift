@@ -68,24 +68,7 @@ struct VADTune: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tune",
         abstract: "Sweep VAD parameters against reference labels; write the best configuration, the sweep and plots.",
-        discussion: """
-            Pairs each recording NAME.wav in --audio with an Audacity label file NAME.txt (in --labels, \
-            default: next to it; without any, the error says how to make them; exit code 66) and a \
-            far-end reference NAME<suffix> if present; sweeps every combination of --grid FILE and --set \
-            NAME=V1,V2,… (default: enter_db, exit_db, hangover_ms, min_speech_ms) with the VAD kit's \
-            metrics. The choice: the best by --objective among the settings that meet the limits \
-            (false alarm ≤ 15 %, false triggers ≤ 3 per minute, fresh-onset latency p90 ≤ 200 ms by \
-            default), made again fold by fold (leave one file out up to 10 files, or one --group-by \
-            group) and scored on files it was not made on; the baseline (the defaults, or --config) is \
-            kept unless the cross-validated gain beats the folds' spread. With far-end references \
-            (NAME.ref.wav), barge-ins are scored as `session simulate --recorded` counts them, the \
-            client's min_barge_in_ms and ignore_first_ms are swept too, and the objective is barge-in \
-            under false barge-ins ≤ 0.5 per minute, missed ≤ 10 %, latency p90 ≤ 300 ms. --report DIR gets \
-            summary.json, best.json (for `vad detect --config`), sweep.csv/json, per-file.csv, \
-            per-condition.csv (with a manifest.csv), one plot per file and index.html. Exit code 1 when \
-            no setting meets the limits (no best.json; --best-effort writes the closest, marked).
-              audiopipe vad tune --audio recordings --labels labels --report tuned
-            """)
+        discussion: OptionHelp.VADTune.discussion)
 
     @Option(help: "Directory of recordings.") var audio: String
     @Option(help: "Directory of Audacity label files NAME.txt (default: --audio).") var labels: String?
@@ -93,16 +76,19 @@ struct VADTune: ParsableCommand {
     @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions
-    @Option(help: "Maximise: f1, precision, recall, fa (lowest), f1-latency, barge-in (default: barge-in with references, else f1).")
-    var objective: VADSweep.Objective?
-    @Option(parsing: .number, help: "Limit: false-alarm rate (0…1).") var maxFalseAlarm: Double = 0.15
-    @Option(parsing: .number, help: "Limit: false triggers per minute.") var maxFalseTriggersPerMin: Double = 3
-    @Option(parsing: .number, help: "Limit: fresh-onset latency p90, ms.") var maxOnsetLatencyMs: Double = 200
-    @Option(parsing: .number, help: "Limit (with references): false barge-ins per minute of agent-only playout.")
-    var maxFalseBargeInsPerMin: Double = 0.5
-    @Option(parsing: .number, help: "Limit (with references): missed barge-ins (0…1).") var maxMissedBargeIns = 0.1
-    @Option(parsing: .number, help: "Limit (with references): barge-in latency p90, ms.")
-    var maxBargeInLatencyMs: Double = 300
+    @Option(help: ArgumentHelp(OptionHelp.VADTune.objective)) var objective: VADSweep.Objective?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseAlarm))
+    var maxFalseAlarm = VADConstraints().maxFalseAlarm!
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseTriggersPerMin))
+    var maxFalseTriggersPerMin = VADConstraints().maxFalseTriggersPerMinute!
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxOnsetLatencyMs))
+    var maxOnsetLatencyMs = VADConstraints().maxOnsetLatencyMs!
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseBargeInsPerMin))
+    var maxFalseBargeInsPerMin = VADConstraints().maxFalseBargeInsPerMinute!
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxMissedBargeIns))
+    var maxMissedBargeIns = VADConstraints().maxMissedBargeIns!
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxBargeInLatencyMs))
+    var maxBargeInLatencyMs = VADConstraints().maxBargeInLatencyMs!
     @Flag(help: "No limits: the best by --objective of all settings.") var noLimits = false
     @Option(help: "manifest.csv column grouping files for the cross-validation (a talker, a room).")
     var groupBy: String?
@@ -115,24 +101,6 @@ struct VADTune: ParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
-        guard maxFalseAlarm >= 0 && maxFalseAlarm <= 1 else {
-            throw ValidationError("--max-false-alarm must be in 0…1 (a fraction), not \(maxFalseAlarm)")
-        }
-        guard maxFalseTriggersPerMin >= 0 && maxFalseTriggersPerMin.isFinite else {
-            throw ValidationError("--max-false-triggers-per-min must be a number ≥ 0, not \(maxFalseTriggersPerMin)")
-        }
-        guard maxOnsetLatencyMs >= 0 && maxOnsetLatencyMs.isFinite else {
-            throw ValidationError("--max-onset-latency-ms must be a number ≥ 0, not \(maxOnsetLatencyMs)")
-        }
-        guard maxFalseBargeInsPerMin >= 0 && maxFalseBargeInsPerMin.isFinite else {
-            throw ValidationError("--max-false-barge-ins-per-min must be a number ≥ 0, not \(maxFalseBargeInsPerMin)")
-        }
-        guard maxMissedBargeIns >= 0 && maxMissedBargeIns <= 1 else {
-            throw ValidationError("--max-missed-barge-ins must be in 0…1 (a fraction), not \(maxMissedBargeIns)")
-        }
-        guard maxBargeInLatencyMs >= 0 && maxBargeInLatencyMs.isFinite else {
-            throw ValidationError("--max-barge-in-latency-ms must be a number ≥ 0, not \(maxBargeInLatencyMs)")
-        }
         guard maxSettings >= 1 else { throw ValidationError("--max-settings must be at least 1") }
     }
 
@@ -145,13 +113,12 @@ struct VADTune: ParsableCommand {
         o.grid = try VADGrid.load(file: grid, set: axes)
         o.bargeInAxes = grid == nil  // a grid file is swept as it is
         o.objective = objective
-        o.constraints =
-            noLimits
-            ? VADConstraints.none
-            : VADConstraints(
-                maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMin,
-                maxOnsetLatencyMs: maxOnsetLatencyMs, maxFalseBargeInsPerMinute: maxFalseBargeInsPerMin,
-                maxMissedBargeIns: maxMissedBargeIns, maxBargeInLatencyMs: maxBargeInLatencyMs)
+        o.constraints = VADConstraints(
+            maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMin,
+            maxOnsetLatencyMs: maxOnsetLatencyMs, maxFalseBargeInsPerMinute: maxFalseBargeInsPerMin,
+            maxMissedBargeIns: maxMissedBargeIns, maxBargeInLatencyMs: maxBargeInLatencyMs)
+        try o.constraints.validate()
+        if noLimits { o.constraints = .none }
         o.groupBy = groupBy
         o.bestEffort = bestEffort
         o.maxSettings = maxSettings
