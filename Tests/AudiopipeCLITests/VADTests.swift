@@ -252,8 +252,8 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
                 "vad", "tune", "--audio", audio, "--labels", labels, "--report", s.file("rep4"), "--group-by", "talker",
                 "--no-limits",
             ] + grid)
-        // b has a reference: the barge-in policy's 4 × 2 values are swept beside the 2 settings.
-        #expect(ok.status == 0 && ok.stderr.contains("16 settings, 2 folds"), "\(ok.stderr)")
+        // b has a reference: the barge-in policy's 4 × 3 values are swept beside the 2 settings.
+        #expect(ok.status == 0 && ok.stderr.contains("24 settings, 2 folds"), "\(ok.stderr)")
     }
 
     @Test func malformedLabelLinesNameTheFileAndLine() throws {

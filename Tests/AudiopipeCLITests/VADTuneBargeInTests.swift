@@ -22,9 +22,9 @@ private func json(_ path: String) throws -> [String: Any] {
         #expect(r.stderr.contains("1 of 3 files have a far-end reference"), "\(r.stderr)")
         let summary = try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
         #expect(summary["objective"] as? String == "barge-in")
-        // The policy axes were added: 3 enter_db values × the other default axes × 4 × 2 policies.
+        // The policy axes were added: 3 enter_db values × the other default axes × 4 × 3 policies.
         let settings = try #require(summary["settings"] as? Int)
-        #expect(settings % 8 == 0 && settings >= 8 * 3 * 2)
+        #expect(settings % 12 == 0 && settings >= 12 * 3 * 2)
         let baseline = try #require(summary["baseline"] as? [String: Any])
         let setting = try #require(baseline["setting"] as? [String: Double])
         #expect(setting["min_barge_in_ms"] == 0 && setting["ignore_first_ms"] == 0)

@@ -39,7 +39,8 @@ public enum OptionHelp {
             (NAME.ref.wav), barge-ins are scored as `session simulate --recorded` counts them, the \
             client's min_barge_in_ms and ignore_first_ms are swept too (unless --grid), and the \
             objective is barge-in, under false barge-ins ≤ 0.5 per minute of agent-only playout, \
-            missed barge-ins ≤ 10 % and barge-in latency p90 ≤ 300 ms by default. --report DIR gets \
+            missed barge-ins ≤ 10 % and barge-in latency p90 ≤ 300 ms by default (which replaces the \
+            fresh-onset latency limit unless --max-onset-latency-ms is given). --report DIR gets \
             summary.json, best.json (for `vad detect --config`; its barge_in policy for `session \
             simulate --config`), sweep.csv/json, per-file.csv, per-condition.csv (with a manifest.csv), \
             one plot per file and index.html. Exit code 1 when no setting meets the limits (no \
@@ -51,7 +52,8 @@ public enum OptionHelp {
             + "the default with references, else f1)."
         public static let maxFalseAlarm = "Limit: false-alarm rate, 0…1."
         public static let maxFalseTriggersPerMin = "Limit: false triggers per minute."
-        public static let maxOnsetLatencyMs = "Limit: fresh-onset latency p90, ms."
+        public static let maxOnsetLatencyMs =
+            "Limit: fresh-onset latency p90, ms (default: 200; with references, barge-in latency instead)."
         public static let maxFalseBargeInsPerMin =
             "Limit with references: false barge-ins per minute of agent-only playout."
         public static let maxMissedBargeIns = "Limit with references: missed barge-ins, 0…1."

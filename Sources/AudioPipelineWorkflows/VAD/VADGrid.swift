@@ -61,7 +61,7 @@ public struct VADGrid: Sendable {
     /// the grid has none of its own: how long the detector must have said speech before the client
     /// stops the agent, and how long a response is protected at its start.
     public static let bargeInAxes: [(name: String, values: [Double])] = [
-        ("min_barge_in_ms", [0, 40, 80, 150]), ("ignore_first_ms", [0, 300]),
+        ("min_barge_in_ms", [0, 40, 80, 150]), ("ignore_first_ms", [0, 300, 600]),
     ]
 
     /// Every axis with `base`'s own value added (sorted, once): the baseline is one of the settings.

@@ -19,6 +19,10 @@ public struct VADTuneOptions: Sendable {
     public var objective: VADSweep.Objective?
     /// The limits a chosen setting must meet (voice-agent defaults).
     public var constraints = VADConstraints()
+    /// Hold recordings with references to `constraints.maxOnsetLatencyMs` too. By default they are
+    /// held to the barge-in latency limit instead: their user onsets come under the agent's echo,
+    /// where the barge-in latency is what the user lives (`--max-onset-latency-ms` given: true).
+    public var onsetLatencyWithReferences = false
     /// A `manifest.csv` column whose values group files for the cross-validation (a talker, a room:
     /// one group never on both sides); nil: every file its own group.
     public var groupBy: String?
@@ -152,6 +156,7 @@ public enum VADTuner {
                 settings = try Self.settings(o, grid: grid)
             }
             o.objective = o.objective ?? .bargeIn
+            if !o.onsetLatencyWithReferences { o.constraints.maxOnsetLatencyMs = nil }
             notes(
                 "\(withReference) of \(corpus.items.count) files have a far-end reference: barge-ins scored as the "
                     + "session simulator counts them, objective \(o.objective!.rawValue)")

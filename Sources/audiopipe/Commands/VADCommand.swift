@@ -82,7 +82,7 @@ struct VADTune: ParsableCommand {
     @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseTriggersPerMin))
     var maxFalseTriggersPerMin = VADConstraints().maxFalseTriggersPerMinute!
     @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxOnsetLatencyMs))
-    var maxOnsetLatencyMs = VADConstraints().maxOnsetLatencyMs!
+    var maxOnsetLatencyMs: Double?
     @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseBargeInsPerMin))
     var maxFalseBargeInsPerMin = VADConstraints().maxFalseBargeInsPerMinute!
     @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxMissedBargeIns))
@@ -115,9 +115,11 @@ struct VADTune: ParsableCommand {
         o.objective = objective
         o.constraints = VADConstraints(
             maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMin,
-            maxOnsetLatencyMs: maxOnsetLatencyMs, maxFalseBargeInsPerMinute: maxFalseBargeInsPerMin,
+            maxOnsetLatencyMs: maxOnsetLatencyMs ?? VADConstraints().maxOnsetLatencyMs,
+            maxFalseBargeInsPerMinute: maxFalseBargeInsPerMin,
             maxMissedBargeIns: maxMissedBargeIns, maxBargeInLatencyMs: maxBargeInLatencyMs)
         try o.constraints.validate()
+        o.onsetLatencyWithReferences = maxOnsetLatencyMs != nil
         if noLimits { o.constraints = .none }
         o.groupBy = groupBy
         o.bestEffort = bestEffort
