@@ -1,4 +1,4 @@
-# AudioPipeline — the two commands of the README's Quick start, plus a few helpers.
+# AudioPipeline — the two commands of the README's "Set up", plus a few helpers.
 #   make demo   install system libraries if missing, build release, run the main job on samples/
 #   make test   install system libraries if missing, run the test suite
 #   make bench  run the benchmark suite (release); report in bench-out/benchmarks.md (FILTER=Target)
@@ -171,6 +171,7 @@ test-check-docs:
 samples:
 	samples/make-samples.sh
 	samples/make-scenario.sh
+	samples/make-vad-samples.sh
 
 clean:
 	rm -rf .build .build-asan .build-tsan dist $(DEMO_OUT) Benchmarks/.build Fuzz/.build

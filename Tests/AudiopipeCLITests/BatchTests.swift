@@ -209,6 +209,16 @@ import _AudioPipelineTestSupport
         #expect(r.status == 0, "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: s.file("mine/one.wav")))
         #expect(FileManager.default.fileExists(atPath: s.file("o/in/f2.wav")))
+        // A listed output's name sets its type, as for one file (without --type); a name of no known
+        // type is refused, naming it.
+        try "input,output\nin/f1.wav,typed/one.flac\nin/f2.wav,typed/two.wav\nin/f3.wav,typed/three.mp3\n".write(
+            toFile: s.file("typed.csv"), atomically: true, encoding: .utf8)
+        let typed = try CLI.run(["convert", "--input-list", s.file("typed.csv"), "-o", s.file("t")] + convert)
+        #expect(typed.status == 64 && typed.stderr.contains("cannot tell the output type from"), "\(typed.stderr)")
+        let flac = try Data(contentsOf: URL(fileURLWithPath: s.file("typed/one.flac")))
+        let wav = try Data(contentsOf: URL(fileURLWithPath: s.file("typed/two.wav")))
+        #expect(flac.starts(with: Array("fLaC".utf8)) && wav.starts(with: Array("RIFF".utf8)))
+        #expect(!FileManager.default.fileExists(atPath: s.file("typed/three.mp3")))
         // A list that names nothing says which list.
         try "# nothing yet\n\n".write(toFile: s.file("empty.txt"), atomically: true, encoding: .utf8)
         let empty = try CLI.run(["convert", "--input-list", s.file("empty.txt"), "-o", s.file("p")] + convert)

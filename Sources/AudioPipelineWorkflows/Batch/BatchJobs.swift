@@ -13,9 +13,15 @@ public enum BatchJobs {
         return output
     }
 
-    public static func convert(_ o: ConvertOptions, raw: RawFormat?) -> BatchRunner.Job {
+    /// - Parameter typeGiven: `o.type` was asked for (`--type`); else each output's type follows its
+    ///   name, as for one file — an input list's `output` column may name a .flac among .wav files
+    ///   (and a name of no known type is refused, naming it).
+    public static func convert(_ o: ConvertOptions, raw: RawFormat?, typeGiven: Bool = true) -> BatchRunner.Job {
         { item in
-            let r = try FileConverter.convert(input: item.input.path, raw: raw, output: try output(item), options: o)
+            let path = try output(item)
+            var o = o
+            if !typeGiven { o.type = try ConvertOptions.outputType(path: path, type: nil) }
+            let r = try FileConverter.convert(input: item.input.path, raw: raw, output: path, options: o)
             return FileOutcome(audioSeconds: r.inputSeconds, clippedSamples: r.clippedSamples, warnings: r.warnings)
         }
     }

@@ -25,18 +25,23 @@ public final class SessionSimulator {
     }
 
     /// Loads the files the configuration names and runs; writes the outputs when `outputDirectory`
-    /// is given (all or nothing).
-    public func run(outputDirectory: String?) throws(AudioPipelineError) -> SessionReport {
+    /// is given (all or nothing). `reportedAs`: the directory the report names as its output, when
+    /// the outputs are written somewhere else first (a sweep's temporary directory, renamed into
+    /// place when the sweep is done).
+    public func run(outputDirectory: String?, reportedAs: String? = nil) throws(AudioPipelineError) -> SessionReport {
         let c = configuration
         let inputs = [c.agent, c.user, c.userLabels, c.recorded, c.reference, c.trace, c.echo.impulseResponse]
         if let outputDirectory {
             try SamePathGuard.refuse(inputs: inputs.compactMap { $0 }, outputs: [outputDirectory])
         }
-        return try run(try SessionTracks.load(c, profile: profile), outputDirectory: outputDirectory)
+        return try run(
+            try SessionTracks.load(c, profile: profile), outputDirectory: outputDirectory, reportedAs: reportedAs)
     }
 
     /// Runs on tracks already loaded.
-    public func run(_ tracks: SessionTracks, outputDirectory: String?) throws(AudioPipelineError) -> SessionReport {
+    public func run(
+        _ tracks: SessionTracks, outputDirectory: String?, reportedAs: String? = nil
+    ) throws(AudioPipelineError) -> SessionReport {
         let c = configuration
         let D = tracks.deviceRate
         let tickFrames = Int((Double(D) * c.jitter.tickMs / 1000).rounded(.up))
@@ -64,7 +69,7 @@ public final class SessionSimulator {
         }
         let report = makeReport(
             engine, tracks, playout: playout, responses: responses, warnings: warnings,
-            output: outputDirectory)
+            output: reportedAs ?? outputDirectory)
         if let writer {
             let timeline = SessionTimeline(
                 report: report, trace: engine.timeline!, user: tracks.userSpeech, configuration: c)

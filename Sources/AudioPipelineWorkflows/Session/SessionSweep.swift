@@ -88,8 +88,9 @@ public enum SessionSweep {
         var rows: [SessionSweepReport.Row] = []
         var warnings: [String] = []
         for (v, config) in zip(values, configurations) {
+            let folder = "\(name)=\(NumberText.plain(v))"
             let r = try SessionSimulator(configuration: config).run(
-                outputDirectory: directory.temporaryPath + "/\(name)=\(NumberText.plain(v))")
+                outputDirectory: directory.temporaryPath + "/" + folder, reportedAs: output + "/" + folder)
             warnings += r.warnings.map { "\(name)=\(NumberText.plain(v)): \($0)" }
             rows.append(.init(value: v, headline: SessionHeadline(r)))
         }

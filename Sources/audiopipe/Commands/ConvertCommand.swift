@@ -55,7 +55,7 @@ struct Convert: ParsableCommand {
             return try batch.run(
                 paths, kinds: BatchSelection.audioExtensions, output: outputDirectory, ext: options.type.rawValue,
                 digest: "convert", options, rawFormat as Any, report: output,
-                job: BatchJobs.convert(options, raw: rawFormat))
+                job: BatchJobs.convert(options, raw: rawFormat, typeGiven: type != nil))
         }
         let input = paths[0]
         let outputPath = paths[1]
