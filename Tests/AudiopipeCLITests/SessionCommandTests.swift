@@ -216,8 +216,9 @@ import _AudioPipelineTestSupport
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: s.file("sw")))
         #expect(names.isSuperset(of: ["sweep.csv", "sweep.json", "sweep.svg", "echo_gain_db=-20", "echo_gain_db=0"]))
         // Each value's report names the directory it ended up in, not the one it was written in first.
-        let one = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: s.file("sw/echo_gain_db=0/report.json")))) as! [String: Any]
+        let one =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: s.file("sw/echo_gain_db=0/report.json")))) as! [String: Any]
         #expect(one["output"] as? String == s.file("sw") + "/echo_gain_db=0", "\(one["output"] ?? "none")")
         let bad = try CLI.run(["session", "simulate", "--agent", Self.agent, "-o", s.file("x"), "--sweep", "nope=1"])
         #expect(bad.status == 64 && bad.stderr.contains("unknown parameter 'nope'"), "\(bad.stderr)")
