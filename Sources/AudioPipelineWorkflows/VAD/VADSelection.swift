@@ -16,6 +16,32 @@ public struct VADConstraints: Codable, Sendable, Hashable {
         self.maxOnsetLatencyMs = maxOnsetLatencyMs
     }
 
+    /// The limits as `vad tune` takes them (`--max-false-alarm` …; `noLimits`: none), checked:
+    /// a fraction in 0…1, counts and milliseconds finite and ≥ 0 (usage errors otherwise).
+    public static func checked(
+        maxFalseAlarm: Double, maxFalseTriggersPerMinute: Double, maxOnsetLatencyMs: Double, noLimits: Bool
+    ) throws(AudioPipelineError) -> VADConstraints {
+        guard maxFalseAlarm >= 0 && maxFalseAlarm <= 1 else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--max-false-alarm must be in 0…1 (a fraction), not \(maxFalseAlarm)")
+        }
+        guard maxFalseTriggersPerMinute >= 0 && maxFalseTriggersPerMinute.isFinite else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--max-false-triggers-per-min must be a number ≥ 0, not \(maxFalseTriggersPerMinute)")
+        }
+        guard maxOnsetLatencyMs >= 0 && maxOnsetLatencyMs.isFinite else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--max-onset-latency-ms must be a number ≥ 0, not \(maxOnsetLatencyMs)")
+        }
+        if noLimits {
+            return VADConstraints(maxFalseAlarm: nil, maxFalseTriggersPerMinute: nil, maxOnsetLatencyMs: nil)
+        }
+        return VADConstraints(
+            maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMinute,
+            maxOnsetLatencyMs: maxOnsetLatencyMs)
+    }
+
     /// The limits `m` breaks, in words (`false alarm 21.3 % > 15 %`); empty when it meets them. A
     /// metric of nothing (no onsets: no latency) breaks nothing.
     public func broken(_ m: VADScoring.Metrics) -> [String] {
@@ -110,9 +136,20 @@ public struct VADSelection: Sendable {
         outcomes: [VADSweep.Outcome], baseline: Int, folds: VADFolds, objective: VADSweep.Objective,
         constraints: VADConstraints, fileNames: [String]
     ) {
+        self.init(
+            perFile: outcomes.map(\.perFile), baseline: baseline, folds: folds, objective: objective,
+            constraints: constraints, fileNames: fileNames)
+    }
+
+    /// The same choice over any detector's sweep: each setting's counts per file (a framework
+    /// emulation's, `FrameworkTuner`).
+    public init(
+        perFile outcomes: [[VADScoring.Counts]], baseline: Int, folds: VADFolds, objective: VADSweep.Objective,
+        constraints: VADConstraints, fileNames: [String]
+    ) {
         self.baseline = baseline
         warnings = []
-        let all = Array(outcomes.first?.perFile.indices ?? 0..<0)
+        let all = Array(outcomes.first?.indices ?? 0..<0)
         let choice = Self.choose(outcomes, files: all, objective: objective, constraints: constraints)
         chosen = choice.best
         qualified = choice.qualified
@@ -144,7 +181,7 @@ public struct VADSelection: Sendable {
         crossValidated = folds.folds.count > 1 ? pooled : nil
         foldDifferences = differences
         spread = Self.standardDeviation(differences)
-        let base = outcomes[baseline].metrics
+        let base = VADScoring.metrics(Self.pooled(outcomes[baseline], all))
         guard let chosen else {
             adopt = false
             reason = "no setting meets \(constraints.text): no choice was made"
@@ -176,7 +213,7 @@ public struct VADSelection: Sendable {
     /// The best setting by `objective` among those meeting `constraints` over `files` (and how many
     /// do); with none, the three closest.
     static func choose(
-        _ outcomes: [VADSweep.Outcome], files: [Int], objective: VADSweep.Objective, constraints: VADConstraints
+        _ outcomes: [[VADScoring.Counts]], files: [Int], objective: VADSweep.Objective, constraints: VADConstraints
     ) -> (best: Int?, qualified: Int, closest: [Int]) {
         var best: (index: Int, value: Double)?
         var qualified = 0
@@ -194,8 +231,8 @@ public struct VADSelection: Sendable {
         return (best?.index, qualified, Array(closest))
     }
 
-    static func pooled(_ o: VADSweep.Outcome, _ files: [Int]) -> VADScoring.Counts {
-        files.reduce(VADScoring.Counts()) { $0 + o.perFile[$1] }
+    static func pooled(_ perFile: [VADScoring.Counts], _ files: [Int]) -> VADScoring.Counts {
+        files.reduce(VADScoring.Counts()) { $0 + perFile[$1] }
     }
 
     static func standardDeviation(_ v: [Double]) -> Double? {

@@ -33,6 +33,27 @@ public struct VADTuneOptions: Sendable {
         self.labelDirectory = labelDirectory
         self.reportDirectory = reportDirectory
     }
+
+    /// The options as `vad tune` takes them: `labels` nil for labels beside the audio, `conditionBy`
+    /// as comma-separated manifest columns. Refuses a `maxSettings` below 1.
+    public init(
+        audio: String, labels: String?, report: String, objective: VADSweep.Objective, constraints: VADConstraints,
+        groupBy: String?, bestEffort: Bool, conditionBy: String?, referenceSuffix: String, maxSettings: Int,
+        resampler: ResamplerChoice
+    ) throws(AudioPipelineError) {
+        guard maxSettings >= 1 else {
+            throw AudioPipelineError(.invalidConfiguration, "--max-settings must be at least 1, not \(maxSettings)")
+        }
+        self.init(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
+        self.objective = objective
+        self.constraints = constraints
+        self.groupBy = groupBy
+        self.bestEffort = bestEffort
+        conditionColumns = conditionBy?.split(separator: ",").map(String.init)
+        self.referenceSuffix = referenceSuffix
+        self.maxSettings = maxSettings
+        self.resampler = resampler
+    }
 }
 
 /// What `vad tune` found (`summary.json` in the report, and `vad tune --json`): the baseline and
@@ -185,7 +206,12 @@ public enum VADTuner {
     static func folds(
         _ corpus: VADCorpus, manifest: VADManifest?, groupBy: String?
     ) throws(AudioPipelineError) -> VADFolds {
-        let names = corpus.items.map(\.name)
+        try folds(names: corpus.items.map(\.name), manifest: manifest, groupBy: groupBy)
+    }
+
+    static func folds(
+        names: [String], manifest: VADManifest?, groupBy: String?
+    ) throws(AudioPipelineError) -> VADFolds {
         guard let groupBy else { return VADFolds(files: names) }
         guard let manifest else {
             throw AudioPipelineError(
