@@ -140,6 +140,13 @@ def emulate(binary, wav, scores, framework, setting, tmp):
     return [(s["start"], s["end"]) for s in report["segments"]], report["duration"]
 
 
+def write_labels(root, run, name, segments):
+    os.makedirs(os.path.join(root, run), exist_ok=True)
+    with open(os.path.join(root, run, name + ".txt"), "w") as f:
+        for a, b in segments:
+            f.write(f"{a:.6f}\t{b:.6f}\tspeech\n")
+
+
 def analyzer_window(rate):
     return 512 if rate == 16000 else 256
 
@@ -155,11 +162,24 @@ def main():
     p.add_argument("--frameworks", default="pipecat,livekit")
     p.add_argument("--min-agreement", type=float, default=0.99)
     p.add_argument("--json", help="write every pair's figures here")
+    p.add_argument("--config", action="append", default=[],
+                   help="a best.json of vad tune --emulate: check its setting too (instead of the built-in ones)")
+    p.add_argument("--labels-out", help="write each run's segments as Audacity labels: DIR/FRAMEWORK-K[-emulated]/NAME.txt "
+                   "(K: the setting's index; for ../shared/eval/vad/score.py)")
     p.add_argument("recordings", nargs="+")
     try:
         args = p.parse_args()
     except SystemExit as e:
         sys.exit(2 if e.code else 0)
+    settings = SETTINGS
+    if args.config:
+        settings = {"pipecat": [{}], "livekit": [{}]}
+        for path in args.config:
+            with open(path) as f:
+                config = json.load(f)
+            for framework in settings:
+                if framework in config:
+                    settings[framework].append({k: v for k, v in config[framework].items() if not k.startswith("_")})
     vs = load_scores_module()
     vs.quiet_logs()
     started = time.monotonic()
@@ -175,7 +195,7 @@ def main():
                 scores = os.path.join(tmp, f"{framework}-{name}.csv")
                 vs.write_atomically(scores, windows)
                 file_confidences = [c for _, c in windows]
-                for setting in SETTINGS[framework]:
+                for k, setting in enumerate(settings[framework]):
                     label = json.dumps(setting, sort_keys=True) if setting else "defaults"
                     shifted = 0
                     predicted = None
@@ -195,6 +215,9 @@ def main():
                     ours, duration = emulate(args.audiopipe, wav, own, framework, setting, tmp)
                     equal = agreement(real, ours, duration)
                     n = len(frames(real, duration))
+                    if args.labels_out:
+                        write_labels(args.labels_out, f"{framework}-{k}", name, real)
+                        write_labels(args.labels_out, f"{framework}-{k}-emulated", name, ours)
                     ok = equal >= args.min_agreement
                     passed += ok
                     failed += not ok
