@@ -21,6 +21,7 @@
 #   make check-docs         every sh example of README.md and docs/guide/ runs on samples/, links checked (CI)
 #   make test-check-docs    unit tests of scripts/check-docs.py (CI)
 #   make vad-scores-venv    .venv-vad: pipecat, LiveKit's silero plugin, webrtcvad, ten-vad (pinned; scripts/vad-scores.py)
+#   make check-vad-parity   vad detect --scores against the real pipecat and LiveKit VADs, ≥ 99 % of 10 ms frames (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -33,7 +34,7 @@ SWIFT_BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples vad-scores-venv
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples vad-scores-venv check-vad-parity
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -183,6 +184,16 @@ $(VENV)/.installed: scripts/vad-frameworks/requirements.txt scripts/vad-framewor
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r scripts/vad-frameworks/requirements.txt \
 		-c scripts/vad-frameworks/constraints.txt
 	@touch $@
+
+# The emulation against the frameworks themselves (scripts/vad-parity.py): pipecat's
+# SileroVADAnalyzer and LiveKit's silero plugin, installed from PyPI in .venv-vad, on the sample
+# recordings (and two real ones of the VAD kit when ../shared/eval/vad is there), three settings
+# each; every pair must agree on ≥ 99 % of 10 ms frames. About 15 s once the venv exists.
+VAD_PARITY_RECORDINGS ?= samples/vad/bargein.wav samples/vad/keyboard.wav samples/vad/pink-noise.wav \
+	$(wildcard ../shared/eval/vad/real/ami_EN2001a_0-30s.wav ../shared/eval/vad/real/mfa_cold_corpus3.wav)
+check-vad-parity: release vad-scores-venv
+	$(VENV)/bin/python scripts/vad-parity.py --audiopipe "$$(swift build -c release --show-bin-path)/audiopipe" \
+		$(VAD_PARITY_RECORDINGS)
 
 samples:
 	samples/make-samples.sh

@@ -27,6 +27,9 @@ scripts/vad-frameworks/requirements.txt: `make vad-scores-venv`, then .venv-vad/
   (default 3); confidence 0 or 1.
 - ten: TEN VAD (ten-vad), hops of 256 samples at 16 kHz; its probability.
 
+OUT_DIR/timing.json says what the VAD cost here (seconds of model and framing per 10 ms of audio,
+one thread), which `vad tune --compare` shows beside the energy VAD's.
+
 Exit codes: 0 done, 64 usage, 65 a recording that cannot be read, 66 no recording in IN_DIR,
 74 OUT_DIR not writable. Outputs are written to a temporary file and renamed: a failed run leaves
 no partial CSV.
@@ -37,6 +40,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 AUDIO_EXTENSIONS = {".wav", ".flac", ".ogg", ".aif", ".aiff", ".caf", ".w64", ".rf64", ".mp3", ".opus"}
 EX_USAGE, EX_DATAERR, EX_NOINPUT, EX_IOERR = 64, 65, 66, 74
@@ -191,18 +195,20 @@ def ten(pcm, rate, args):
     return rows, rate
 
 
-def write_atomically(path, rows):
+def write_text_atomically(path, text):
     directory = os.path.dirname(path) or "."
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".tmp-", dir=directory)
     try:
         with os.fdopen(fd, "w") as f:
-            f.write("time_s,confidence\n")
-            for t, c in rows:
-                f.write(f"{t:.6f},{c:.9g}\n")
+            f.write(text)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
         raise
+
+
+def write_atomically(path, rows):
+    write_text_atomically(path, "time_s,confidence\n" + "".join(f"{t:.6f},{c:.9g}\n" for t, c in rows))
 
 
 def quiet_logs():
@@ -247,12 +253,24 @@ def main():
         run = silero_livekit if args.framework == "livekit" else silero_pipecat
     else:
         run = webrtc if args.vad == "webrtc" else ten
+    seconds, windows, audio_seconds = 0.0, 0, 0.0
     for name, path in items:
         pcm, rate = read_pcm16(path)
+        started = time.perf_counter()
         rows, _ = run(pcm, rate, args)
+        seconds += time.perf_counter() - started
+        windows += len(rows)
+        audio_seconds += len(pcm) / rate
         write_atomically(os.path.join(args.out_dir, name + ".csv"), rows)
         if not args.quiet:
             print(f"{path}: {len(rows)} windows -> {args.out_dir}/{name}.csv", file=sys.stderr)
+    # What the VAD costs here (its framework's framing and model, one thread), for vad tune --compare.
+    timing = {
+        "vad": args.vad, "for": args.framework if args.vad == "silero" else None, "windows": windows,
+        "audio_seconds": audio_seconds, "seconds": seconds,
+        "microseconds_per_10ms": seconds / audio_seconds * 0.01 * 1e6 if audio_seconds else None,
+    }
+    write_text_atomically(os.path.join(args.out_dir, "timing.json"), json.dumps(timing, indent=1) + "\n")
 
 
 if __name__ == "__main__":

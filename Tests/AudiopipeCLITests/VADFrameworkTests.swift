@@ -168,6 +168,36 @@ private func segments(_ text: String) -> [(Double, Double)] {
         #expect(sweep.split(separator: "\n").count == 1 + 6 * 5 * 3)
     }
 
+    @Test func compareTunesEachFrameworkBesideTheEnergyVAD() throws {
+        let s = Scratch()
+        let audio = s.file("audio")
+        let scoreDir = s.file("scores")
+        try FileManager.default.createDirectory(atPath: audio, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: scoreDir, withIntermediateDirectories: true)
+        for k in 0..<3 {
+            try recording(audio + "/r\(k).wav")
+            try "1.0\t2.0\tspeech\n3.0\t3.5\tspeech\n".write(
+                toFile: audio + "/r\(k).txt", atomically: true, encoding: .utf8)
+            try scores(scoreDir + "/r\(k).csv")
+        }
+        try #"{"microseconds_per_10ms": 42.5}"#.write(
+            toFile: scoreDir + "/timing.json", atomically: true, encoding: .utf8)
+        let r = try CLI.run([
+            "vad", "tune", "--audio", audio, "--report", s.file("rep"), "--no-limits", "--compare",
+            "livekit=" + scoreDir,
+            "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let o = try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
+        let rows = o["comparison"] as! [[String: Any]]
+        #expect(rows.map { $0["vad"] as! String } == ["energy", "livekit"])
+        #expect(rows[1]["microsecondsPer10ms"] as? Double == 42.5)
+        #expect((rows[0]["microsecondsPer10ms"] as? Double ?? 0) > 0)
+        #expect(FileManager.default.fileExists(atPath: s.file("rep/livekit/best.json")))
+        let bad = try CLI.run(["vad", "tune", "--audio", audio, "--report", s.file("x"), "--compare", "webrtc=dir"])
+        #expect(bad.status == 64 && bad.stderr.contains("--compare wants FRAMEWORK=SCORES_DIR"), "\(bad.stderr)")
+    }
+
     @Test func aMissingScoreFileOrAnUnknownParameterIsNamed() throws {
         let s = Scratch()
         let audio = s.file("audio")

@@ -27,6 +27,8 @@ public struct VADTuneOptions: Sendable {
     /// The columns of the corpus's `manifest.csv` whose values make a condition for the report's
     /// per-condition table (nil: `condition`, else `noise`, if the manifest has one).
     public var conditionColumns: [String]?
+    /// `FRAMEWORK=SCORES_DIR` (`--compare`): each framework tuned the same way beside the energy VAD.
+    public var compare: [String] = []
 
     public init(audioDirectory: String, labelDirectory: String, reportDirectory: String) {
         self.audioDirectory = audioDirectory
@@ -111,6 +113,8 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
     public var minutes: Double
     /// best.json's path when one was written.
     @NullWhenAbsent public var bestJSON: String?
+    /// With `--compare`: the energy VAD's choice beside each framework's (absent otherwise).
+    public var comparison: [VADComparisonRow]?
     public var bestEffort: Bool
     public var skipped: [String]
     public var report: String
@@ -152,6 +156,7 @@ public enum VADTuner {
                     .invalidConfiguration, "the grid's \(name)=\(NumberText.plain(v)) is in no valid setting: \(why)")
             }
         }
+        _ = try VADComparison.parse(o.compare)  // a malformed --compare fails before the sweep
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
@@ -183,6 +188,13 @@ public enum VADTuner {
         summary.folds = folds.folds.count
         let written = Self.written(summary, selection: selection, bestEffort: o.bestEffort)
         summary.bestJSON = written.map { _ in o.reportDirectory + "/best.json" }
+        if !o.compare.isEmpty {
+            // The setting best.json holds (or, with none, the baseline) is the one whose cost is timed.
+            let shown = written ?? selection.baseline
+            summary.comparison = try VADComparison.rows(
+                o, energy: summary, setting: outcomes[shown].setting.configuration, corpus: corpus,
+                into: report.temporaryPath, notes: notes)
+        }
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let writer = VADTuningReport(
             options: o, grid: grid, corpus: corpus, outcomes: outcomes, selection: selection, summary: summary,

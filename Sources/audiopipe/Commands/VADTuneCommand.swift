@@ -43,6 +43,7 @@ struct VADTune: ParsableCommand {
     @Option(help: "manifest.csv columns of a condition (default: condition or noise).") var conditionBy: String?
     @Option(help: "Emulate a framework's VAD over --scores: pipecat or livekit.") var emulate: FrameworkVAD?
     @Option(help: "Directory of score files NAME.csv (scripts/vad-scores.py), for --emulate.") var scores: String?
+    @Option(help: "Beside the energy VAD, tuned alike: FRAMEWORK=SCORES_DIR (repeatable).") var compare: [String] = []
     @OptionGroup var output: OutputOptions
 
     func run() throws {
@@ -56,6 +57,7 @@ struct VADTune: ParsableCommand {
         // --emulate: --config and --set are the framework's (FrameworkTuneOptions reads them).
         if emulate == nil { o.base = try parameters.configuration() }
         if emulate == nil { o.grid = try VADGrid.load(file: grid, set: axes) }
+        o.compare = compare
         let printer = ReportPrinter(output)
         let bar = output.progressBar()
         defer { bar.finish() }
