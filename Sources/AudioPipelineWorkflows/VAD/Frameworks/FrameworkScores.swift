@@ -61,7 +61,7 @@ public struct FrameworkScores: Sendable {
                 let what = t <= Double(i - 1) * window + Self.timeTolerance ? "out of order or repeated" : "not on"
                 throw AudioPipelineError(
                     .invalidData,
-                    "\(path):\(number): time_s \(t) is \(what) the grid of \(window * 1000) ms windows "
+                    "\(path):\(number): time_s \(t) is \(what) the grid of \(String(format: "%g", window * 1000)) ms windows "
                         + "(row \(i) should end at \(String(format: "%.6f", expected)) s)")
             }
             var v = c
