@@ -58,10 +58,11 @@ public struct FrameworkScores: Sendable {
             }
             let expected = Double(i) * window
             if abs(t - expected) > Self.timeTolerance * Double(i).squareRoot() + 1e-9 {
-                let what = t <= Double(i - 1) * window + Self.timeTolerance ? "out of order or repeated" : "not on"
+                let ms = String(format: "%g", window * 1000)
+                let what = t <= Double(i - 1) * window + Self.timeTolerance ? "out of order or repeated, off" : "not on"
                 throw AudioPipelineError(
                     .invalidData,
-                    "\(path):\(number): time_s \(t) is \(what) the grid of \(String(format: "%g", window * 1000)) ms windows "
+                    "\(path):\(number): time_s \(t) is \(what) the grid of \(ms) ms windows "
                         + "(row \(i) should end at \(String(format: "%.6f", expected)) s)")
             }
             var v = c
