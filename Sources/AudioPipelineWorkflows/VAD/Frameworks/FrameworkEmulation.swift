@@ -58,18 +58,22 @@ public enum FrameworkVAD: String, Sendable, CaseIterable, Codable {
 
     /// The decider's edges over one file's windows. `volumes`: pipecat's smoothed volume per window.
     func edges(
-        _ setting: [String: Double], confidences: [Float], volumes: [Double], windowSamples: Int,
+        _ setting: [String: Double], confidences: [Float], volumes: [Double], rate: Int, windowSamples: Int,
         chunkSamples: Int
     ) throws(AudioPipelineError) -> [FrameworkVADEdge] {
         var out: [FrameworkVADEdge] = []
         switch self {
         case .pipecat:
-            var d = try PipecatVADDecider(Self.pipecat(setting, windowSamples: windowSamples, chunk: chunkSamples))
+            var p = Self.pipecat(setting, windowSamples: windowSamples, chunk: chunkSamples)
+            p.sampleRate = rate
+            var d = try PipecatVADDecider(p)
             confidences.withUnsafeBufferPointer { c in
                 volumes.withUnsafeBufferPointer { v in d.process(confidences: c, volumes: v) { out.append($0) } }
             }
         case .livekit:
-            var d = try LiveKitVADDecider(Self.livekit(setting, windowSamples: windowSamples))
+            var p = Self.livekit(setting, windowSamples: windowSamples)
+            p.sampleRate = rate
+            var d = try LiveKitVADDecider(p)
             confidences.withUnsafeBufferPointer { c in d.process(c) { out.append($0) } }
         }
         return out

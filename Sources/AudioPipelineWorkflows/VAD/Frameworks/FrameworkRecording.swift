@@ -60,7 +60,7 @@ public struct FrameworkRecording: Sendable {
         -> [SpeechSegment]
     {
         let edges = try framework.edges(
-            setting, confidences: scores.confidences, volumes: volumes, windowSamples: windowSamples,
+            setting, confidences: scores.confidences, volumes: volumes, rate: rate, windowSamples: windowSamples,
             chunkSamples: chunkSamples)
         return framework.segments(
             edges, windowSamples: windowSamples, chunkSamples: chunkSamples, rate: rate, duration: duration)
