@@ -166,6 +166,15 @@ private func segments(_ text: String) -> [(Double, Double)] {
         let sweep = try String(contentsOfFile: s.file("rep/sweep.csv"), encoding: .utf8)
         // 6 thresholds × 5 durations × (0.1, 0.3 and the default 0.55).
         #expect(sweep.split(separator: "\n").count == 1 + 6 * 5 * 3)
+        // A grid file replaces its axes too (the default's value joins them).
+        try #"{"activation_threshold": [0.4, 0.6]}"#.write(toFile: s.file("g.json"), atomically: true, encoding: .utf8)
+        let g = try CLI.run([
+            "vad", "tune", "--audio", audio, "--scores", scoreDir, "--emulate", "livekit", "--report", s.file("rep2"),
+            "--no-limits", "--grid", s.file("g.json"),
+        ])
+        #expect(g.status == 0, "\(g.stderr)")
+        let sweep2 = try String(contentsOfFile: s.file("rep2/sweep.csv"), encoding: .utf8)
+        #expect(sweep2.split(separator: "\n").count == 1 + 3 * 5 * 5)
     }
 
     @Test func compareTunesEachFrameworkBesideTheEnergyVAD() throws {

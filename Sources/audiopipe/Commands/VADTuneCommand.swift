@@ -64,7 +64,7 @@ struct VADTune: ParsableCommand {
         let summary =
             try emulate.map { f in
                 let framework = try FrameworkTuneOptions(
-                    f, like: o, scores: scores, axes: axes, config: parameters.config)
+                    f, like: o, scores: scores, grid: grid, axes: axes, config: parameters.config)
                 return try FrameworkTuner.tune(framework, notes: printer.note, progress: bar.update)
             } ?? VADTuner.tune(o, notes: printer.note, progress: bar.update)
         bar.finish()

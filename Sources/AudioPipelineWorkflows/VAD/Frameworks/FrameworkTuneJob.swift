@@ -12,6 +12,9 @@ public struct FrameworkTuneOptions: Sendable {
     public var reportDirectory: String
     /// `NAME=V1,V2,…` axes replacing the default grid's (`--set`).
     public var axes: [String] = []
+    /// A JSON grid `{"confidence": [0.5, 0.7], …}` whose axes replace the default grid's (`--grid`),
+    /// before `axes`.
+    public var gridFile: String?
     /// The baseline: the framework's defaults, or `--config CURRENT.json` (what the user runs today).
     public var base: [String: Double]?
     public var objective = VADSweep.Objective.f1
@@ -21,9 +24,11 @@ public struct FrameworkTuneOptions: Sendable {
     public var referenceSuffix = ".ref.wav"
 
     /// The options `vad tune` shares with the energy tuner's (`energy`), then the framework's: the
-    /// score directory, `--set` axes, and `--config` (a `{"pipecat": {…}}` file) as the baseline.
+    /// score directory, `--grid` file and `--set` axes, and `--config` (a `{"pipecat": {…}}` file) as
+    /// the baseline.
     public init(
-        _ framework: FrameworkVAD, like energy: VADTuneOptions, scores: String?, axes: [String], config: String?
+        _ framework: FrameworkVAD, like energy: VADTuneOptions, scores: String?, grid: String?, axes: [String],
+        config: String?
     ) throws(AudioPipelineError) {
         guard let scores else {
             throw AudioPipelineError(
@@ -33,6 +38,8 @@ public struct FrameworkTuneOptions: Sendable {
             framework: framework, audioDirectory: energy.audioDirectory, labelDirectory: energy.labelDirectory,
             scoresDirectory: scores, reportDirectory: energy.reportDirectory)
         self.axes = axes
+        gridFile = grid
+        referenceSuffix = energy.referenceSuffix
         objective = energy.objective
         constraints = energy.constraints
         groupBy = energy.groupBy
@@ -74,7 +81,7 @@ public enum FrameworkTuner {
         let f = o.framework
         let base = o.base ?? f.defaults
         try f.validate(base)
-        let grid = try Self.grid(f, axes: o.axes, base: base)
+        let grid = try Self.grid(f, file: o.gridFile, axes: o.axes, base: base)
         let settings = try Self.settings(grid, base: base, framework: f)
         let report = try ReportDirectory(path: o.reportDirectory)
         let pairs = try VADCorpus.pair(
@@ -135,10 +142,13 @@ public enum FrameworkTuner {
     }
 
     /// The default grid with `--set` axes replacing theirs; the baseline's values always included.
-    static func grid(_ f: FrameworkVAD, axes: [String], base: [String: Double]) throws(AudioPipelineError)
-        -> [(name: String, values: [Double])]
+    static func grid(_ f: FrameworkVAD, file: String? = nil, axes: [String], base: [String: Double])
+        throws(AudioPipelineError) -> [(name: String, values: [Double])]
     {
         var grid = f.defaultGrid
+        for (name, values) in try file.map(Self.gridFile) ?? [] {
+            try Self.set(&grid, name, values, framework: f, what: "\(file ?? ""): \(name)")
+        }
         for a in axes {
             let parts = a.split(separator: "=", maxSplits: 1).map(String.init)
             let values = parts.count == 2 ? parts[1].split(separator: ",").map { Double($0.trimmingSpaces) } : []
@@ -146,23 +156,49 @@ public enum FrameworkTuner {
             guard parts.count == 2, !values.isEmpty, numbers.count == values.count else {
                 throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
             }
-            guard f.parameterNames.contains(parts[0]) else {
-                throw AudioPipelineError(
-                    .invalidConfiguration,
-                    "--set: \(f.rawValue) has no parameter '\(parts[0])' (known: "
-                        + "\(f.parameterNames.joined(separator: ", ")))")
-            }
-            if let i = grid.firstIndex(where: { $0.name == parts[0] }) {
-                grid[i].values = numbers
-            } else {
-                grid.append((parts[0], numbers))
-            }
+            try Self.set(&grid, parts[0], numbers, framework: f, what: "--set")
         }
         for i in grid.indices {
             if let v = base[grid[i].name], !grid[i].values.contains(v) { grid[i].values.append(v) }
             grid[i].values = Array(Set(grid[i].values)).sorted()
         }
         return grid
+    }
+
+    /// Replaces (or adds) one axis of `grid`.
+    static func set(
+        _ grid: inout [(name: String, values: [Double])], _ name: String, _ values: [Double], framework f: FrameworkVAD,
+        what: String
+    ) throws(AudioPipelineError) {
+        guard f.parameterNames.contains(name) else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(what): \(f.rawValue) has no parameter '\(name)' (known: \(f.parameterNames.joined(separator: ", ")))"
+            )
+        }
+        if let i = grid.firstIndex(where: { $0.name == name }) {
+            grid[i].values = values
+        } else {
+            grid.append((name, values))
+        }
+    }
+
+    /// A JSON grid file: an object of non-empty number arrays, by parameter name.
+    static func gridFile(_ path: String) throws(AudioPipelineError) -> [(String, [Double])] {
+        let text = try TextInput.text(path, what: "the grid")
+        guard case .object(let o)? = try? JSON.parse(text) else {
+            throw AudioPipelineError(.invalidData, "\(path): want a JSON object {\"NAME\": [V1, V2, …]}")
+        }
+        return try o.keys.sorted().map { (name) throws(AudioPipelineError) -> (String, [Double]) in
+            guard case .array(let a)? = o[name], !a.isEmpty else {
+                throw AudioPipelineError(.invalidData, "\(path): \(name) wants a non-empty array of numbers")
+            }
+            let values = a.compactMap { v -> Double? in if case .number(let n) = v { return n } else { return nil } }
+            guard values.count == a.count else {
+                throw AudioPipelineError(.invalidData, "\(path): \(name) holds something other than numbers")
+            }
+            return (name, values)
+        }
     }
 
     static func settings(_ grid: [(name: String, values: [Double])], base: [String: Double], framework: FrameworkVAD)

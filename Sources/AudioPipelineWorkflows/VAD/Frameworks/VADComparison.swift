@@ -43,7 +43,7 @@ enum VADComparison {
     ) throws(AudioPipelineError) -> [VADComparisonRow] {
         var rows = [row("energy", energy, cost: try cost(setting, corpus))]
         for (framework, scores) in try parse(o.compare) {
-            var f = try FrameworkTuneOptions(framework, like: o, scores: scores, axes: [], config: nil)
+            var f = try FrameworkTuneOptions(framework, like: o, scores: scores, grid: nil, axes: [], config: nil)
             f.reportDirectory = into + "/" + framework.rawValue
             let summary = try FrameworkTuner.tune(f, notes: notes)
             var r = row(framework.rawValue, summary, cost: Self.timing(scores))
