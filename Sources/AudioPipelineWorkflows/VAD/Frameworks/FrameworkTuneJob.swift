@@ -22,6 +22,7 @@ public struct FrameworkTuneOptions: Sendable {
     public var groupBy: String?
     public var bestEffort = false
     public var referenceSuffix = ".ref.wav"
+    public var maxSettings = VADGrid.maximumSettings
 
     /// The options `vad tune` shares with the energy tuner's (`energy`), then the framework's: the
     /// score directory, `--grid` file and `--set` axes, and `--config` (a `{"pipecat": {…}}` file) as
@@ -40,6 +41,7 @@ public struct FrameworkTuneOptions: Sendable {
         self.axes = axes
         gridFile = grid
         referenceSuffix = energy.referenceSuffix
+        maxSettings = energy.maxSettings
         objective = energy.objective
         constraints = energy.constraints
         groupBy = energy.groupBy
@@ -72,8 +74,6 @@ public struct FrameworkTuneOptions: Sendable {
 /// constraints (`VADSelection`); best.json holds `{"pipecat": {…}}` or `{"livekit": {…}}`, and the
 /// report the code to paste.
 public enum FrameworkTuner {
-    public static let maximumSettings = 20_000
-
     public static func tune(
         _ o: FrameworkTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {
@@ -82,7 +82,7 @@ public enum FrameworkTuner {
         let base = o.base ?? f.defaults
         try f.validate(base)
         let grid = try Self.grid(f, file: o.gridFile, axes: o.axes, base: base)
-        let settings = try Self.settings(grid, base: base, framework: f)
+        let settings = try Self.settings(grid, base: base, framework: f, maximum: o.maxSettings)
         let report = try ReportDirectory(path: o.reportDirectory)
         let pairs = try VADCorpus.pair(
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix)
@@ -201,13 +201,14 @@ public enum FrameworkTuner {
         }
     }
 
-    static func settings(_ grid: [(name: String, values: [Double])], base: [String: Double], framework: FrameworkVAD)
-        throws(AudioPipelineError) -> [[String: Double]]
-    {
+    static func settings(
+        _ grid: [(name: String, values: [Double])], base: [String: Double], framework: FrameworkVAD, maximum: Int
+    ) throws(AudioPipelineError) -> [[String: Double]] {
         let count = grid.reduce(1) { $0 * $1.values.count }
-        guard count <= maximumSettings else {
+        guard count <= maximum else {
             throw AudioPipelineError(
-                .invalidConfiguration, "the grid has \(count) settings, more than \(maximumSettings): narrow an axis")
+                .invalidConfiguration,
+                "the grid has \(count) settings, more than --max-settings \(maximum): narrow an axis or raise it")
         }
         var out: [[String: Double]] = [base]
         for axis in grid {
