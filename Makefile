@@ -20,6 +20,8 @@
 #   make check-dist         make dist, then the .deb's binary run without the toolchain (CI)
 #   make check-docs         every sh example of README.md and docs/guide/ runs on samples/, links checked (CI)
 #   make test-check-docs    unit tests of scripts/check-docs.py (CI)
+#   make vad-scores-venv    .venv-vad: pipecat, LiveKit's silero plugin, webrtcvad, ten-vad (pinned; scripts/vad-scores.py)
+#   make check-vad-parity   vad detect --scores against the real pipecat and LiveKit VADs, ≥ 99 % of 10 ms frames (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -32,7 +34,7 @@ SWIFT_BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples vad-scores-venv check-vad-parity
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -167,6 +169,31 @@ check-docs: release
 
 test-check-docs:
 	python3 -m unittest discover -s scripts -p 'test_check_docs.py'
+
+# The VADs people ship, for scripts/vad-scores.py and the parity check: a virtual environment
+# .venv-vad (git-ignored; VENV=DIR elsewhere) with the pinned packages of
+# scripts/vad-frameworks/requirements.txt (every dependency pinned by constraints.txt), and
+# libc++1, which ten-vad's library needs. Re-run when the requirements change (a stamp file).
+VENV ?= .venv-vad
+vad-scores-venv: $(VENV)/.installed
+
+$(VENV)/.installed: scripts/vad-frameworks/requirements.txt scripts/vad-frameworks/constraints.txt
+	@bash scripts/install-deps.sh libc++1 -- --library libc++.so.1
+	@bash scripts/install-deps.sh python3-venv -- --python venv
+	python3 -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r scripts/vad-frameworks/requirements.txt \
+		-c scripts/vad-frameworks/constraints.txt
+	@touch $@
+
+# The emulation against the frameworks themselves (scripts/vad-parity.py): pipecat's
+# SileroVADAnalyzer and LiveKit's silero plugin, installed from PyPI in .venv-vad, on the sample
+# recordings (and two real ones of the VAD kit when ../shared/eval/vad is there), three settings
+# each; every pair must agree on ≥ 99 % of 10 ms frames. About 15 s once the venv exists.
+VAD_PARITY_RECORDINGS ?= samples/vad/bargein.wav samples/vad/keyboard.wav samples/vad/pink-noise.wav \
+	$(wildcard ../shared/eval/vad/real/ami_EN2001a_0-30s.wav ../shared/eval/vad/real/mfa_cold_corpus3.wav)
+check-vad-parity: release vad-scores-venv
+	$(VENV)/bin/python scripts/vad-parity.py --audiopipe "$$(swift build -c release --show-bin-path)/audiopipe" \
+		$(VAD_PARITY_RECORDINGS)
 
 samples:
 	samples/make-samples.sh

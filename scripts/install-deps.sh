@@ -2,6 +2,7 @@
 # Usage: install-deps.sh APT_PACKAGE... -- PKGCONFIG_MODULE...
 #        install-deps.sh APT_PACKAGE... -- --commands COMMAND...
 #        install-deps.sh APT_PACKAGE... -- --python MODULE...   (python3 -c "import MODULE")
+#        install-deps.sh APT_PACKAGE... -- --library SONAME...  (in ldconfig's cache, e.g. libc++.so.1)
 # Installs the Debian/Ubuntu packages when any of the pkg-config modules (or commands) is missing:
 # with apt-get as root, with sudo otherwise; if neither can, says exactly what to install.
 set -euo pipefail
@@ -11,11 +12,14 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do packages+=("$1"); shift; done
 mode=pkg-config
 if [ "${1:-}" = "--commands" ]; then mode=commands; shift; fi
 if [ "${1:-}" = "--python" ]; then mode=python; shift; fi
+if [ "${1:-}" = "--library" ]; then mode=library; shift; fi
 
 missing=()
 for m in "$@"; do
   if [ "$mode" = pkg-config ]; then
     pkg-config --exists "$m" 2>/dev/null || missing+=("$m")
+  elif [ "$mode" = library ]; then
+    /sbin/ldconfig -p 2>/dev/null | grep -qF " $m " || missing+=("library $m")
   elif [ "$mode" = python ]; then
     python3 -c "import $m" >/dev/null 2>&1 || missing+=("python3 module $m")
   else

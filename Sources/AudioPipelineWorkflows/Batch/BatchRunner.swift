@@ -20,6 +20,13 @@ public struct BatchOptions: Sendable {
 
     public init() {}
 
+    /// The defaults with `jobs` workers when given (`--jobs`: 1…256, else exit code 64).
+    public init(jobs: Int?) throws(AudioPipelineError) {
+        if let jobs {
+            self.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
+        }
+    }
+
     /// A short stable digest of option values (their full description): a resumed batch redoes
     /// files made with other options.
     public static func digest(_ values: Any...) -> String {

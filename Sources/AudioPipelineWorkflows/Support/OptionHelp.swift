@@ -44,7 +44,10 @@ public enum OptionHelp {
             summary.json, best.json (for `vad detect --config`; its barge_in policy for `session \
             simulate --config`), sweep.csv/json, per-file.csv, per-condition.csv (with a manifest.csv), \
             one plot per file and index.html. Exit code 1 when no setting meets the limits (no \
-            best.json; --best-effort writes the closest, marked).
+            best.json; --best-effort writes the closest, marked). --emulate pipecat|livekit --scores DIR \
+            tunes a framework's silero VAD instead, over per-window confidences from \
+            scripts/vad-scores.py (best.json: the framework's options, and the snippet to paste); \
+            --compare FRAMEWORK=SCORES_DIR tunes it alike beside the energy VAD.
               audiopipe vad tune --audio recordings --labels labels --report tuned
             """
         public static let objective =

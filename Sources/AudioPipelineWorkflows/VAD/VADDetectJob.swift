@@ -28,7 +28,20 @@ public struct VADDetectOptions: Sendable {
     /// Explain every segment (`VADDetectReport.Segment.explain`): which bands and rules opened it,
     /// what closed it.
     public var explain = false
+    /// A VAD's per-window scores (scripts/vad-scores.py): with `framework`, the segments that
+    /// framework reports instead of the energy VAD's.
+    public var scores: String?
+    /// `{"pipecat": {…}}` or `{"livekit": {…}}` (best.json of `vad tune --emulate`).
+    public var framework: FrameworkConfiguration?
     public init() {}
+
+    /// With `scores`, emulate the framework `config` names (read here); returns whether it does.
+    public mutating func emulate(scores: String?, config: String?) throws(AudioPipelineError) -> Bool {
+        guard let scores else { return false }
+        self.scores = scores
+        framework = try config.map { (path) throws(AudioPipelineError) in try FrameworkConfiguration.read(path) }
+        return true
+    }
 }
 
 /// What `vad detect` found (`--format json` writes it; `--json` prints it).
@@ -44,6 +57,8 @@ public struct VADDetectReport: WorkflowReport, Codable, Hashable {
     public var configuration: VADConfiguration
     /// Warnings (a reference padded or cut).
     public var warnings: [String]
+    /// With `--scores`: the framework emulated and its setting (`{"pipecat": {…}}`); absent otherwise.
+    public var emulated: [String: [String: Double]]?
 
     public var speechSeconds: Double { segments.reduce(0) { $0 + $1.end - $1.start } }
 
@@ -66,7 +81,9 @@ public enum VADDetector {
     public static func detect(input: String, output: String, options o: VADDetectOptions) throws(AudioPipelineError)
         -> VADDetectReport
     {
-        try SamePathGuard.refuse(inputs: [input] + (o.reference.map { [$0] } ?? []), outputs: [output])
+        try SamePathGuard.refuse(
+            inputs: [input] + (o.reference.map { [$0] } ?? []) + (o.scores.map { [$0] } ?? []), outputs: [output])
+        if let scores = o.scores { return try emulate(input: input, scores: scores, output: output, options: o) }
         let (result, rate, warnings, explanations) = try VADRun.streaming(
             path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration,
             explain: o.explain)
@@ -79,15 +96,49 @@ public enum VADDetector {
             input: input, reference: o.reference, sampleRate: rate, duration: result.duration,
             timeline: o.align ? "aligned" : "streaming", segments: segments, configuration: o.configuration,
             warnings: warnings)
+        try write(report, format: o.format, to: output)
+        return report
+    }
+
+    /// `vad detect --scores`: the segments the framework of `o.framework` reports over the scores,
+    /// on its own timeline.
+    static func emulate(input: String, scores: String, output: String, options o: VADDetectOptions)
+        throws(AudioPipelineError) -> VADDetectReport
+    {
+        guard let config = o.framework else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--scores needs --config FILE naming the framework: {\"pipecat\": {…}} or {\"livekit\": {…}} "
+                    + "(vad tune --emulate writes it; {\"pipecat\": {}} for pipecat's defaults)")
+        }
+        guard o.reference == nil, !o.align, !o.explain else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--scores emulates a framework: --reference, --align and --explain are the "
+                    + "energy VAD's")
+        }
+        let recording = try FrameworkRecording(audio: input, scores: scores, framework: config.framework)
+        let segments = try recording.segments(config.framework, config.setting)
+        var setting = config.framework.defaults
+        setting.merge(config.setting) { $1 }
+        let report = VADDetectReport(
+            input: input, reference: nil, sampleRate: recording.rate, duration: recording.duration,
+            timeline: config.framework.rawValue, segments: segments.map { VADDetectReport.Segment($0) },
+            configuration: VADConfiguration(), warnings: recording.warnings,
+            emulated: [config.framework.rawValue: setting])
+        try write(report, format: o.format, to: output)
+        return report
+    }
+
+    static func write(_ report: VADDetectReport, format: LabelFormat, to output: String) throws(AudioPipelineError) {
         let text: String
-        switch o.format {
+        switch format {
         case .audacity: text = AudacityLabels.format(report.segments.map(\.span))
         case .csv:
             text = "start,end\n" + report.segments.map { String(format: "%.6f,%.6f\n", $0.start, $0.end) }.joined()
         case .json: text = try ReportJSON.encode(report) + "\n"
         }
         try ByteOutput.write(text, to: output)
-        return report
     }
 }
 

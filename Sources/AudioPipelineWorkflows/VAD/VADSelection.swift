@@ -179,9 +179,20 @@ public struct VADSelection: Sendable {
         outcomes: [VADSweep.Outcome], baseline: Int, folds: VADFolds, objective: VADSweep.Objective,
         constraints: VADConstraints, fileNames: [String]
     ) {
+        self.init(
+            perFile: outcomes.map(\.perFile), baseline: baseline, folds: folds, objective: objective,
+            constraints: constraints, fileNames: fileNames)
+    }
+
+    /// The same choice over any detector's sweep: each setting's counts per file (a framework
+    /// emulation's, `FrameworkTuner`).
+    public init(
+        perFile outcomes: [[VADScoring.Counts]], baseline: Int, folds: VADFolds, objective: VADSweep.Objective,
+        constraints: VADConstraints, fileNames: [String]
+    ) {
         self.baseline = baseline
         warnings = []
-        let all = Array(outcomes.first?.perFile.indices ?? 0..<0)
+        let all = Array(outcomes.first?.indices ?? 0..<0)
         let choice = Self.choose(outcomes, files: all, objective: objective, constraints: constraints)
         chosen = choice.best
         qualified = choice.qualified
@@ -213,7 +224,7 @@ public struct VADSelection: Sendable {
         crossValidated = folds.folds.count > 1 ? pooled : nil
         foldDifferences = differences
         spread = Self.standardDeviation(differences)
-        let base = outcomes[baseline].metrics
+        let base = VADScoring.metrics(Self.pooled(outcomes[baseline], all))
         guard let chosen else {
             adopt = false
             reason = "no setting meets \(constraints.text): no choice was made"
@@ -245,7 +256,7 @@ public struct VADSelection: Sendable {
     /// The best setting by `objective` among those meeting `constraints` over `files` (and how many
     /// do); with none, the three closest.
     static func choose(
-        _ outcomes: [VADSweep.Outcome], files: [Int], objective: VADSweep.Objective, constraints: VADConstraints
+        _ outcomes: [[VADScoring.Counts]], files: [Int], objective: VADSweep.Objective, constraints: VADConstraints
     ) -> (best: Int?, qualified: Int, closest: [Int]) {
         var best: (index: Int, value: Double)?
         var qualified = 0
@@ -263,8 +274,8 @@ public struct VADSelection: Sendable {
         return (best?.index, qualified, Array(closest))
     }
 
-    static func pooled(_ o: VADSweep.Outcome, _ files: [Int]) -> VADScoring.Counts {
-        files.reduce(VADScoring.Counts()) { $0 + o.perFile[$1] }
+    static func pooled(_ perFile: [VADScoring.Counts], _ files: [Int]) -> VADScoring.Counts {
+        files.reduce(VADScoring.Counts()) { $0 + perFile[$1] }
     }
 
     static func standardDeviation(_ v: [Double]) -> Double? {

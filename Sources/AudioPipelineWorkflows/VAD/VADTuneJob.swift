@@ -36,11 +36,34 @@ public struct VADTuneOptions: Sendable {
     /// The columns of the corpus's `manifest.csv` whose values make a condition for the report's
     /// per-condition table (nil: `condition`, else `noise`, if the manifest has one).
     public var conditionColumns: [String]?
+    /// `FRAMEWORK=SCORES_DIR` (`--compare`): each framework tuned the same way beside the energy VAD.
+    public var compare: [String] = []
 
     public init(audioDirectory: String, labelDirectory: String, reportDirectory: String) {
         self.audioDirectory = audioDirectory
         self.labelDirectory = labelDirectory
         self.reportDirectory = reportDirectory
+    }
+
+    /// The options as `vad tune` takes them: `labels` nil for labels beside the audio, `conditionBy`
+    /// as comma-separated manifest columns. Refuses a `maxSettings` below 1.
+    public init(
+        audio: String, labels: String?, report: String, objective: VADSweep.Objective?, constraints: VADConstraints,
+        groupBy: String?, bestEffort: Bool, conditionBy: String?, referenceSuffix: String, maxSettings: Int,
+        resampler: ResamplerChoice
+    ) throws(AudioPipelineError) {
+        guard maxSettings >= 1 else {
+            throw AudioPipelineError(.invalidConfiguration, "--max-settings must be at least 1, not \(maxSettings)")
+        }
+        self.init(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
+        self.objective = objective
+        self.constraints = constraints
+        self.groupBy = groupBy
+        self.bestEffort = bestEffort
+        conditionColumns = conditionBy?.split(separator: ",").map(String.init)
+        self.referenceSuffix = referenceSuffix
+        self.maxSettings = maxSettings
+        self.resampler = resampler
     }
 }
 
@@ -108,6 +131,8 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
     public var minutes: Double
     /// best.json's path when one was written.
     @NullWhenAbsent public var bestJSON: String?
+    /// With `--compare`: the energy VAD's choice beside each framework's (absent otherwise).
+    public var comparison: [VADComparisonRow]?
     public var bestEffort: Bool
     public var skipped: [String]
     public var report: String
@@ -128,6 +153,7 @@ public enum VADTuner {
         }
         var grid = o.grid.including(o.base, policy: o.basePolicy)
         var settings = try Self.settings(o, grid: grid)
+        _ = try VADComparison.parse(o.compare)  // a malformed --compare fails before the sweep
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
@@ -178,6 +204,13 @@ public enum VADTuner {
         summary.folds = folds.folds.count
         let written = Self.written(summary, selection: selection, bestEffort: o.bestEffort)
         summary.bestJSON = written.map { _ in o.reportDirectory + "/best.json" }
+        if !o.compare.isEmpty {
+            // The setting best.json holds (or, with none, the baseline) is the one whose cost is timed.
+            let shown = written ?? selection.baseline
+            summary.comparison = try VADComparison.rows(
+                o, energy: summary, setting: outcomes[shown].setting.configuration, corpus: corpus,
+                into: report.temporaryPath, notes: notes)
+        }
         summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let writer = VADTuningReport(
             options: o, grid: grid, corpus: corpus, outcomes: outcomes, selection: selection, summary: summary,
@@ -230,7 +263,12 @@ public enum VADTuner {
     static func folds(
         _ corpus: VADCorpus, manifest: VADManifest?, groupBy: String?
     ) throws(AudioPipelineError) -> VADFolds {
-        let names = corpus.items.map(\.name)
+        try folds(names: corpus.items.map(\.name), manifest: manifest, groupBy: groupBy)
+    }
+
+    static func folds(
+        names: [String], manifest: VADManifest?, groupBy: String?
+    ) throws(AudioPipelineError) -> VADFolds {
         guard let groupBy else { return VADFolds(files: names) }
         guard let manifest else {
             throw AudioPipelineError(

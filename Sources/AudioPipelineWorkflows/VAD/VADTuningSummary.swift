@@ -119,6 +119,7 @@ extension VADTuningSummary {
         // (The warnings go to stderr as notes, before the report.)
         if !warnings.isEmpty { lines.append("  \(warnings.count) warning\(warnings.count == 1 ? "" : "s") (above)") }
         lines.append("  -> \(report)/index.html" + (bestJSON.map { ", \($0)" } ?? " (no best.json)"))
+        if let comparison { lines.append(VADComparison.text(comparison)) }
         return lines.joined(separator: "\n")
     }
 }

@@ -44,9 +44,13 @@ struct Convert: ParsableCommand {
     func run() throws {
         var options = ConvertOptions()
         options.sampleRate = try ConvertOptions.rate(rate)
-        (options.channels, options.channel, options.encoding) = (channels, channel.map { $0 - 1 }, encoding)
+        options.channels = channels
+        options.channel = channel.map { $0 - 1 }
+        options.encoding = encoding
         options.dither = dither == .tpdf ? .tpdf(seed: ditherSeed) : .none
-        (options.compatibility, options.resampler, options.strict) = (compat, resampler, raw.strict)
+        options.compatibility = compat
+        options.resampler = resampler
+        options.strict = raw.strict
         let rawFormat = try raw.rawFormat()
         // IN OUT is one file, as ever; anything else (or -o DIR) is a batch.
         if batch.isBatch(paths.count == 2 && outputDirectory == nil ? [paths[0]] : paths, output: outputDirectory) {

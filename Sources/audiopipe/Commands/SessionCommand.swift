@@ -70,25 +70,14 @@ struct SessionSimulate: ParsableCommand {
     func run() throws {
         let printer = ReportPrinter(output, dataOutputs: [outputPath])
         // Options that another one would silently override are refused.
-        let given = [
-            ("--agent", agent), ("--user", user), ("--recorded", recorded), ("--reference", reference),
-            ("--trace", trace), ("--network", network), ("--sweep", sweep),
-        ].filter { $0.1 != nil }.map(\.0)
-        if scenarios != nil, let first = given.first {
-            throw ValidationError("--scenarios takes every setting from its scenario files; drop \(first)")
-        }
-        if trace != nil && network != nil {
-            throw ValidationError("--trace replays recorded arrivals, --network simulates them: give one")
-        }
-        if rooms != nil && (sweep != nil || scenarios != nil) {
-            throw ValidationError("--rooms draws its own rooms: drop \(sweep != nil ? "--sweep" : "--scenarios")")
-        }
-        if rooms == nil && !room.isEmpty { throw ValidationError("--room sets a range of --rooms: give --rooms N") }
+        try SessionModes.refuseConflicts(
+            [
+                "--agent": agent, "--user": user, "--recorded": recorded, "--reference": reference, "--trace": trace,
+                "--network": network, "--sweep": sweep, "--scenarios": scenarios, "--rooms": rooms.map(String.init),
+                "--room": room.first,
+            ])
         if let scenarios {
-            var o = BatchOptions()
-            if let jobs {
-                o.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
-            }
+            let o = try BatchOptions(jobs: jobs)
             let r = try SessionScenarios.run(directory: scenarios, output: outputPath, options: o) { f in
                 f.error.map(Terminal.error)
                 f.warnings.forEach { printer.note("warning: \($0)") }
@@ -100,7 +89,11 @@ struct SessionSimulate: ParsableCommand {
             return
         }
         var c = SessionConfiguration()
-        (c.agent, c.user, c.userLabels, c.recorded, c.reference) = (agent, user, userLabels, recorded, reference)
+        c.agent = agent
+        c.user = user
+        c.userLabels = userLabels
+        c.recorded = recorded
+        c.reference = reference
         c.trace = trace
         if let network { c.network = try NetworkConditions.parse(network) }
         c.echo.enabled = !noEcho
@@ -108,19 +101,18 @@ struct SessionSimulate: ParsableCommand {
         if let echoGainDb { c.echo.gainDb = echoGainDb }
         c.echo.impulseResponse = echoIr
         if let noiseDbfs { c.noiseDbfs = noiseDbfs }
-        (c.profile, c.deviceRate, c.chunkMs, c.responseGapMs, c.seed) = (
-            profile, deviceRate, chunkMs, responseGapMs, seed
-        )
+        c.profile = profile
+        c.deviceRate = deviceRate
+        c.chunkMs = chunkMs
+        c.responseGapMs = responseGapMs
+        c.seed = seed
         c.policy = try vad.policy()
         if let minBargeInMs { c.policy.minimumSpeechMs = minBargeInMs }
         if let ignoreFirstMs { c.policy.ignoreFirstMs = ignoreFirstMs }
         c.vad = try vad.configuration()
         c.jitter = buffer.settings
         if let rooms {
-            var o = BatchOptions()
-            if let jobs {
-                o.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
-            }
+            let o = try BatchOptions(jobs: jobs)
             let r = try SessionRooms.run(
                 configuration: c, rooms: rooms, seed: roomSeed, ranges: try SessionRooms.ranges(room),
                 output: outputPath, options: o

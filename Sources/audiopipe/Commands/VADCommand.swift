@@ -26,6 +26,7 @@ struct VADDetect: ParsableCommand {
               audiopipe vad detect mic.wav --reference played.wav --format json
               audiopipe vad detect mic.wav --explain -o mic.txt
               audiopipe vad detect mic.wav --config tuned.json --align -o labels.txt
+              audiopipe vad detect mic.wav --scores scores/mic.csv --config tuned/best.json
             """)
 
     @Argument(help: "Microphone recording, or a batch's inputs.") var inputs: [String] = []
@@ -35,6 +36,7 @@ struct VADDetect: ParsableCommand {
     @Flag(help: "Back-date onsets (offline labelling) instead of the streaming timeline.") var align = false
     @Flag(help: "Say per segment which bands and rules opened it and what closed it.") var explain = false
     @Option(help: "Resampler for a reference at another rate.") var resampler: ResamplerChoice = .default
+    @Option(help: "A VAD's scores (scripts/vad-scores.py): what the framework of --config reports.") var scores: String?
     @Option(name: dataOutput, help: help("Output file (default: stdout); a batch's directory."))
     var outputPath: String = "-"
     @OptionGroup var batch: BatchArguments
@@ -42,8 +44,15 @@ struct VADDetect: ParsableCommand {
 
     func run() throws {
         var options = VADDetectOptions()
-        (options.configuration, options.reference) = (try parameters.configuration(), reference)
-        (options.align, options.format, options.resampler, options.explain) = (align, format, resampler, explain)
+        options.reference = reference
+        options.align = align
+        options.format = format
+        options.resampler = resampler
+        options.explain = explain
+        // With --scores, --config names a framework ({"pipecat": …}); else it is the energy VAD's.
+        if try !options.emulate(scores: scores, config: parameters.config) {
+            options.configuration = try parameters.configuration()
+        }
         if batch.isBatch(inputs, output: nil) {
             try batch.refuse(["--reference": reference])
             if explain && format != .json { throw ValidationError("--explain with many files needs --format json") }
@@ -61,77 +70,5 @@ struct VADDetect: ParsableCommand {
             for w in r.warnings { printer.note("warning: \(w)") }
             if outputPath != "-" { printer.note(r.text(output: outputPath)) }
         }
-    }
-}
-
-struct VADTune: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "tune",
-        abstract: "Sweep VAD parameters against reference labels; write the best configuration, the sweep and plots.",
-        discussion: OptionHelp.VADTune.discussion)
-
-    @Option(help: "Directory of recordings.") var audio: String
-    @Option(help: "Directory of Audacity label files NAME.txt (default: --audio).") var labels: String?
-    @Option(help: "Suffix of far-end reference files in the audio directory.") var referenceSuffix: String = ".ref.wav"
-    @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
-    @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
-    @OptionGroup var parameters: VADParameterOptions
-    @Option(help: ArgumentHelp(OptionHelp.VADTune.objective)) var objective: VADSweep.Objective?
-    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseAlarm))
-    var maxFalseAlarm = VADConstraints().maxFalseAlarm!
-    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseTriggersPerMin))
-    var maxFalseTriggersPerMin = VADConstraints().maxFalseTriggersPerMinute!
-    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxOnsetLatencyMs))
-    var maxOnsetLatencyMs: Double?
-    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxFalseBargeInsPerMin))
-    var maxFalseBargeInsPerMin = VADConstraints().maxFalseBargeInsPerMinute!
-    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxMissedBargeIns))
-    var maxMissedBargeIns = VADConstraints().maxMissedBargeIns!
-    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.VADTune.maxBargeInLatencyMs))
-    var maxBargeInLatencyMs = VADConstraints().maxBargeInLatencyMs!
-    @Flag(help: "No limits: the best by --objective of all settings.") var noLimits = false
-    @Option(help: "manifest.csv column grouping files for the cross-validation (a talker, a room).")
-    var groupBy: String?
-    @Flag(help: "When no setting meets the limits, write the closest to best.json (marked).") var bestEffort = false
-    @Option(parsing: .number, help: "Refuse grids with more combinations than this.") var maxSettings: Int = VADGrid
-        .maximumSettings
-    @Option(help: "Resampler for references at another rate.") var resampler: ResamplerChoice = .default
-    @Option(help: "Report directory (written when the sweep is done).") var report: String
-    @Option(help: "manifest.csv columns of a condition (default: condition or noise).") var conditionBy: String?
-    @OptionGroup var output: OutputOptions
-
-    func validate() throws {
-        guard maxSettings >= 1 else { throw ValidationError("--max-settings must be at least 1") }
-    }
-
-    func run() throws {
-        var o = VADTuneOptions(audioDirectory: audio, labelDirectory: labels ?? audio, reportDirectory: report)
-        o.conditionColumns = conditionBy?.split(separator: ",").map(String.init)
-        o.referenceSuffix = referenceSuffix
-        o.base = try parameters.configuration()
-        o.basePolicy = try parameters.policy()
-        o.grid = try VADGrid.load(file: grid, set: axes)
-        o.bargeInAxes = grid == nil  // a grid file is swept as it is
-        o.objective = objective
-        o.constraints = VADConstraints(
-            maxFalseAlarm: maxFalseAlarm, maxFalseTriggersPerMinute: maxFalseTriggersPerMin,
-            maxOnsetLatencyMs: maxOnsetLatencyMs ?? VADConstraints().maxOnsetLatencyMs,
-            maxFalseBargeInsPerMinute: maxFalseBargeInsPerMin,
-            maxMissedBargeIns: maxMissedBargeIns, maxBargeInLatencyMs: maxBargeInLatencyMs)
-        try o.constraints.validate()
-        o.onsetLatencyWithReferences = maxOnsetLatencyMs != nil
-        if noLimits { o.constraints = .none }
-        o.groupBy = groupBy
-        o.bestEffort = bestEffort
-        o.maxSettings = maxSettings
-        o.resampler = resampler
-        let printer = ReportPrinter(output)
-        let bar = output.progressBar()
-        defer { bar.finish() }
-        let summary = try VADTuner.tune(o, notes: printer.note, progress: bar.update)
-        bar.finish()
-        try printer.print(summary, text: summary.text)
-        // No setting meets the limits: a check the user asked for failed.
-        if summary.use == "none" { throw FailureExit(status: .checkFailed) }
     }
 }

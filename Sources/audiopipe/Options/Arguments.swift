@@ -11,6 +11,7 @@ extension WireDirection: ExpressibleByArgument {}
 extension Chunker<Int16>.LastChunk: ExpressibleByArgument {}
 extension LabelFormat: ExpressibleByArgument {}
 extension VADSweep.Objective: ExpressibleByArgument {}
+extension FrameworkVAD: ExpressibleByArgument {}
 
 enum DitherOption: String, ExpressibleByArgument, CaseIterable {
     case none, tpdf

@@ -47,9 +47,15 @@ struct BatchArguments: ParsableArguments {
         summary style: Summary = .report, job: @escaping BatchRunner.Job, done: ([BatchItem]) throws -> Void = { _ in }
     ) throws {
         var r = BatchRequest(paths: paths, extensions: kinds, outputDirectory: output, outputExtension: ext)
-        (r.selection.recursive, r.selection.include, r.selection.exclude) = (recursive, include, exclude)
-        (r.selection.inputList, r.nameTemplate, r.options.failFast) = (inputList, name, failFast)
-        (r.options.reportPath, r.options.resume, r.options.jobs) = (results, resume, jobs ?? r.options.jobs)
+        r.selection.recursive = recursive
+        r.selection.include = include
+        r.selection.exclude = exclude
+        r.selection.inputList = inputList
+        r.nameTemplate = name
+        r.options.failFast = failFast
+        r.options.reportPath = results
+        r.options.resume = resume
+        r.options.jobs = jobs ?? r.options.jobs
         r.options.shard = try shard.map { try Shard.parse($0, shards: shards) }
         r.options.optionsDigest = BatchOptions.digest(digest)
         let bar = report.progressBar(), printer = ReportPrinter(report, dataOutputs: [output])

@@ -1,0 +1,285 @@
+import AudioPipelineCore
+import Dispatch
+import Foundation
+
+/// What `vad tune --scores DIR --emulate pipecat|livekit` should do.
+public struct FrameworkTuneOptions: Sendable {
+    public var framework: FrameworkVAD
+    public var audioDirectory: String
+    public var labelDirectory: String
+    /// `NAME.csv` per recording `NAME.*` (scripts/vad-scores.py).
+    public var scoresDirectory: String
+    public var reportDirectory: String
+    /// `NAME=V1,V2,…` axes replacing the default grid's (`--set`).
+    public var axes: [String] = []
+    /// A JSON grid `{"confidence": [0.5, 0.7], …}` whose axes replace the default grid's (`--grid`),
+    /// before `axes`.
+    public var gridFile: String?
+    /// The baseline: the framework's defaults, or `--config CURRENT.json` (what the user runs today).
+    public var base: [String: Double]?
+    public var objective = VADSweep.Objective.f1
+    public var constraints = VADConstraints()
+    public var groupBy: String?
+    public var bestEffort = false
+    public var referenceSuffix = ".ref.wav"
+    public var maxSettings = VADGrid.maximumSettings
+
+    /// The options `vad tune` shares with the energy tuner's (`energy`), then the framework's: the
+    /// score directory, `--grid` file and `--set` axes, and `--config` (a `{"pipecat": {…}}` file) as
+    /// the baseline.
+    public init(
+        _ framework: FrameworkVAD, like energy: VADTuneOptions, scores: String?, grid: String?, axes: [String],
+        config: String?
+    ) throws(AudioPipelineError) {
+        guard let scores else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--emulate needs --scores DIR: score files NAME.csv (scripts/vad-scores.py)")
+        }
+        self.init(
+            framework: framework, audioDirectory: energy.audioDirectory, labelDirectory: energy.labelDirectory,
+            scoresDirectory: scores, reportDirectory: energy.reportDirectory)
+        self.axes = axes
+        gridFile = grid
+        referenceSuffix = energy.referenceSuffix
+        maxSettings = energy.maxSettings
+        objective = energy.objective ?? .f1
+        // The frameworks' decisions are scored by frames: barge-ins are the energy VAD's alone.
+        constraints = energy.constraints.withoutBargeIns
+        groupBy = energy.groupBy
+        bestEffort = energy.bestEffort
+        if let config {
+            let c = try FrameworkConfiguration.read(config)
+            guard c.framework == framework else {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "\(config): a \(c.framework.rawValue) configuration, not \(framework.rawValue)'s")
+            }
+            base = c.setting.merging(framework.defaults) { mine, _ in mine }
+        }
+    }
+
+    public init(
+        framework: FrameworkVAD, audioDirectory: String, labelDirectory: String, scoresDirectory: String,
+        reportDirectory: String
+    ) {
+        self.framework = framework
+        self.audioDirectory = audioDirectory
+        self.labelDirectory = labelDirectory
+        self.scoresDirectory = scoresDirectory
+        self.reportDirectory = reportDirectory
+    }
+}
+
+/// `vad tune --emulate`: the framework's own decision logic over a VAD's scores, swept with the
+/// energy tuner's metrics, cross-validation by file, baseline (the framework's defaults) and
+/// constraints (`VADSelection`); best.json holds `{"pipecat": {…}}` or `{"livekit": {…}}`, and the
+/// report the code to paste.
+public enum FrameworkTuner {
+    public static func tune(
+        _ o: FrameworkTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
+    ) throws(AudioPipelineError) -> VADTuningSummary {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let f = o.framework
+        let base = o.base ?? f.defaults
+        try f.validate(base)
+        let grid = try Self.grid(f, file: o.gridFile, axes: o.axes, base: base)
+        let settings = try Self.settings(grid, base: base, framework: f, maximum: o.maxSettings)
+        let report = try ReportDirectory(path: o.reportDirectory)
+        let pairs = try VADCorpus.pair(
+            audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix)
+        guard !pairs.items.isEmpty else {
+            throw VADCorpus.missingLabels(
+                audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, recordings: pairs.recordings,
+                labelFiles: pairs.labelFiles)
+        }
+        for s in pairs.skipped { notes("skipped \(s)") }
+        var names: [String] = []
+        var recordings: [FrameworkRecording] = []
+        var labels: [[SpeechSegment]] = []
+        var warnings: [String] = []
+        for (name, audio, labelPath) in pairs.items {
+            let r = try FrameworkRecording(audio: audio, scores: o.scoresDirectory + "/" + name + ".csv", framework: f)
+            warnings += r.warnings
+            names.append(name)
+            recordings.append(r)
+            labels.append(try AudacityLabels.read(path: labelPath))
+        }
+        let manifest = try VADManifest.find(audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory)
+        let folds = try VADTuner.folds(names: names, manifest: manifest, groupBy: o.groupBy)
+        notes("\(f.rawValue): \(names.count) files, \(settings.count) settings, \(folds.folds.count) folds")
+        let perFile = try Self.sweep(settings, f, recordings, labels, progress: progress)
+        let baseline = settings.firstIndex(of: base)!
+        let selection = VADSelection(
+            perFile: perFile, baseline: baseline, folds: folds, objective: o.objective, constraints: o.constraints,
+            fileNames: names)
+        let minutes = recordings.reduce(0) { $0 + $1.duration } / 60
+        let overall = perFile.map { $0.reduce(VADScoring.Counts(), +) }
+        func candidate(_ i: Int, _ cv: VADScoring.Counts?) -> VADTuningSummary.Candidate {
+            .init(
+                setting: settings[i], tuning: .init(VADScoring.metrics(overall[i])),
+                crossValidated: cv.map { .init(VADScoring.metrics($0)) })
+        }
+        warnings += Self.smallCorpusWarnings(files: names.count, minutes: minutes, onsets: overall[baseline].onsets)
+        if let chosen = selection.chosen { warnings += Self.edgeWarnings(grid, settings[chosen]) }
+        warnings += selection.warnings
+        let use = selection.chosen == nil ? "none" : selection.adopt ? "chosen" : "baseline"
+        var summary = VADTuningSummary(
+            objective: o.objective.rawValue, settings: settings.count, qualified: selection.qualified,
+            constraints: o.constraints, warnings: warnings, baseline: candidate(baseline, overall[baseline]),
+            chosen: selection.chosen.map { candidate($0, selection.crossValidated) },
+            closest: selection.closest.map { candidate($0, nil) }, use: use, reason: selection.reason,
+            folds: folds.folds.count, foldSpread: selection.spread, files: names.count, filesWithReference: 0,
+            minutes: minutes, bestJSON: nil, bestEffort: use == "none" && o.bestEffort, skipped: pairs.skipped,
+            report: o.reportDirectory, elapsedSeconds: 0)
+        let written = VADTuner.written(summary, selection: selection, bestEffort: o.bestEffort)
+        summary.bestJSON = written.map { _ in o.reportDirectory + "/best.json" }
+        summary.elapsedSeconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let files = FrameworkTuningReport(
+            options: o, grid: grid, settings: settings, overall: overall, perFile: perFile, names: names,
+            summary: summary, written: written)
+        try files.write(into: report)
+        try report.publish()
+        return summary
+    }
+
+    /// The default grid with `--set` axes replacing theirs; the baseline's values always included.
+    static func grid(_ f: FrameworkVAD, file: String? = nil, axes: [String], base: [String: Double])
+        throws(AudioPipelineError) -> [(name: String, values: [Double])]
+    {
+        var grid = f.defaultGrid
+        for (name, values) in try file.map(Self.gridFile) ?? [] {
+            try Self.set(&grid, name, values, framework: f, what: "\(file ?? ""): \(name)")
+        }
+        for a in axes {
+            let parts = a.split(separator: "=", maxSplits: 1).map(String.init)
+            let values = parts.count == 2 ? parts[1].split(separator: ",").map { Double($0.trimmingSpaces) } : []
+            let numbers = values.compactMap { $0 }
+            guard parts.count == 2, !values.isEmpty, numbers.count == values.count else {
+                throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
+            }
+            try Self.set(&grid, parts[0], numbers, framework: f, what: "--set")
+        }
+        for i in grid.indices {
+            if let v = base[grid[i].name], !grid[i].values.contains(v) { grid[i].values.append(v) }
+            grid[i].values = Array(Set(grid[i].values)).sorted()
+        }
+        return grid
+    }
+
+    /// Replaces (or adds) one axis of `grid`.
+    static func set(
+        _ grid: inout [(name: String, values: [Double])], _ name: String, _ values: [Double], framework f: FrameworkVAD,
+        what: String
+    ) throws(AudioPipelineError) {
+        guard f.parameterNames.contains(name) else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(what): \(f.rawValue) has no parameter '\(name)' (known: \(f.parameterNames.joined(separator: ", ")))"
+            )
+        }
+        if let i = grid.firstIndex(where: { $0.name == name }) {
+            grid[i].values = values
+        } else {
+            grid.append((name, values))
+        }
+    }
+
+    /// A JSON grid file: an object of non-empty number arrays, by parameter name.
+    static func gridFile(_ path: String) throws(AudioPipelineError) -> [(String, [Double])] {
+        let text = try TextInput.text(path, what: "the grid")
+        guard case .object(let o)? = try? JSON.parse(text) else {
+            throw AudioPipelineError(.invalidData, "\(path): want a JSON object {\"NAME\": [V1, V2, …]}")
+        }
+        return try o.keys.sorted().map { (name) throws(AudioPipelineError) -> (String, [Double]) in
+            guard case .array(let a)? = o[name], !a.isEmpty else {
+                throw AudioPipelineError(.invalidData, "\(path): \(name) wants a non-empty array of numbers")
+            }
+            let values = a.compactMap { v -> Double? in if case .number(let n) = v { return n } else { return nil } }
+            guard values.count == a.count else {
+                throw AudioPipelineError(.invalidData, "\(path): \(name) holds something other than numbers")
+            }
+            return (name, values)
+        }
+    }
+
+    static func settings(
+        _ grid: [(name: String, values: [Double])], base: [String: Double], framework: FrameworkVAD, maximum: Int
+    ) throws(AudioPipelineError) -> [[String: Double]] {
+        let count = grid.reduce(1) { $0 * $1.values.count }
+        guard count <= maximum else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "the grid has \(count) settings, more than --max-settings \(maximum): narrow an axis or raise it")
+        }
+        var out: [[String: Double]] = [base]
+        for axis in grid {
+            out = out.flatMap { s in
+                axis.values.map { v in
+                    var t = s
+                    t[axis.name] = v
+                    return t
+                }
+            }
+        }
+        for s in out { try framework.validate(s) }
+        return out
+    }
+
+    /// Every setting over every file: the counts per file, on every core.
+    static func sweep(
+        _ settings: [[String: Double]], _ f: FrameworkVAD, _ recordings: [FrameworkRecording],
+        _ labels: [[SpeechSegment]], progress: ProgressHandler
+    ) throws(AudioPipelineError) -> [[VADScoring.Counts]] {
+        final class Box: @unchecked Sendable {
+            var results: [[VADScoring.Counts]]
+            var firstError: AudioPipelineError?
+            let lock = NSLock()
+            init(_ n: Int) { results = Array(repeating: [], count: n) }
+        }
+        let box = Box(settings.count)
+        DispatchQueue.concurrentPerform(iterations: settings.count) { s in
+            var counts: [VADScoring.Counts] = []
+            for (i, r) in recordings.enumerated() {
+                do throws(AudioPipelineError) {
+                    let segments = try r.segments(f, settings[s])
+                    counts.append(VADScoring.score(reference: labels[i], hypothesis: segments, duration: r.duration))
+                } catch {
+                    box.lock.lock(); box.firstError = box.firstError ?? error; box.lock.unlock()
+                    return
+                }
+            }
+            box.lock.lock(); box.results[s] = counts; box.lock.unlock()
+        }
+        if let e = box.firstError { throw e }
+        progress(JobProgress(done: settings.count, total: settings.count, unit: .items("settings")))
+        return box.results
+    }
+
+    static func smallCorpusWarnings(files: Int, minutes: Double, onsets: Int) -> [String] {
+        var missing: [String] = []
+        if files < 10 { missing.append("\(files) file\(files == 1 ? "" : "s") (fewer than 10)") }
+        if minutes < 5 { missing.append(String(format: "%.1f minutes (less than 5)", minutes)) }
+        if onsets < 30 { missing.append("\(onsets) labelled speech onsets (fewer than 30)") }
+        guard !missing.isEmpty else { return [] }
+        return [
+            "a small corpus: " + missing.joined(separator: ", ")
+                + "; a choice made on it may not hold on the next recording: add recordings (the folds' spread "
+                + "says how uncertain it is)"
+        ]
+    }
+
+    static func edgeWarnings(_ grid: [(name: String, values: [Double])], _ chosen: [String: Double]) -> [String] {
+        grid.compactMap { axis in
+            guard axis.values.count > 1, let v = chosen[axis.name], let lo = axis.values.first,
+                let hi = axis.values.last
+            else { return nil }
+            if v == lo {
+                return "\(axis.name) chose the lowest value swept, \(NumberText.plain(v)): extend the grid below"
+            }
+            if v == hi {
+                return "\(axis.name) chose the highest value swept, \(NumberText.plain(v)): extend the grid above"
+            }
+            return nil
+        }
+    }
+}
