@@ -109,6 +109,56 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // The decider alone, fed the band powers of the same signal (the per-frame bookkeeping: noise
+    // The frameworks' decision logic that `vad detect --scores` and `vad tune --emulate` run over
+    // silero's confidences (issue 33), per 32 ms window at 16 kHz: pipecat's volume over the audio,
+    // pipecat's and LiveKit's deciders over a confidence that crosses their thresholds.
+    let confidences = (0..<1000).map { k -> Float in Float(0.5 + 0.45 * sin(Double(k) * 0.21)) }
+    Benchmark("VAD pipecat volume 32ms window 16k AudioPipeline", configuration: config) { benchmark in
+        var volume = try PipecatVolume(sampleRate: 16_000, windowSamples: 512)
+        var last = 0.0
+        speech.withUnsafeBufferPointer { mic in
+            var offset = 0
+            measureRealtime(benchmark, chunkSeconds: 0.032) {
+                if offset + 512 > mic.count { offset = 0 }
+                volume.process(UnsafeBufferPointer(rebasing: mic[offset..<(offset + 512)])) { last = $0 }
+                offset += 512
+            }
+        }
+        blackHole(last)
+    }
+    Benchmark("VAD pipecat decider 32ms window AudioPipeline", configuration: config) { benchmark in
+        var decider = try PipecatVADDecider(PipecatVADParameters())
+        let volumes = [Double](repeating: 0.9, count: confidences.count)
+        var edges = 0
+        confidences.withUnsafeBufferPointer { c in
+            volumes.withUnsafeBufferPointer { v in
+                var k = 0
+                measureRealtime(benchmark, chunkSeconds: 0.032) {
+                    if k == c.count { k = 0 }
+                    decider.process(
+                        confidences: UnsafeBufferPointer(rebasing: c[k..<(k + 1)]),
+                        volumes: UnsafeBufferPointer(rebasing: v[k..<(k + 1)])
+                    ) { _ in edges += 1 }
+                    k += 1
+                }
+            }
+        }
+        blackHole(edges)
+    }
+    Benchmark("VAD livekit decider 32ms window AudioPipeline", configuration: config) { benchmark in
+        var decider = try LiveKitVADDecider(LiveKitVADParameters())
+        var edges = 0
+        confidences.withUnsafeBufferPointer { c in
+            var k = 0
+            measureRealtime(benchmark, chunkSeconds: 0.032) {
+                if k == c.count { k = 0 }
+                decider.process(UnsafeBufferPointer(rebasing: c[k..<(k + 1)])) { _ in edges += 1 }
+                k += 1
+            }
+        }
+        blackHole(edges)
+    }
+
     // floors, talker gate, score, hysteresis).
     Benchmark("VAD 20ms frame 16k decider only AudioPipeline", configuration: config) { benchmark in
         var analyzer = VADBandAnalyzer(sampleRate: 16_000, frameLength: 320)

@@ -251,6 +251,14 @@ public struct VADDecider: Sendable {
             && (q[2] > jumpRatio * max(q[1], least) || q[3] > jumpRatio * max(q[2], least))
     }
 
+    /// How far over the noise's own score a frame must rise to count as an onset's lead-in, dB, at
+    /// least: over the exit threshold alone (1.5 dB), a frame of steady noise that happened to
+    /// fluctuate up became the lead-in of a click in the next frame, which then opened speech (2 of
+    /// 200 noise draws in a test; false triggers on the click items 1.09 and 0.82 per minute). At
+    /// 3 dB: none of 200, 0.00 and 0.27 per minute, and on the dev items F1, fresh-onset latency p50
+    /// and p90 unchanged (docs/design/vad-experiments.md).
+    static let leadInMinimum = 3.0
+
     /// The decision: speech holds while the hold test passes, plus the hangover (or ends at once as
     /// a transient); it starts after a run has held `holdFrames` (one more after a late start; a
     /// rising frame before it counts as its lead-in): a first frame passing the start test, then
@@ -289,11 +297,11 @@ public struct VADDecider: Sendable {
         } else if !startTest {
             run = 0
         } else if run == 0 || (c.onsetDrop > 0 && score < runPeak - c.onsetDrop) {
-            // A frame before the run that rose over the exit threshold, not abruptly at its end, is
-            // the onset's own lead-in and counts (a click has none: its attack is instantaneous) —
-            // unless this frame's own sound began late in it.
+            // A frame before the run that rose over the exit threshold (and `leadInMinimum`), not
+            // abruptly at its end, is the onset's own lead-in and counts (a click has none: its
+            // attack is instantaneous) — unless this frame's own sound began late in it.
             leadIn =
-                run == 0 && c.onsetDrop > 0 && previousScore - noiseScore >= c.exitThreshold
+                run == 0 && c.onsetDrop > 0 && previousScore - noiseScore >= max(c.exitThreshold, Self.leadInMinimum)
                 && previousScore < score && !previousLate && !late
             detail.onsetRestart = run > 0
             run = leadIn ? 2 : 1
