@@ -31,7 +31,7 @@ public final class FFTWConvolver {
     private let output: UnsafeMutablePointer<Float>
 
     /// - Parameters:
-    ///   - impulseResponse: at least one sample.
+    ///   - h: the impulse response, at least one sample.
     ///   - block: partition and block length (a power of two is fastest).
     public init(impulseResponse h: [Float], block: Int = 256) {
         precondition(!h.isEmpty && block >= 8)

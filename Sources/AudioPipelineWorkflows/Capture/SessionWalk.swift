@@ -51,7 +51,10 @@ public final class SessionWalk {
     /// The item of the message whose audio `run` is handing to its body (nil: it names none).
     public private(set) var item: AudioItem?
 
-    /// - Parameter needsTimes: refuse a capture without arrival times.
+    /// - Parameters:
+    ///   - input: the captured session (JSON Lines or HAR; `-` is standard input).
+    ///   - options: the profile, direction and raw-message options, as `deframe` takes them.
+    ///   - needsTimes: refuse a capture without arrival times.
     public init(input: String, options: DeframeOptions, needsTimes: Bool) {
         self.input = input
         self.options = options

@@ -66,8 +66,15 @@ public struct ConvertOptions: Sendable {
 /// PCM16) → write, block by block with buffers allocated once; constant memory on any length.
 public enum FileConverter {
     /// Converts `input` into `output` (written atomically; `-` is standard input/output).
-    /// - Parameter progress: called after each block with the input frames read so far and the
-    ///   total the header declares (none on a pipe).
+    /// - Parameters:
+    ///   - input: the audio file to read (`-`: standard input).
+    ///   - raw: the format of headerless input (rate, channels, encoding); nil: read the header.
+    ///   - output: the file to write (`-`: standard output); its type from its extension or
+    ///     `options`.
+    ///   - options: the target format, resampler, dither and output type.
+    ///   - progress: called after each block with the input frames read so far and the
+    ///     total the header declares (none on a pipe).
+    /// - Returns: what was read, written and clipped.
     public static func convert(
         input: String, raw: RawFormat? = nil, output: String, options: ConvertOptions,
         progress: ProgressHandler = { _ in }

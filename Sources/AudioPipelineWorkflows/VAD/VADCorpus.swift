@@ -39,7 +39,13 @@ public struct VADCorpus: Sendable {
     public var skipped: [String] = []
     public var warnings: [String] = []
 
+    /// Pairs each recording of `audioDirectory` with its labels in `labelDirectory` and computes the
+    /// band features of each.
     /// - Parameters:
+    ///   - audioDirectory: the microphone recordings (WAV, FLAC; any rate, mixed to mono).
+    ///   - labelDirectory: one Audacity label file per recording, by the recording's name.
+    ///   - referenceSuffix: the name suffix of a recording's far-end reference beside it (the
+    ///     audio played while it was recorded; `VADTuneOptions` says `.ref.wav`); not empty.
     ///   - frameMilliseconds: the frame lengths the sweep will use (features are computed for each).
     ///   - resampler: converts a reference whose rate differs from its microphone's.
     public init(

@@ -68,7 +68,9 @@ public struct VADFolds: Sendable, Hashable {
 
     public static let maximumFolds = 10
 
-    /// - Parameter groups: each file's group; nil: each file is its own.
+    /// - Parameters:
+    ///   - files: the corpus's files, in order.
+    ///   - groups: each file's group; nil: each file is its own.
     public init(files: [String], groups: [String]? = nil) {
         let g = groups ?? files
         self.groups = g

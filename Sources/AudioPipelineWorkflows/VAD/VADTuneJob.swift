@@ -99,8 +99,11 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
 public enum VADTuner {
     /// Loads the corpus, sweeps the grid, chooses (cross-validated), writes the report directory.
     /// Throws nothing when no setting meets the constraints: `use == "none"` says so (the CLI exits 1).
-    /// - Parameter notes: called with what was skipped or adjusted and what is about to be swept,
-    ///   before the sweep (the CLI prints them on stderr as they come).
+    /// - Parameters:
+    ///   - o: the corpus, the grid, the constraints and the report directory.
+    ///   - notes: called with what was skipped or adjusted and what is about to be swept,
+    ///     before the sweep (the CLI prints them on stderr as they come).
+    ///   - progress: called as files are analysed and settings swept.
     public static func tune(
         _ o: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {
