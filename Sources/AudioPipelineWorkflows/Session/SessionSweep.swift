@@ -85,6 +85,7 @@ public enum SessionSweep {
         let (name, values) = try parse(sweep)
         let configurations = try values.map { (v) throws(AudioPipelineError) in try setting(name, v, in: c) }
         let directory = try ReportDirectory(path: output)
+        let output = directory.path  // `-o sweep/` prints sweep/sweep.csv
         var rows: [SessionSweepReport.Row] = []
         var warnings: [String] = []
         for (v, config) in zip(values, configurations) {

@@ -41,6 +41,15 @@ public enum OptionHelp {
             "Adaptive: decelerate below target − this, ms \(jitter(\.decelerateThreshold, tick: true))."
     }
 
+    /// `session simulate`'s echo and noise options, their defaults from `SessionConfiguration()`.
+    public enum Session {
+        public static let echoDelayMs = "Echo path delay, ms \(text(EchoSettings().delayMs, "ms"))."
+        public static let echoGainDb =
+            "Echo level relative to the loudspeaker, dB \(text(EchoSettings().gainDb, "dB"))."
+        public static let noiseDbfs =
+            "Microphone noise floor, dBFS RMS \(text(SessionConfiguration().noiseDbfs ?? .nan, "dBFS"))."
+    }
+
     /// A VAD parameter's default, by its JSON name, from `VADConfiguration()`.
     public static func vad(_ name: String, _ unit: String = "") -> String {
         text(VADConfiguration()[name] ?? .nan, unit)

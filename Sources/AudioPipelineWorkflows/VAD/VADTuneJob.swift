@@ -100,13 +100,15 @@ public enum VADTuner {
     /// Loads the corpus, sweeps the grid, chooses (cross-validated), writes the report directory.
     /// Throws nothing when no setting meets the constraints: `use == "none"` says so (the CLI exits 1).
     /// - Parameters:
-    ///   - o: the corpus, the grid, the constraints and the report directory.
+    ///   - given: the corpus, the grid, the constraints and the report directory.
     ///   - notes: called with what was skipped or adjusted and what is about to be swept,
     ///     before the sweep (the CLI prints them on stderr as they come).
     ///   - progress: called as files are analysed and settings swept.
     public static func tune(
-        _ o: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
+        _ given: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {
+        var o = given
+        o.reportDirectory = PathParts.normalized(o.reportDirectory)  // `--report tuned/` prints tuned/index.html
         let start = DispatchTime.now().uptimeNanoseconds
         guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
             throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
@@ -224,7 +226,10 @@ public final class ReportDirectory {
     /// The file that marks a directory as an audiopipe report (which a later report may replace).
     public static let marker = ".audiopipe-report"
 
-    public init(path: String) throws(AudioPipelineError) {
+    /// - Parameter path: the directory to create or replace; trailing slashes are dropped (`-o sim/`
+    ///   is `sim`, and its files print as `sim/report.html`).
+    public init(path given: String) throws(AudioPipelineError) {
+        let path = PathParts.normalized(given)
         self.path = path
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue {
