@@ -155,10 +155,10 @@ public enum SessionRooms {
     /// directory `output` whole or not at all.
     public static func run(
         configuration base: SessionConfiguration, rooms count: Int, seed: UInt64, ranges: [RoomRange],
-        output given: String, options: BatchOptions = BatchOptions(),
+        output: String, options: BatchOptions = BatchOptions(),
         result: @escaping (BatchResult) -> Void = { _ in }
     ) throws(AudioPipelineError) -> SessionRoomsReport {
-        let output = PathParts.normalized(given)  // `-o rooms/` prints rooms/rooms.csv
+        let output = PathParts.normalized(output)  // `-o rooms/` prints rooms/rooms.csv
         _ = try Checked.integer(Double(count), in: 1...100_000, "--rooms", code: .invalidConfiguration)
         guard !base.isRecorded else {
             throw AudioPipelineError(

@@ -30,10 +30,10 @@ public struct SessionScenariosReport: WorkflowReport, Codable, Hashable {
 public enum SessionScenarios {
     /// `result` sees every scenario as it finishes (its error or warnings, for printing).
     public static func run(
-        directory: String, output given: String, options: BatchOptions = BatchOptions(),
+        directory: String, output: String, options: BatchOptions = BatchOptions(),
         result: @escaping (BatchResult) -> Void = { _ in }
     ) throws(AudioPipelineError) -> SessionScenariosReport {
-        let output = PathParts.normalized(given)  // `-o results/` prints results/scenarios.csv
+        let output = PathParts.normalized(output)  // `-o results/` prints results/scenarios.csv
         var selection = BatchSelection()
         selection.paths = [directory]
         selection.extensions = ["json"]

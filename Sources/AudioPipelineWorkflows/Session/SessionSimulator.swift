@@ -26,8 +26,8 @@ public final class SessionSimulator {
 
     /// Loads the files the configuration names and runs; writes the outputs when `outputDirectory`
     /// is given (all or nothing).
-    public func run(outputDirectory given: String?) throws(AudioPipelineError) -> SessionReport {
-        let outputDirectory = given.map(PathParts.normalized)  // `-o sim/` prints sim/report.html
+    public func run(outputDirectory: String?) throws(AudioPipelineError) -> SessionReport {
+        let outputDirectory = outputDirectory.map(PathParts.normalized)  // `-o sim/` prints sim/report.html
         let c = configuration
         let inputs = [c.agent, c.user, c.userLabels, c.recorded, c.reference, c.trace, c.echo.impulseResponse]
         if let outputDirectory {
@@ -37,9 +37,8 @@ public final class SessionSimulator {
     }
 
     /// Runs on tracks already loaded.
-    public func run(_ tracks: SessionTracks, outputDirectory given: String?) throws(AudioPipelineError) -> SessionReport
-    {
-        let outputDirectory = given.map(PathParts.normalized)
+    public func run(_ tracks: SessionTracks, outputDirectory: String?) throws(AudioPipelineError) -> SessionReport {
+        let outputDirectory = outputDirectory.map(PathParts.normalized)
         let c = configuration
         let D = tracks.deviceRate
         let tickFrames = Int((Double(D) * c.jitter.tickMs / 1000).rounded(.up))

@@ -43,9 +43,12 @@ public enum OptionHelp {
 
     /// `session simulate`'s echo and noise options, their defaults from `SessionConfiguration()`.
     public enum Session {
+        /// `--echo-delay-ms`.
         public static let echoDelayMs = "Echo path delay, ms \(text(EchoSettings().delayMs, "ms"))."
+        /// `--echo-gain-db`.
         public static let echoGainDb =
             "Echo level relative to the loudspeaker, dB \(text(EchoSettings().gainDb, "dB"))."
+        /// `--noise-dbfs`.
         public static let noiseDbfs =
             "Microphone noise floor, dBFS RMS \(text(SessionConfiguration().noiseDbfs ?? .nan, "dBFS"))."
     }

@@ -100,14 +100,14 @@ public enum VADTuner {
     /// Loads the corpus, sweeps the grid, chooses (cross-validated), writes the report directory.
     /// Throws nothing when no setting meets the constraints: `use == "none"` says so (the CLI exits 1).
     /// - Parameters:
-    ///   - given: the corpus, the grid, the constraints and the report directory.
+    ///   - o: the corpus, the grid, the constraints and the report directory.
     ///   - notes: called with what was skipped or adjusted and what is about to be swept,
     ///     before the sweep (the CLI prints them on stderr as they come).
     ///   - progress: called as files are analysed and settings swept.
     public static func tune(
-        _ given: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
+        _ o: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {
-        var o = given
+        var o = o
         o.reportDirectory = PathParts.normalized(o.reportDirectory)  // `--report tuned/` prints tuned/index.html
         let start = DispatchTime.now().uptimeNanoseconds
         guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
@@ -228,8 +228,8 @@ public final class ReportDirectory {
 
     /// - Parameter path: the directory to create or replace; trailing slashes are dropped (`-o sim/`
     ///   is `sim`, and its files print as `sim/report.html`).
-    public init(path given: String) throws(AudioPipelineError) {
-        let path = PathParts.normalized(given)
+    public init(path: String) throws(AudioPipelineError) {
+        let path = PathParts.normalized(path)
         self.path = path
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue {
