@@ -26,6 +26,7 @@ public final class PlaybackPath {
         case invalid(String)
     }
 
+    /// The API whose server messages this path plays (its server rate and audio messages).
     public let profile: WireProfile
     /// The playout buffer, at the profile's server rate (statistics, clock, `flush` on barge-in).
     public let jitterBuffer: JitterBuffer
