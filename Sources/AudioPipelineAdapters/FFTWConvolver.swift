@@ -13,7 +13,9 @@ import Foundation
 public final class FFTWConvolver {
     private static let plannerLock = NSLock()
 
+    /// Partition and block length, samples.
     public let block: Int
+    /// The output lags the input by one block.
     public var latency: Int { block }
     private let partitions: Int
     private let bins: Int
