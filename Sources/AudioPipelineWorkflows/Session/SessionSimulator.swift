@@ -15,9 +15,14 @@ import Foundation
 /// XCTAssertLessThan(report.latencyMsP90 ?? .infinity, 300)
 /// ```
 public final class SessionSimulator {
+    /// The configuration it runs.
     public let configuration: SessionConfiguration
+    /// The wire profile `configuration.profile` names, loaded.
     public let profile: WireProfile
 
+    /// A simulator of `configuration`.
+    /// - Throws: `invalidConfiguration` for a value out of range or an unknown profile; what
+    /// `ProfileLoader.load(_:rate:)` throws for a custom profile's template.
     public init(configuration: SessionConfiguration) throws(AudioPipelineError) {
         try configuration.validate()
         self.configuration = configuration

@@ -6,16 +6,23 @@ import Foundation
 /// `DIR/sweep.csv`, `sweep.json` and `sweep.svg` (barge-in latency and talk-over against false
 /// barge-ins per minute).
 public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
+    /// One swept value's figures.
     public struct Row: Codable, Sendable, Hashable {
+        /// The value.
         public var value: Double
+        /// Its headline figures.
         public var headline: SessionHeadline
     }
 
+    /// The parameter swept (its JSON name).
     public var parameter: String
+    /// One row per value, in the order given.
     public var rows: [Row]
+    /// The output directory.
     public var output: String
     public var warnings: [String]
 
+    /// The table as the CLI prints it.
     public var text: String {
         let lines =
             ["\(parameter)  " + SessionHeadline.header]
@@ -25,6 +32,7 @@ public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
     }
 }
 
+/// Runs one session per value of a parameter (`session simulate --sweep NAME=v1,v2,…`).
 public enum SessionSweep {
     /// The parameters a sweep may vary besides the VAD's own (by their JSON names).
     public static let sessionParameters = [
@@ -79,6 +87,10 @@ public enum SessionSweep {
         return (parts[0], values.map { $0! })
     }
 
+    /// Runs `c` once per value of `sweep` (`NAME=v1,v2,…`) into `output/NAME=VALUE/`, and writes
+    /// `sweep.csv`, `sweep.json` and `sweep.svg` there.
+    /// - Throws: `invalidConfiguration` for a sweep that cannot be read or a value out of range; what
+    /// `SessionSimulator` throws for a run.
     public static func run(
         configuration c: SessionConfiguration, sweep: String, output: String
     ) throws(AudioPipelineError) -> SessionSweepReport {
