@@ -5,10 +5,14 @@ import Foundation
 /// triggers ≤ 3 per minute and fresh-onset latency p90 ≤ 200 ms (`--max-false-alarm`,
 /// `--max-false-triggers-per-min`, `--max-onset-latency-ms`); nil: no limit.
 public struct VADConstraints: Codable, Sendable, Hashable {
+    /// Most false alarm allowed (fraction of non-speech); nil: no limit.
     public var maxFalseAlarm: Double?
+    /// Most false triggers per minute allowed; nil: no limit.
     public var maxFalseTriggersPerMinute: Double?
+    /// Most fresh-onset latency p90 allowed, ms; nil: no limit.
     public var maxOnsetLatencyMs: Double?
 
+    /// Limits with the voice-agent defaults unless given.
     public init(maxFalseAlarm: Double? = 0.15, maxFalseTriggersPerMinute: Double? = 3, maxOnsetLatencyMs: Double? = 200)
     {
         self.maxFalseAlarm = maxFalseAlarm
@@ -34,6 +38,7 @@ public struct VADConstraints: Codable, Sendable, Hashable {
         return out
     }
 
+    /// Whether `m` meets every limit.
     public func met(_ m: VADScoring.Metrics) -> Bool { broken(m).isEmpty }
 
     /// How far `m` is from meeting the limits: the sum of its relative excesses over them (0: met).
@@ -66,6 +71,7 @@ public struct VADFolds: Sendable, Hashable {
     /// Each file's group.
     public var groups: [String]
 
+    /// Folds at most.
     public static let maximumFolds = 10
 
     /// - Parameters:
@@ -93,7 +99,9 @@ public struct VADSelection: Sendable {
     public var chosen: Int?
     /// With no setting meeting them: the closest (the smallest relative excess), best first.
     public var closest: [Int]
+    /// Settings that meet the constraints on all files.
     public var qualified: Int
+    /// The baseline's index in the outcomes.
     public var baseline: Int
     /// Pooled held-out counts of the choices made fold by fold (nil with fewer than two folds).
     public var crossValidated: VADScoring.Counts?
@@ -106,8 +114,10 @@ public struct VADSelection: Sendable {
     public var adopt: Bool
     /// Why, in words.
     public var reason: String
+    /// What the selection could not do as asked (too few groups for folds …).
     public var warnings: [String]
 
+    /// Chooses among `outcomes` (the sweep) against the one at `baseline`, cross-validated over `folds`.
     public init(
         outcomes: [VADSweep.Outcome], baseline: Int, folds: VADFolds, objective: VADSweep.Objective,
         constraints: VADConstraints, fileNames: [String]

@@ -4,13 +4,18 @@ import Foundation
 
 /// What `vad tune` should do.
 public struct VADTuneOptions: Sendable {
+    /// The recordings' directory.
     public var audioDirectory: String
+    /// The labels' directory (Audacity labels, one per recording).
     public var labelDirectory: String
+    /// The name suffix of a recording's far-end reference beside it.
     public var referenceSuffix = ".ref.wav"
     /// The baseline: the configuration the grid varies, and the one kept unless tuning beats it
     /// (the defaults, or `--config CURRENT.json`: what the user runs today).
     public var base = VADConfiguration()
+    /// The parameters swept and their values.
     public var grid = VADGrid.default
+    /// What the choice maximises.
     public var objective = VADSweep.Objective.f1
     /// The limits a chosen setting must meet (voice-agent defaults).
     public var constraints = VADConstraints()
@@ -19,6 +24,7 @@ public struct VADTuneOptions: Sendable {
     public var groupBy: String?
     /// With no setting meeting the constraints, write the closest to best.json anyway (marked so).
     public var bestEffort = false
+    /// Most settings swept (a larger grid is refused before anything runs).
     public var maxSettings = VADGrid.maximumSettings
     /// Converts references whose rate differs from their microphone's.
     public var resampler = ResamplerChoice.default
@@ -28,6 +34,7 @@ public struct VADTuneOptions: Sendable {
     /// per-condition table (nil: `condition`, else `noise`, if the manifest has one).
     public var conditionColumns: [String]?
 
+    /// Tuning of the corpus in `audioDirectory` and `labelDirectory` into `reportDirectory`.
     public init(audioDirectory: String, labelDirectory: String, reportDirectory: String) {
         self.audioDirectory = audioDirectory
         self.labelDirectory = labelDirectory
@@ -41,13 +48,20 @@ public struct VADTuneOptions: Sendable {
 public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
     /// The figures users live by, for one setting over some files (fresh-onset latencies).
     public struct Figures: Codable, Sendable, Hashable {
+        /// Frame F1.
         @NullWhenAbsent public var f1: Double?
+        /// False-alarm rate (fraction of non-speech frames).
         @NullWhenAbsent public var falseAlarm: Double?
+        /// Miss rate (fraction of speech frames).
         @NullWhenAbsent public var miss: Double?
+        /// False triggers per minute.
         @NullWhenAbsent public var falseTriggersPerMinute: Double?
+        /// Fresh-onset latency p50, ms.
         @NullWhenAbsent public var onsetLatencyP50Ms: Double?
+        /// Fresh-onset latency p90, ms.
         @NullWhenAbsent public var onsetLatencyP90Ms: Double?
 
+        /// The figures of `m` (nil where it is NaN).
         public init(_ m: VADScoring.Metrics) {
             func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
             f1 = finite(m.f1)
@@ -59,21 +73,27 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
         }
     }
 
+    /// One setting and its figures.
     public struct Candidate: Codable, Sendable, Hashable {
         /// The swept parameters' values.
         public var setting: [String: Double]
+        /// On all files.
         public var tuning: Figures
         /// How the choice does on files it was not made on (the baseline, not chosen: its tuning
         /// figures); nil without at least two folds.
         @NullWhenAbsent public var crossValidated: Figures?
     }
 
+    /// The objective's name (`f1`, `fa` …).
     public var objective: String
     /// Settings swept, and how many meet the constraints on all files.
     public var settings: Int
+    /// Of them, meeting the constraints.
     public var qualified: Int
+    /// The limits applied.
     public var constraints: VADConstraints
     public var warnings: [String]
+    /// The baseline (the defaults or `--config`).
     public var baseline: Candidate
     /// nil when no setting meets the constraints.
     @NullWhenAbsent public var chosen: Candidate?
@@ -81,21 +101,31 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
     public var closest: [Candidate]
     /// `chosen`, `baseline` (kept), or `none` (no setting meets the constraints).
     public var use: String
+    /// Why, in words.
     public var reason: String
+    /// Cross-validation folds (fewer than two: none).
     public var folds: Int
     /// The spread of the per-fold gains over the baseline (a standard deviation of the objective).
     @NullWhenAbsent public var foldSpread: Double?
+    /// Recordings tuned on.
     public var files: Int
+    /// Of them, with a far-end reference.
     public var filesWithReference: Int
+    /// Audio tuned on, minutes.
     public var minutes: Double
     /// best.json's path when one was written.
     @NullWhenAbsent public var bestJSON: String?
+    /// best.json holds the closest setting though none meets the constraints.
     public var bestEffort: Bool
+    /// Files left out (no labels, no audio), with the reason.
     public var skipped: [String]
+    /// The report directory.
     public var report: String
+    /// Wall time, s.
     public var elapsedSeconds: Double
 }
 
+/// `vad tune`: chooses VAD settings on a labelled corpus.
 public enum VADTuner {
     /// Loads the corpus, sweeps the grid, chooses (cross-validated), writes the report directory.
     /// Throws nothing when no setting meets the constraints: `use == "none"` says so (the CLI exits 1).
@@ -220,7 +250,9 @@ public enum VADTuner {
 /// report — one holding `marker`, which every report gets. Anything else (recordings, a user's
 /// own files) is refused before any work, never deleted.
 public final class ReportDirectory {
+    /// The directory, as given (trailing slashes dropped).
     public let path: String
+    /// The temporary directory beside it that is written, and renamed to `path` by `publish()`.
     public let temporaryPath: String
     private var published = false
     /// The file that marks a directory as an audiopipe report (which a later report may replace).
