@@ -11,7 +11,7 @@ import Testing
         var settings = BenchSettings(profile: try .builtIn(.openaiRealtime), profileName: "openai-realtime")
         settings.deviceRate = 48_000
         settings.withReference = true
-        settings.seconds = 2
+        settings.seconds = 1
         settings.peers = false
         let report = try BenchRun.run(settings)
         print(BenchText.render(report))
