@@ -22,6 +22,7 @@
 #   make test-check-docs    unit tests of scripts/check-docs.py (CI)
 #   make vad-scores-venv    .venv-vad: pipecat, LiveKit's silero plugin, webrtcvad, ten-vad (pinned; scripts/vad-scores.py)
 #   make check-vad-parity   vad detect --scores against the real pipecat and LiveKit VADs, ≥ 99 % of 10 ms frames (CI)
+#   make docs               the DocC archives of the four libraries, warnings as errors; doc comment coverage (CI)
 
 SHELL := /bin/bash
 APT_PACKAGES := libsndfile1-dev libsamplerate0-dev libfftw3-dev pkg-config
@@ -34,7 +35,7 @@ SWIFT_BUILD_FLAGS ?=
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples vad-scores-venv check-vad-parity
+.PHONY: deps bench-deps test-deps demo test build release bench bench-report test-bench-report check-allocations check-kernels format-check check-memory fuzz fuzz-smoke test-sanitizers check-slurm bench-batch bench-convert bench-quality bench-agreement dist install check-dist check-docs test-check-docs clean samples vad-scores-venv check-vad-parity docs
 
 # Install the system libraries when pkg-config cannot find them: as root with apt-get, else with
 # sudo, else explain what to install.
@@ -194,6 +195,19 @@ VAD_PARITY_RECORDINGS ?= samples/vad/bargein.wav samples/vad/keyboard.wav sample
 check-vad-parity: release vad-scores-venv
 	$(VENV)/bin/python scripts/vad-parity.py --audiopipe "$$(swift build -c release --show-bin-path)/audiopipe" \
 		$(VAD_PARITY_RECORDINGS)
+# API documentation (DocC): one archive per library under $(DOCS_SCRATCH)/plugins/Swift-DocC/outputs/,
+# with warnings (unresolved links, undocumented parameters, bad Topics) as errors; then every public
+# symbol has a doc comment (scripts/check-doc-coverage.py: docc does not fail on a missing one).
+# AUDIOPIPELINE_DOCS=1 adds swift-docc-plugin to the package (Package.swift): only here, so apps
+# depending on us and make dist never resolve it. To read one:
+# `python3 -m http.server -d .build/plugins/Swift-DocC/outputs/AudioPipelineCore.doccarchive`, then
+# open /documentation/audiopipelinecore.
+DOCS_TARGETS := AudioPipelineCore AudioPipelineAdapters AudioPipelineWorkflows AudioPipelineBench
+DOCS_SCRATCH ?= .build
+docs: deps
+	AUDIOPIPELINE_DOCS=1 swift package --scratch-path $(DOCS_SCRATCH) generate-documentation \
+		$(addprefix --target ,$(DOCS_TARGETS)) --warnings-as-errors --analyze
+	python3 scripts/check-doc-coverage.py --scratch-path $(DOCS_SCRATCH)
 
 samples:
 	samples/make-samples.sh

@@ -129,3 +129,10 @@ let package = Package(
         ),
     ]
 )
+
+// swift-docc-plugin (`swift package generate-documentation`) only when the docs are built: `make docs`
+// sets AUDIOPIPELINE_DOCS=1. Apps that depend on this package, `make dist` and the .deb never resolve
+// it or its swift-docc-symbolkit (the pattern of swiftlang/github-workflows' check-docs.sh).
+if Context.environment["AUDIOPIPELINE_DOCS"] == "1" {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}

@@ -4,14 +4,23 @@ import CSndFile
 /// Sample encodings the toolkit names. Reading accepts anything libsndfile decodes (these names and
 /// more); writing supports `pcm16` and `float32`.
 public enum SampleEncoding: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// Signed 8-bit PCM.
     case pcmS8 = "pcm8"
+    /// Unsigned 8-bit PCM.
     case pcmU8 = "pcmu8"
+    /// 16-bit PCM (what voice APIs take).
     case pcm16
+    /// 24-bit PCM.
     case pcm24
+    /// 32-bit PCM.
     case pcm32
+    /// 32-bit float.
     case float32
+    /// 64-bit float.
     case float64
+    /// G.711 µ-law.
     case ulaw
+    /// G.711 A-law.
     case alaw
 
     var sndfileSubtype: Int32 {
@@ -33,7 +42,12 @@ public enum SampleEncoding: String, Sendable, CaseIterable, CustomStringConverti
 
 /// File types `audiopipe` writes.
 public enum OutputFileType: String, Sendable, CaseIterable {
-    case wav, flac, raw
+    /// WAV (RIFF): PCM16 or float32.
+    case wav
+    /// FLAC: PCM16, lossless.
+    case flac
+    /// Headerless samples: PCM16 or float32, little-endian.
+    case raw
 
     /// The type implied by a file name's extension, if any (`.wav`, `.flac`, `.raw`/`.pcm`/`.s16`/`.f32`).
     public init?(pathExtension path: String) {
@@ -56,8 +70,11 @@ public enum OutputFileType: String, Sendable, CaseIterable {
 
 /// The explicit format of a headerless raw input (libsndfile cannot guess it).
 public struct RawFormat: Sendable, Hashable {
+    /// Rate and channels.
     public var format: StreamFormat
+    /// How the samples are encoded.
     public var encoding: SampleEncoding
+    /// A raw input of `format`, encoded as `encoding`.
     public init(format: StreamFormat, encoding: SampleEncoding) {
         self.format = format
         self.encoding = encoding
@@ -70,12 +87,14 @@ public struct AudioFileDescription: Sendable, Hashable {
     public let container: String
     /// Short encoding name: `pcm16`, `pcm24`, `float32`, `vorbis` …
     public let encoding: String
+    /// Rate and channels.
     public let format: StreamFormat
     /// Frames the header declares; `nil` when unknown (a pipe).
     public let frames: Int?
     /// The full libsndfile format word (type | subtype | endianness).
     public let sndfileFormat: Int32
 
+    /// The declared length in seconds; nil when unknown.
     public var durationSeconds: Double? { frames.map { format.sampleRate.seconds(frames: $0) } }
 
     /// The largest positive sample value of the encoding relative to full scale, for clip

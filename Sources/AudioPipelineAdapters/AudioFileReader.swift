@@ -10,6 +10,7 @@ import Foundation
 public final class AudioFileReader {
     /// The name used in messages: the path, or "stdin".
     public let displayName: String
+    /// What the file is: container, encoding, format, length.
     public let description: AudioFileDescription
     private var handle: OpaquePointer?
     /// Frames delivered so far.
@@ -33,6 +34,7 @@ public final class AudioFileReader {
     /// resampler and level after it: NaN is read as 0, +inf as full scale (1) and −inf as −1 — the
     /// most an infinite sample can be in audio, as any value beyond full scale saturates.
     public private(set) var nonFiniteSamples = 0
+    /// The first frame that held a non-finite sample, once one has been read.
     public private(set) var firstNonFiniteFrame: Int?
     /// Whether the encoding can hold non-finite values at all (float or double samples).
     private let floatingPoint: Bool
@@ -122,6 +124,7 @@ public final class AudioFileReader {
         if let handle { sf_close(handle) }
     }
 
+    /// The file's rate and channels.
     public var format: StreamFormat { description.format }
 
     /// Reads up to `buffer.count / channels` whole frames of interleaved Float32 (integer encodings

@@ -10,13 +10,18 @@ import Foundation
 /// applies it to every file `audiopipe` writes. WAV on a descriptor that cannot seek (a pipe) gets a
 /// streaming header whose sizes say "unknown" (as sox writes it); FLAC needs a seekable output.
 public final class AudioFileWriter {
+    /// Where it writes (the path, or a name for a descriptor).
     public let path: String
+    /// WAV, FLAC or raw.
     public let type: OutputFileType
+    /// PCM16 or float32.
     public let encoding: SampleEncoding
+    /// Rate and channels of what is written.
     public let format: StreamFormat
     private var handle: OpaquePointer?
     /// The descriptor this writer opened itself (the path initialiser), closed after libsndfile's handle.
     private var ownedDescriptor: Int32?
+    /// Frames written so far.
     public private(set) var framesWritten = 0
 
     /// Writes the file at `path` ("-": standard output).

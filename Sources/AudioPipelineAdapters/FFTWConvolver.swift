@@ -13,7 +13,9 @@ import Foundation
 public final class FFTWConvolver {
     private static let plannerLock = NSLock()
 
+    /// Partition and block length, samples.
     public let block: Int
+    /// The output lags the input by one block.
     public var latency: Int { block }
     private let partitions: Int
     private let bins: Int
@@ -31,7 +33,7 @@ public final class FFTWConvolver {
     private let output: UnsafeMutablePointer<Float>
 
     /// - Parameters:
-    ///   - impulseResponse: at least one sample.
+    ///   - h: the impulse response, at least one sample.
     ///   - block: partition and block length (a power of two is fastest).
     public init(impulseResponse h: [Float], block: Int = 256) {
         precondition(!h.isEmpty && block >= 8)

@@ -9,6 +9,7 @@ import Foundation
 public final class FFTWSpectrum {
     private static let plannerLock = NSLock()
 
+    /// Transform length, samples.
     public let size: Int
     private let input: UnsafeMutablePointer<Float>
     private let output: UnsafeMutablePointer<fftwf_complex>

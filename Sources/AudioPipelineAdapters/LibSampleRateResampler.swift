@@ -17,11 +17,17 @@ import CSampleRate
 /// first frame is kept aside and passed together with the next one. `latency` is measured at init by running a
 /// scratch converter of the same kind over silence — libsamplerate has no API for it.
 public final class LibSampleRateResampler: Resampler {
+    /// libsamplerate's converters, by the names the CLI uses.
     public enum Converter: String, Sendable, CaseIterable {
+        /// `SRC_SINC_BEST_QUALITY`.
         case sincBest = "src-best"
+        /// `SRC_SINC_MEDIUM_QUALITY`.
         case sincMedium = "src-medium"
+        /// `SRC_SINC_FASTEST`.
         case sincFastest = "src-fastest"
+        /// `SRC_ZERO_ORDER_HOLD`.
         case zeroOrderHold = "src-zoh"
+        /// `SRC_LINEAR`.
         case linear = "src-linear"
 
         var code: Int32 {
@@ -36,6 +42,7 @@ public final class LibSampleRateResampler: Resampler {
     }
 
     public let format: ResamplingFormat
+    /// The libsamplerate converter in use.
     public let converter: Converter
     public let latency: Int
     public var name: String { converter.rawValue }

@@ -2,12 +2,19 @@ import AudioPipelineCore
 
 /// The resamplers a command can use, by the names the CLI accepts.
 public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// `PolyphaseResampler`, preset `high` (the default).
     case nativeHigh = "native-high"
+    /// `PolyphaseResampler`, preset `fast`.
     case nativeFast = "native-fast"
+    /// libsamplerate's best sinc.
     case srcBest = "src-best"
+    /// libsamplerate's medium sinc.
     case srcMedium = "src-medium"
+    /// libsamplerate's fastest sinc.
     case srcFastest = "src-fastest"
+    /// libsamplerate's linear interpolation.
     case srcLinear = "src-linear"
+    /// libsamplerate's zero-order hold.
     case srcZOH = "src-zoh"
 
     /// The native polyphase `high` preset: measured on this machine it matches libsamplerate

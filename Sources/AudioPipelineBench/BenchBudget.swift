@@ -4,12 +4,18 @@ import AudioPipelineCore
 /// optional stage, a statistic (p50 p90 p99 p999 max mean), `<`, a duration with its unit (ns, us
 /// or µs, ms, s). What an app's CI checks on target hardware.
 public struct BenchBudget: Sendable, Hashable, CustomStringConvertible {
+    /// The path: `mic` or `speaker`.
     public var path: String
+    /// The stage (`resample`, `decode` …, see `stages`); nil: the path's total.
     public var stage: String?
+    /// The statistic: `p50`, `p90`, `p99`, `p999`, `max` or `mean`.
     public var statistic: String
+    /// The limit, ns (the statistic must be below it).
     public var limitNs: Double
+    /// The budget as written (`mic.p99<1ms`).
     public let text: String
 
+    /// The stages a budget may name, per path.
     public static let stages = [
         "mic": ["convert", "resample", "quantise", "chunk+frame", "vad"],
         "speaker": ["decode", "widen", "jitter", "convert"],
@@ -78,28 +84,40 @@ public struct BenchBudget: Sendable, Hashable, CustomStringConvertible {
 /// whether each path keeps up with real time (its p99.9 within one chunk). In the text report and in
 /// `--json`, passing or not.
 public struct BenchVerdict: Codable, Sendable {
+    /// One budget and what was measured against it.
     public struct Check: Codable, Sendable {
+        /// The budget as written.
         public var budget: String
         /// What was measured; nil when these settings do not measure that row (a failure).
         public var valueNs: Double?
+        /// The limit, ns.
         public var limitNs: Double
+        /// Whether the measured value is below the limit.
         public var passed: Bool
     }
 
+    /// Whether one path keeps up with real time: its p99.9 per chunk against the chunk's duration.
     public struct RealTime: Codable, Sendable {
+        /// The path: `mic` or `speaker`.
         public var path: String
+        /// The path's p99.9 per chunk, ns.
         public var p999Ns: Double
+        /// The chunk's duration, ns.
         public var chunkNs: Double
         /// p99.9 ÷ the chunk's duration: the share of real time a slow chunk takes.
         public var share: Double
+        /// The p99.9 fits in one chunk's duration.
         public var keepsUp: Bool
     }
 
+    /// Every budget given, in order, with its measured value.
     public var budgets: [Check]
     /// Every budget met (true when none was given).
     public var passed: Bool
+    /// Per path, whether it keeps up with real time.
     public var realTime: [RealTime]
 
+    /// The verdict of `budgets` on `report`.
     public init(_ budgets: [BenchBudget], report: BenchReport) {
         self.budgets = budgets.map { b in
             let path = b.path == "mic" ? report.paths.mic : report.paths.speaker

@@ -25,28 +25,40 @@ public struct BenchComparison: Sendable {
     /// A change smaller than this is never flagged.
     public static let minimumChange = 0.10
 
+    /// One row in both runs, and how it changed.
     public struct Change: Sendable {
+        /// The row's key: `path.total`, `path.stage` or `path.peer:name`.
         public var key: String
+        /// The base run's p50, ns.
         public var base: Double
+        /// The new run's p50, ns.
         public var new: Double
+        /// Relative change of the p50: new ÷ base − 1 (+0.2 is 20 % slower).
         public var change: Double
+        /// Relative change of the p99.
         public var p99Change: Double
         /// The noise of this row: changes within it are not flagged (see `BenchComparison`).
         public var threshold: Double
         /// Of `threshold`: half the runs' mean spread, and the clock's floor.
         public var spread: Double
+        /// Of `threshold`: a few clock steps over the p50, for rows near the timer's resolution.
         public var clockFloor: Double
+        /// The change is beyond the row's noise.
         public var flagged: Bool { abs(change) > threshold }
+        /// A flagged slowdown of one of our rows (a peer's is not ours to fix).
         public var regression: Bool { flagged && change > 0 && !key.contains("peer:") }
     }
 
+    /// Every row in both runs.
     public var changes: [Change]
     /// Rows in only one of the runs.
     public var unmatched: [String]
     /// Settings that differ (the runs measured different things).
     public var settingsDiffer: [String]
+    /// The flagged slowdowns of our rows.
     public var regressions: [Change] { changes.filter(\.regression) }
 
+    /// Compares `new` with `base`, row by row.
     public init(base: BenchReport, new: BenchReport) {
         let b = Dictionary(base.rows.map { ($0.key, $0.row) }, uniquingKeysWith: { a, _ in a })
         let n = Dictionary(new.rows.map { ($0.key, $0.row) }, uniquingKeysWith: { a, _ in a })

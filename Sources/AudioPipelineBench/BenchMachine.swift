@@ -3,14 +3,20 @@ import Foundation
 
 /// The machine a report was measured on.
 public struct BenchMachine: Codable, Sendable {
+    /// The CPU's model name.
     public var cpu: String
+    /// Cores this process may use.
     public var cores: Int
+    /// `x86_64` or `arm64`.
     public var architecture: String
     /// The vector code actually taken: the resampler's FIR kernels and base64's.
     public var vectorPath: String
+    /// The operating system and kernel.
     public var os: String
+    /// How this code was built (`release` or `debug`).
     public var build: String
 
+    /// The machine this process runs on, with the vector path `kernel` takes here.
     public static func current(kernel: VectorKernel = .best) -> BenchMachine {
         BenchMachine(
             cpu: cpuModel(), cores: ProcessInfo.processInfo.activeProcessorCount, architecture: architecture,

@@ -8,15 +8,20 @@
 public struct BenchMeasure: Sendable {
     /// Chunks per row (fixed), or nil to fill `secondsPerRow`.
     public var iterations: Int?
+    /// Measuring time per row, s (when `iterations` is nil).
     public var secondsPerRow: Double
+    /// Chunks run before timing.
     public var warmup: Int
+    /// Blocks the samples are taken in (their p50s give the spread).
     public var repeats: Int
     /// The clock's resolution and one read's cost, ns (measured once by `BenchRun`).
     public var resolutionNs: Double
+    /// Cost of one clock read, ns.
     public var readNs: Double
     /// What calling an empty chunk body costs, ns (measured once).
     public var callNs: Double = 0
 
+    /// A measurer with the given counts and the clock's measured resolution and read cost.
     public init(
         iterations: Int?, secondsPerRow: Double, warmup: Int, repeats: Int = 5, resolutionNs: Double,
         readNs: Double

@@ -3,20 +3,28 @@ import AudioPipelineCore
 /// What `BenchRun` measures: the client's device, API profile, chunk, resampler, conversion, VAD
 /// and jitter buffer, as the app runs them; and how long it measures.
 public struct BenchSettings {
+    /// The device's rate, Hz.
     public var deviceRate = 48_000
+    /// The device's interleaved channels.
     public var deviceChannels = 1
     /// The API profile (it sets the client and server rates and the messages) and its name.
     public var profile: WireProfile
+    /// The profile's name, for the report.
     public var profileName: String
+    /// Audio per chunk, ms.
     public var chunkMilliseconds = 20.0
     /// The resampler both paths use, and its name for the report.
     public var resampler: FormatConverter.ResamplerFactory = FormatConverter.polyphase(.high)
+    /// The resampler's name, for the report.
     public var resamplerName = "native-high"
     /// The vector kernels asked for (`portable` forces the resampler's Swift code; the wire
     /// profile's base64 and the PCM conversion always take the best the CPU has).
     public var kernel: VectorKernel = .best
+    /// PCM conventions of both paths' conversions.
     public var compatibility: PCMCompatibility = .standard
+    /// Dither of the mic path's quantisation.
     public var dither: Dither = .none
+    /// The VAD the mic path runs beside it.
     public var vad = VADConfiguration()
     /// The VAD also gets the far-end reference (the agent's audio), as in barge-in.
     public var withReference = false
@@ -31,13 +39,16 @@ public struct BenchSettings {
     public var peerResampler: (name: String, make: FormatConverter.ResamplerFactory)?
     /// Measuring time over all rows, s (`iterations`, when set, fixes the chunks per row instead).
     public var seconds = 12.0
+    /// Chunks per row (fixed), instead of `seconds`.
     public var iterations: Int?
     /// Chunks run before timing each row.
     public var warmup = 200
+    /// Blocks each row's samples are taken in (their p50s give the run's spread).
     public var repeats = 5
     /// Run the peers (the common client code) beside ours.
     public var peers = true
 
+    /// Settings for `profile`, every other setting at its default (48 kHz mono, 20 ms chunks).
     public init(profile: WireProfile, profileName: String) {
         self.profile = profile
         self.profileName = profileName

@@ -9,6 +9,8 @@ public enum BenchText {
     /// Width of the default text.
     public static let width = 100
 
+    /// The report as `audiopipe bench` prints it: the machine, the settings, each path's rows, the
+    /// verdict; lines within `width` unless `wide`; `warnings` adds the run's warnings.
     public static func render(_ r: BenchReport, warnings: Bool = true, wide: Bool = false) -> String {
         func wrap(_ text: String) -> String { wide ? text : BenchText.wrap(text, width: width, indent: "  ") }
         var out =
@@ -141,6 +143,7 @@ public enum BenchText {
         return lines.joined(separator: "\n")
     }
 
+    /// A duration given in ns, in the unit that suits it: `57 ns`, `1.63 µs`, `4.20 ms`, `1.50 s`.
     public static func duration(_ ns: Double) -> String {
         if ns < 1000 { return "\(Int(ns.rounded())) ns" }
         if ns < 1e6 { return format2(ns / 1e3) + " µs" }
@@ -148,6 +151,7 @@ public enum BenchText {
         return format2(ns / 1e9) + " s"
     }
 
+    /// A fraction as a percentage, to 0.1 % (0.01 % when small), with a sign unless `sign` is false.
     public static func percent(_ x: Double, sign: Bool = true) -> String {
         let rounded = abs(x) < 0.01 && x != 0 ? (x * 10000).rounded() / 100 : (x * 1000).rounded() / 10
         let v = rounded == 0 ? 0 : rounded  // (not "-0.0")
@@ -170,6 +174,7 @@ public enum BenchText {
         return s
     }
 
+    /// `s` padded with spaces to `width` characters (one space after it when it is as long or longer).
     public static func pad<S: StringProtocol>(_ s: S, _ width: Int) -> String {
         s.count >= width ? String(s) + " " : String(s) + String(repeating: " ", count: width - s.count)
     }

@@ -129,6 +129,12 @@ import _AudioPipelineTestSupport
         #expect(summary["rooms"] as? Int == 4 && summary["failed"] as? Int == 0)
         let written = Set(try FileManager.default.contentsOfDirectory(atPath: s.file("a")))
         #expect(written.isSuperset(of: ["rooms.csv", "rooms.json", "rooms.txt", "rooms.svg", "rooms"]))
+        // rooms.svg: its legend, and value ticks in their units on both panels.
+        let svg = try String(contentsOfFile: s.file("a/rooms.svg"), encoding: .utf8)
+        for text in ["a room with a missed barge-in (on the top line)", "target 300 ms", "0 ms", "latency p90, ms"] {
+            #expect(svg.contains(">\(text)</text>"), "rooms.svg has '\(text)'")
+        }
+        #expect(svg.contains(" /min</text>"), "false barge-ins per minute, with its unit")
         let csv = try String(contentsOfFile: s.file("a/rooms.csv"), encoding: .utf8).split(separator: "\n")
         #expect(csv.count == 5)
         let header = csv[0].split(separator: ",").map(String.init)
@@ -230,6 +236,26 @@ import _AudioPipelineTestSupport
             #expect(r.status == 73 && r.stderr.contains("keep.txt"), "\(r.stderr)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: s.file("mine")) == ["keep.txt"])
         }
+    }
+
+    /// A swept value at which the VAD hears nobody (absolute_dbfs 0: no frame is loud enough) misses
+    /// both of the scenario's barge-ins: sweep.svg marks them "missed 2" and counts them in its
+    /// title, where before the value simply had no latency point.
+    @Test func aSweepDrawsAndCountsItsMissedBargeIns() throws {
+        let s = Scratch()
+        let r = try CLI.run([
+            "session", "simulate", "--agent", Self.agent, "--user", Self.user, "-o", s.file("sw"), "--sweep",
+            "absolute_dbfs=-65,0", "--json",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let rows = try #require(try Self.report(r.stdout)["rows"] as? [[String: Any]])
+        let missed = rows.map { ($0["headline"] as? [String: Any])?["missedBargeIns"] as? Int }
+        #expect(missed == [0, 2], "\(rows)")
+        let svg = try String(contentsOfFile: s.file("sw/sweep.svg"), encoding: .utf8)
+        #expect(svg.contains(">session sweep over absolute_dbfs: 2 missed barge-ins of 4 user onsets</text>"))
+        #expect(svg.contains(">missed 2</text>"), "the missed value is drawn")
+        #expect(svg.contains(">missed barge-ins (at the top)</text>"), "and in the legend")
+        #expect(svg.contains(">-65 dBFS</text>") && svg.contains(">0 dBFS</text>"), "x ticks in the unit")
     }
 
     @Test func aFolderOfScenariosRunsIntoOneTableAndAFailureIsReported() throws {

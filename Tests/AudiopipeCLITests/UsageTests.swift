@@ -17,6 +17,33 @@ import _AudioPipelineTestSupport
         let jitter = try CLI.run(["jitter"])
         #expect(jitter.status == 64 && jitter.stderr.contains("jitter simulate or jitter play"), "\(jitter.stderr)")
         #expect(jitter.stderr.contains("Usage: audiopipe jitter <subcommand>"), "\(jitter.stderr)")
+        // Every command group shows its own usage, not the top level's.
+        for (group, names) in [("vad", "vad detect or vad tune"), ("session", "session simulate")] {
+            let r = try CLI.run([group])
+            #expect(r.status == 64 && r.stderr.contains("choose a subcommand: \(names)"), "\(r.stderr)")
+            #expect(r.stderr.contains("Usage: audiopipe \(group) <subcommand>"), "\(r.stderr)")
+            #expect(r.stderr.contains("See 'audiopipe \(group) --help'"), "\(r.stderr)")
+        }
+    }
+
+    /// `-o DIR/` is DIR: it runs, and the paths it prints and records have no `//`.
+    @Test func aTrailingSlashOnAnOutputDirectoryIsTheSameDirectory() throws {
+        let s = Scratch()
+        let sim = try CLI.run([
+            "session", "simulate", "--agent", root + "/samples/scenario/agent-24k.wav", "--user",
+            root + "/samples/scenario/user-16k.wav", "-o", s.file("sim") + "/",
+        ])
+        #expect(sim.status == 0, "\(sim.stderr)")
+        #expect(sim.text.contains(s.file("sim") + "/report.html") && !sim.text.contains("//"), "\(sim.text)")
+        #expect(FileManager.default.fileExists(atPath: s.file("sim/report.html")))
+        let convert = try CLI.run([
+            "convert", root + "/samples/mic-16k-pcm16-mono.wav", root + "/samples/agent-reply-24k-pcm16.wav", "-o",
+            s.file("out") + "///", "--report", s.file("out.jsonl"),
+        ])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        let results = try String(contentsOfFile: s.file("out.jsonl"), encoding: .utf8)
+        #expect(results.contains("\"output\":\"\(s.file("out"))/mic-16k-pcm16-mono.wav\""), "\(results)")
+        #expect(!results.contains("//"), "\(results)")
     }
 
     /// Without inputs a command prints its own usage, not only "no input files".
@@ -76,6 +103,16 @@ import _AudioPipelineTestSupport
         let frame = try CLI.run(["frame", "--help"]).text.replacingOccurrences(of: "\n", with: " ")
             .split(separator: " ").joined(separator: " ")
         #expect(frame.contains("deepgram; default: its own)"), "frame --rate")
+        // session simulate's echo and noise options name their defaults (the library's).
+        let session = try CLI.run(["session", "simulate", "--help"]).text.replacingOccurrences(of: "\n", with: " ")
+            .split(separator: " ").joined(separator: " ")
+        for entry in [
+            "--echo-delay-ms <echo-delay-ms> Echo path delay, ms (default: 40 ms).",
+            "--echo-gain-db <echo-gain-db> Echo level relative to the loudspeaker, dB (default: -10 dB).",
+            "--noise-dbfs <noise-dbfs> Microphone noise floor, dBFS RMS (default: -70 dBFS).",
+        ] {
+            #expect(session.contains(entry), "\(entry)")
+        }
     }
 
     @Test func hintsNameTheNextStep() throws {

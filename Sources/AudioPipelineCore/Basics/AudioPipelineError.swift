@@ -6,7 +6,9 @@ public struct AudioPipelineError: Error, Sendable, Hashable, CustomStringConvert
     /// What kind of failure this is. New codes can be added without breaking callers that switch on
     /// `rawValue` ranges or compare with the static members.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's number: 1–6 are the toolkit's own (`invalidConfiguration` … `ioFailure`).
         public let rawValue: Int
+        /// A code by its number; the static members name the known ones.
         public init(rawValue: Int) { self.rawValue = rawValue }
 
         /// A parameter out of range or inconsistent (sample rate 0, unknown channel, ratio …).
@@ -35,10 +37,12 @@ public struct AudioPipelineError: Error, Sendable, Hashable, CustomStringConvert
         }
     }
 
+    /// What kind of failure this is; the CLI maps it to its exit code.
     public let code: Code
     /// One line a person can act on, naming the thing that is wrong (file, parameter, offset).
     public let message: String
 
+    /// An error of kind `code` with a message a person can act on (name the file, option or offset).
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -6,6 +6,7 @@ public struct SampleRate: Hashable, Sendable, Comparable, CustomStringConvertibl
     /// The highest rate accepted anywhere in the toolkit.
     public static let maximumHz = 768_000
 
+    /// The rate in frames per second, in `1...768_000`.
     public let hz: Int
 
     /// - Throws: `AudioPipelineError.invalidConfiguration` for 0, negative, or > 768 kHz.

@@ -3,6 +3,7 @@
 /// library has no seeded generator; swift-argument-parser's `Examples/roll` carries the same one.)
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
+    /// A generator whose sequence is fixed by `seed` (the same seed, the same numbers, on every platform).
     public init(seed: UInt64) { state = seed }
     @inline(__always) public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15

@@ -1,7 +1,9 @@
 /// Rate and channel count of an interleaved stream. A *frame* holds one sample per channel;
 /// buffers are interleaved, so `samples = frames × channels`.
 public struct StreamFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Frames per second.
     public let sampleRate: SampleRate
+    /// Interleaved channels per frame, in `1...1024`.
     public let channels: Int
 
     /// - Throws: `invalidConfiguration` when `channels` is not in `1...1024`.

@@ -24,6 +24,8 @@
 /// }
 /// ```
 public final class CapturePath {
+    /// What `CapturePath` converts from and how: the device's format, the mono plan, the chunk
+    /// duration, the last chunk, PCM conventions and dither.
     public struct Configuration: Sendable, Hashable {
         /// The device's audio: rate and interleaved channels.
         public var device: StreamFormat
@@ -36,11 +38,15 @@ public final class CapturePath {
         public static let chunkMillisecondsRange: ClosedRange<Double> = 1...1000
         /// What happens to a last, incomplete chunk at `finish`.
         public var lastChunk: Chunker<Int16>.LastChunk
+        /// How Float32 becomes PCM16 (`.ios` reproduces the common iOS client code byte for byte).
         public var compatibility: PCMCompatibility
+        /// Dither before quantising to PCM16 (none by default; not with `.ios`).
         public var dither: Dither
         /// Device frames converted per internal step (buffers are sized for it at init).
         public var blockFrames: Int
 
+        /// The defaults are what the vendors' guides show: mean of the channels, 20 ms chunks, a short
+        /// last chunk sent as it is, standard PCM conventions, no dither.
         public init(
             device: StreamFormat, channels: FormatConverter.ChannelPlan = .downmix, chunkMilliseconds: Double = 20,
             lastChunk: Chunker<Int16>.LastChunk = .emitShort, compatibility: PCMCompatibility = .standard,
@@ -66,10 +72,13 @@ public final class CapturePath {
         public let startFrame: Int
         /// Frames of audio in the chunk, and frames of silence padded after them.
         public let frames: Int
+        /// Frames of silence padded after them (the last chunk with `.pad`).
         public let paddedFrames: Int
     }
 
+    /// The API the messages are for (its client rate, framing and binary or text messages).
     public let profile: WireProfile
+    /// The device format and chunking this path was made with.
     public let configuration: Configuration
     /// The conversion to the profile's client rate, mono PCM16 (its resampler, latency, clip counts).
     public let converter: FormatConverter

@@ -26,6 +26,7 @@ public final class PlaybackPath {
         case invalid(String)
     }
 
+    /// The API whose server messages this path plays (its server rate and audio messages).
     public let profile: WireProfile
     /// The playout buffer, at the profile's server rate (statistics, clock, `flush` on barge-in).
     public let jitterBuffer: JitterBuffer
@@ -45,9 +46,12 @@ public final class PlaybackPath {
     let tick: UnsafeMutablePointer<Float>
 
     /// - Parameters:
+    ///   - profile: the API's wire profile: which server messages carry audio, at what rate.
     ///   - device: the device's rate and channels (a mono stream is duplicated to more channels).
     ///   - jitter: the buffer's configuration, at the profile's server rate; default 20 ms ticks.
+    ///   - compatibility: how PCM16 becomes Float32 (`.standard`, or what common iOS code does).
     ///   - maximumPacketSamples: default one second at the server rate.
+    ///   - resampler: makes the server-rate-to-device-rate resampler (default the native polyphase one).
     /// - Throws: `invalidConfiguration` for a jitter configuration at another rate than the
     ///   server's, or what `JitterBuffer` and `FormatConverter` throw.
     public init(

@@ -6,6 +6,7 @@ import CVectorKernels
 /// The mean is `sum × (1 / channels)`, summed in channel order; for stereo that is `(L + R) × 0.5`,
 /// exactly what sox's `-c 1` and libsndfile-based tools compute.
 public struct ChannelMixer: StreamingStage, Sendable {
+    /// Which mono signal the mixer makes.
     public enum Mode: Sendable, Hashable {
         /// The mean of all channels.
         case mean
@@ -13,7 +14,9 @@ public struct ChannelMixer: StreamingStage, Sendable {
         case channel(Int)
     }
 
+    /// Interleaved channels of the input.
     public let channels: Int
+    /// The mean of all channels, or one of them.
     public let mode: Mode
 
     /// - Throws: `invalidConfiguration` when `channels < 1` or the selected channel does not exist.
@@ -30,10 +33,14 @@ public struct ChannelMixer: StreamingStage, Sendable {
         self.mode = mode
     }
 
+    /// 0: each output sample depends only on its own frame.
     public var latency: Int { 0 }
     public var inputStride: Int { channels }
+    /// One mono sample per input frame.
     public func maxOutputCount(forInput frames: Int) -> Int { frames }
+    /// Nothing to flush: writes 0.
     public mutating func finish(into output: UnsafeMutableBufferPointer<Float>) -> Int { 0 }
+    /// Stateless: nothing to forget.
     public mutating func reset() {}
 
     /// Mixes `min(input.count / channels, output.count)` whole frames. A trailing partial frame in

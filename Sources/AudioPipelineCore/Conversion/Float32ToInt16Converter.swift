@@ -4,17 +4,24 @@
 /// Statistics since init or `reset()`: `clippedCount` counts input samples outside [-1, 1]
 /// (including ±Inf; exactly ±1.0 is full scale, not clipping); `nanCount` counts NaNs.
 public struct Float32ToInt16Converter: StreamingStage, Sendable {
+    /// How samples are quantised: the PCM convention and the dither.
     public struct Configuration: Sendable, Hashable {
+        /// `.standard` (× 32768, rounded, saturated) or `.ios` (the common iOS client code).
         public var compatibility: PCMCompatibility
+        /// Noise added before rounding (`.tpdf`), or none.
         public var dither: Dither
+        /// Standard conventions and no dither unless given.
         public init(compatibility: PCMCompatibility = .standard, dither: Dither = .none) {
             self.compatibility = compatibility
             self.dither = dither
         }
     }
 
+    /// The convention and dither this converter was made with.
     public let configuration: Configuration
+    /// Input samples outside [−1, 1] (saturated) since init or `reset()`.
     public private(set) var clippedCount = 0
+    /// NaN input samples (written as 0; with `.ios`, as 32767) since init or `reset()`.
     public private(set) var nanCount = 0
     private var noise: TPDFNoise
 
@@ -34,10 +41,14 @@ public struct Float32ToInt16Converter: StreamingStage, Sendable {
         }
     }
 
+    /// 0: sample for sample.
     public var latency: Int { 0 }
+    /// One output sample per input sample.
     public func maxOutputCount(forInput count: Int) -> Int { count }
+    /// Nothing to flush: writes 0.
     public mutating func finish(into output: UnsafeMutableBufferPointer<Int16>) -> Int { 0 }
 
+    /// Zeroes the counts and restarts the dither's noise from its seed.
     public mutating func reset() {
         clippedCount = 0
         nanCount = 0

@@ -18,6 +18,7 @@ extension FormatConverter {
         public var input: StreamFormat
         /// Rate of the output (the input's: no resampling).
         public var outputRate: SampleRate
+        /// How the input's channels become the output's: keep, mix to mono, pick one, or duplicate mono.
         public var channels: ChannelPlan
         /// How PCM16 maps onto Float32, both ways: `Int16` input is widened and `Int16` output
         /// quantised with it (`ios` reproduces the common iOS client code byte for byte).
@@ -28,6 +29,8 @@ extension FormatConverter {
         /// through them this many at a time; the internal buffers are sized for it at init.
         public var blockFrames: Int
 
+        /// A conversion of `input` to `outputRate` (nil: the input's), with the channel plan, PCM
+        /// conventions, dither and block size given; validated by `FormatConverter`'s initialiser.
         public init(
             input: StreamFormat, outputRate: SampleRate? = nil, channels: ChannelPlan = .keep,
             compatibility: PCMCompatibility = .standard, dither: Dither = .none, blockFrames: Int = 4096

@@ -27,6 +27,7 @@
 /// not a `StreamingStage`, whose input and output types are fixed. A class, as it owns a resampler
 /// (a reference) and raw buffers; single-threaded, like every stage.
 public final class FormatConverter {
+    /// The formats and conventions this converter was made with.
     public let configuration: Configuration
     /// Rate and channel count of the output.
     public let outputFormat: StreamFormat

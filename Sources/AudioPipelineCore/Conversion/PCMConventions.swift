@@ -10,7 +10,9 @@
 ///   truncate toward zero (so −1.0 → −32767, never −32768); playback divides by 32767 (so −32768 →
 ///   −1.0000305). Use it to reproduce byte for byte what an app sends.
 public enum PCMCompatibility: String, Sendable, Hashable, CaseIterable {
+    /// × 32768 with rounding and saturation; ÷ 32768 back (libsndfile's and sox's convention).
     case standard
+    /// What the common iOS client code does: clamp, × 32767, truncate; ÷ 32767 back.
     case ios
 }
 

@@ -7,14 +7,19 @@
 /// `x ≤ −1`. For an integer file `positiveFullScale` is the largest code (32767/32768 for PCM16),
 /// so a run of maximal codes counts; for a float file it is 1.0, so only |x| ≥ 1 counts.
 public struct SignalStatistics: Sendable {
+    /// Interleaved channels of the stream.
     public let channels: Int
+    /// The positive sample value that counts as full scale (1.0 for float, 32767/32768 for PCM16).
     public let positiveFullScale: Float
+    /// Frames accumulated so far.
     public private(set) var frames = 0
+    /// Samples at or beyond full scale so far (all channels).
     public private(set) var clippedSamples = 0
     private var peaks: [Float]
     private var sums: [Double]
     private var sumSquares: [Double]
 
+    /// Statistics of a stream of `channels` interleaved channels whose full scale is `positiveFullScale`.
     public init(channels: Int, positiveFullScale: Float = 1.0) {
         precondition(channels >= 1)
         self.channels = channels
@@ -60,9 +65,11 @@ public struct SignalStatistics: Sendable {
     public var rms: Double {
         frames == 0 ? 0 : (sumSquares.reduce(0, +) / Double(frames * channels)).squareRoot()
     }
+    /// Root mean square of channel `c` (linear).
     public func rms(channel c: Int) -> Double { frames == 0 ? 0 : (sumSquares[c] / Double(frames)).squareRoot() }
     /// Mean sample value over all channels (DC offset, linear).
     public var dcOffset: Double { frames == 0 ? 0 : sums.reduce(0, +) / Double(frames * channels) }
+    /// Mean sample value of channel `c` (DC offset, linear).
     public func dcOffset(channel c: Int) -> Double { frames == 0 ? 0 : sums[c] / Double(frames) }
 
     /// 20·log10(x); −∞ for silence.

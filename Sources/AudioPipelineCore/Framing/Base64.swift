@@ -19,12 +19,18 @@ import CVectorKernels
 public enum Base64 {
     /// What is wrong with a base64 text, and where.
     public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Why the text is not base64.
         public enum Reason: String, Sendable {
+            /// A byte outside the alphabet (and not skipped whitespace).
             case invalidCharacter = "invalid character"
+            /// `=` somewhere other than the last one or two places of the text.
             case misplacedPadding = "misplaced padding"
+            /// The text's length is not a multiple of 4.
             case truncated = "length is not a multiple of 4"
+            /// The last character carries bits past the last byte that are not zero (a non-canonical encoding).
             case nonZeroTrailingBits = "non-zero bits after the last byte"
         }
+        /// What is wrong.
         public let reason: Reason
         /// Byte offset in the input of the first offending byte (for `truncated`: the input length).
         public let offset: Int

@@ -15,6 +15,7 @@ public struct Chunker<Sample: AdditiveArithmetic> {
         case drop
     }
 
+    /// One chunk, handed to the caller's closure.
     public struct Chunk {
         /// The chunk's interleaved samples (valid only inside the closure).
         public let samples: UnsafeBufferPointer<Sample>
@@ -26,8 +27,11 @@ public struct Chunker<Sample: AdditiveArithmetic> {
         public let paddedFrames: Int
     }
 
+    /// Frames per chunk.
     public let chunkFrames: Int
+    /// Interleaved channels per frame.
     public let channels: Int
+    /// What `finish` does with a last, incomplete chunk.
     public let lastChunk: LastChunk
     private var buffer: [Sample]
     private var filled = 0  // samples in `buffer`
@@ -117,6 +121,7 @@ public struct Chunker<Sample: AdditiveArithmetic> {
         nextStart += frames
     }
 
+    /// Drops the frames gathered so far and starts a new stream at frame 0.
     public mutating func reset() {
         filled = 0
         nextStart = 0

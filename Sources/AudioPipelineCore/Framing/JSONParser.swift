@@ -1,12 +1,17 @@
 /// A strict, non-recursive-descent-safe JSON parser: depth is limited (default 256), every error
 /// is reported with its byte offset, and no input can crash it.
 public enum JSON {
+    /// Why the text is not JSON, and where.
     public struct ParseError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong ("expected ':'", "nesting deeper than 256" …).
         public let message: String
+        /// Byte offset of the offending byte in the input.
         public let offset: Int
         public var description: String { "\(message) at byte \(offset)" }
     }
 
+    /// Parses `text` as one JSON value (whitespace around it allowed; nothing else after it).
+    /// - Throws: `ParseError` with the byte offset of the first problem; nesting deeper than `maxDepth` is one.
     public static func parse(_ text: String, maxDepth: Int = 256) throws(ParseError) -> JSONValue {
         var copy = text
         return try copy.withUTF8 { b in
@@ -14,6 +19,7 @@ public enum JSON {
         }.get()
     }
 
+    /// Parses UTF-8 `bytes` as one JSON value, as `parse(_:maxDepth:)` on a string does.
     public static func parse(_ bytes: UnsafeRawBufferPointer, maxDepth: Int = 256) throws(ParseError) -> JSONValue {
         var p = Parser(bytes: bytes.bindMemory(to: UInt8.self), maxDepth: maxDepth)
         p.skipWhitespace()

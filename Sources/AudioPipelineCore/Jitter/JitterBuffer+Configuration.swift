@@ -1,11 +1,15 @@
 extension JitterBuffer {
+    /// How the playout delay is chosen.
     public enum Policy: Sendable, Hashable {
+        /// From the arrivals: the baseline delay plus a quantile of the jitter, adjusted by time-stretching.
         case adaptive
         /// A constant delay after each utterance's first arrival, in samples.
         case fixed(delay: Int)
     }
 
+    /// A jitter buffer's sizes, policy and adaptive settings (samples at `sampleRate` unless named).
     public struct Configuration: Sendable, Hashable {
+        /// Rate of the audio the buffer holds, Hz.
         public var sampleRate: Int
         /// Output per `pull`, samples.
         public var tick: Int
@@ -13,6 +17,7 @@ extension JitterBuffer {
         public var capacity: Int
         /// Most packets queued at once.
         public var maximumPackets: Int
+        /// Adaptive (the default) or a fixed delay.
         public var policy: Policy = .adaptive
         /// Fraction of packets the jitter margin should cover.
         public var quantile: Double = 0.95
@@ -24,7 +29,9 @@ extension JitterBuffer {
         public var initialTarget: Int
         /// Added to the quantile (covers the tick quantisation of arrivals), samples.
         public var margin: Int
+        /// Least jitter margin the adaptive policy targets, samples.
         public var minimumTarget: Int = 0
+        /// Most jitter margin the adaptive policy targets, samples.
         public var maximumTarget: Int
         /// Accelerate when the delay exceeds the target by more than this, samples.
         public var accelerateThreshold: Int

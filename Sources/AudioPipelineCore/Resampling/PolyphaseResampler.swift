@@ -37,6 +37,7 @@ public final class PolyphaseResampler: Resampler {
         /// 100 dB stopband (designed), for ≥ 90 dB: about 25 % fewer taps and less latency.
         case fast
 
+        /// The stopband attenuation the filter is designed for, dB.
         public var attenuation: Double { self == .high ? 130 : 100 }
     }
 
@@ -53,15 +54,21 @@ public final class PolyphaseResampler: Resampler {
 
     /// Passband edge and stopband edge as fractions of the lower of the two rates.
     public static let passbandEdge = 0.40
+    /// Where the stopband begins, as a fraction of the lower rate.
     public static let stopbandEdge = 0.50
 
+    /// The rates and channels this resampler converts between.
     public let format: ResamplingFormat
+    /// The filter's quality preset.
     public let preset: Preset
+    /// Streaming or throughput scheduling of the outputs.
     public let mode: Mode
     public var name: String { "native-\(preset.rawValue)" }
+    /// Output frames the output lags the input by while streaming (released by `finish`).
     public let latency: Int
     /// Taps per phase (a multiple of 8; of 16 with the 16-lane kernels) and the number of phases.
     public let tapsPerPhase: Int
+    /// Phases of the polyphase filter: the reduced ratio's up factor.
     public var phases: Int { up }
 
     // State the `emit` extension (PolyphaseResampler+Emit.swift) reads, hence internal.
@@ -177,6 +184,7 @@ public final class PolyphaseResampler: Resampler {
         history.deallocate()
     }
 
+    /// Forgets the stream (history zeroed, counters at 0); allocates nothing.
     public func reset() {
         history.initialize(repeating: 0, count: channels * capacity)
         // The T−1 frames before the stream are zeros.
@@ -188,6 +196,7 @@ public final class PolyphaseResampler: Resampler {
         nextPhase = centre % up
     }
 
+    /// Output frames `frames` more input can produce, plus what `finish` can release.
     public func maxOutputCount(forInput frames: Int) -> Int {
         // Output due for `frames` more input, plus what finish can release.
         (frames * up + down - 1) / down + latency + 1

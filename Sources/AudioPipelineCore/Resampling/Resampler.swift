@@ -8,6 +8,7 @@
 /// - After `finish` has returned 0, the total output is exactly
 ///   `format.totalOutputFrames(forInputFrames:)` of the total input.
 public protocol Resampler: StreamingStage where Input == Float, Output == Float {
+    /// The rates and channel count converted between.
     var format: ResamplingFormat { get }
     /// A short name for reports (`native-high`, `src-best` …).
     var name: String { get }

@@ -1,10 +1,14 @@
 /// The rates and channel count a resampler converts between, with the ratio reduced by their gcd.
 public struct ResamplingFormat: Hashable, Sendable, CustomStringConvertible {
+    /// Rate of the input.
     public let inputRate: SampleRate
+    /// Rate of the output.
     public let outputRate: SampleRate
+    /// Interleaved channels, the same in and out.
     public let channels: Int
     /// `outputRate / inputRate` reduced: `upFactor / downFactor` (48k→16k is 1/3, 44.1k→16k 160/441).
     public let upFactor: Int
+    /// The reduced ratio's denominator (`inputRate / gcd`).
     public let downFactor: Int
 
     /// - Throws: `invalidConfiguration` for a channel count outside `1...1024`.
@@ -22,6 +26,7 @@ public struct ResamplingFormat: Hashable, Sendable, CustomStringConvertible {
         downFactor = inputRate.hz / g
     }
 
+    /// `outputRate / inputRate`.
     public var ratio: Double { Double(outputRate.hz) / Double(inputRate.hz) }
 
     /// The documented total output length: `ceil(inputFrames × outputRate / inputRate)`, computed

@@ -57,17 +57,24 @@
 /// `latency`: a fresh speech onset shows in the decision of the `onsetFrames`-th frame from its start
 /// (one more when it began late in its first frame).
 public struct EnergyVAD: StreamingStage, Sendable {
+    /// Microphone samples (mono).
     public typealias Input = Float
+    /// One decision per frame.
     public typealias Output = VADDecider.Frame
 
+    /// Rate of the microphone (and reference) samples, Hz.
     public let sampleRate: Int
+    /// Samples per frame (`frameMilliseconds` at `sampleRate`).
     public let frameLength: Int
     private var mic: VADBandAnalyzer
     private var ref: VADBandAnalyzer
+    /// The decision logic, with its state (`speaking`, the echo estimate).
     public private(set) var decider: VADDecider
     /// Whether this stream came with a reference (so `finish` closes the reference's frame too).
     private var hasReference = false
 
+    /// A detector for mono audio at `sampleRate`; all state allocated here.
+    /// - Throws: `invalidConfiguration` for a configuration out of range or a rate outside 4–384 kHz.
     public init(sampleRate: Int, configuration: VADConfiguration) throws(AudioPipelineError) {
         try configuration.validate()
         guard sampleRate >= 4000 && sampleRate <= 384_000 else {
@@ -81,6 +88,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         decider = try VADDecider(configuration: configuration)
     }
 
+    /// Frames from a speech onset to the decision that shows it (`VADConfiguration.onsetFrames`).
     public var latency: Int { decider.configuration.onsetFrames }
 
     /// Decisions `count` more samples can complete; with 0, what `finish` writes (at most one).
@@ -88,10 +96,13 @@ public struct EnergyVAD: StreamingStage, Sendable {
         count == 0 ? 1 : (mic.pending + count) / frameLength
     }
 
+    /// Forgets the stream: floors, echo model and decision state start again.
     public mutating func reset() {
         mic.reset(); ref.reset(); decider.reset(); hasReference = false
     }
 
+    /// Microphone samples in any block size, one decision per completed frame; allocates nothing.
+    /// Stops early (consuming less) when `output` is full.
     public mutating func process(
         _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<VADDecider.Frame>
     ) -> ProcessResult {
@@ -110,6 +121,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         return run(input, reference: reference, into: output)
     }
 
+    /// Decides the last, incomplete frame (if any samples are pending): writes at most one decision.
     public mutating func finish(into output: UnsafeMutableBufferPointer<VADDecider.Frame>) -> Int {
         guard output.count > 0, mic.pending > 0 else { return 0 }
         var refFrame: SIMD4<Double>?

@@ -1,7 +1,10 @@
 /// A labelled or detected speech interval, seconds.
 public struct SpeechSegment: Sendable, Hashable, Codable {
+    /// Start, s.
     public var start: Double
+    /// End, s (after `start`).
     public var end: Double
+    /// A segment from `start` to `end` seconds.
     public init(start: Double, end: Double) {
         self.start = start
         self.end = end
@@ -15,10 +18,14 @@ public struct SpeechSegment: Sendable, Hashable, Codable {
 /// `align`: starts move back to the first frame of the confirming run, minus the pre-roll, and
 /// ends to the end of the last speech frame — what offline labelling wants.
 public struct SpeechSegmenter: Sendable {
+    /// Length of one decision frame, s.
     public let frameSeconds: Double
+    /// The detector's configuration (its pre-roll, when aligning).
     public let configuration: VADConfiguration
+    /// Offline alignment of the segments (see the type's discussion) instead of when a client learns of them.
     public let align: Bool
 
+    /// A segmenter for decisions of `frameSeconds` each.
     public init(frameSeconds: Double, configuration: VADConfiguration, align: Bool = false) {
         self.frameSeconds = frameSeconds
         self.configuration = configuration

@@ -9,10 +9,13 @@ import RealModule
 /// Full frames run as four segments side by side in SIMD lanes (VADBandAnalyzer+Segmented.swift);
 /// partial frames and the rest sample by sample (`sequential`).
 public struct VADBandAnalyzer: Sendable {
+    /// Number of bands (four, split at `splitsHz`).
     public static let bandCount = 4
+    /// Where the bands split, Hz: below 300, 300–1000, 1000–3000, above 3000.
     public static let splitsHz: [Double] = [300, 1000, 3000]
     /// Band powers of silence (−140 dB each): what a missing reference frame counts as.
     public static let silence = SIMD4<Double>(repeating: 1e-14)
+    /// Samples per frame.
     public let frameLength: Int
     let coefficients: Coefficients
     let handOff: HandOff
@@ -28,6 +31,7 @@ public struct VADBandAnalyzer: Sendable {
     /// cost would outweigh the gain); only partial last frames are this short.
     static let minimumSegment = 8
 
+    /// An analyzer of audio at `sampleRate` in frames of `frameLength` samples; all state allocated here.
     public init(sampleRate: Int, frameLength: Int) {
         self.frameLength = frameLength
         func onePole(_ hz: Double) -> Double { 1 - Double.exp(-2 * Double.pi * hz / Double(sampleRate)) }
@@ -39,6 +43,7 @@ public struct VADBandAnalyzer: Sendable {
         handOff = HandOff(segmentLength: segmentLength, r: r, a: a)
     }
 
+    /// Forgets the stream: filters and the pending frame start again.
     public mutating func reset() {
         state = State(); filled = 0
     }
@@ -162,9 +167,12 @@ public struct VADBandAnalyzer: Sendable {
 /// frame's energy is spread in time, which tells a click (its energy in a few milliseconds) from a
 /// voice; the lowest band is left out, where rumble, hum and brown noise would blur it.
 public struct VADBandFrame: Sendable, Hashable {
+    /// The four band powers (mean square, linear: full scale = 1).
     public var bands: SIMD4<Double>
+    /// Power above 300 Hz of each quarter of the frame, in time order.
     public var quarters: SIMD4<Float>
 
+    /// A frame of the given band powers and quarter powers.
     public init(bands: SIMD4<Double>, quarters: SIMD4<Float>) {
         self.bands = bands
         self.quarters = quarters

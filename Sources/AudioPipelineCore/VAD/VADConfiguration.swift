@@ -34,6 +34,7 @@ public struct VADConfiguration: Sendable, Hashable {
     /// percentile of frame levels over `talkerWindowSeconds`): a voice far below the talker —
     /// babble, the agent's echo without a reference, a TV — is not speech. 0 disables.
     public var talkerGate: Double = 20
+    /// Window of the loudest-speech estimate behind `talkerGate`, s.
     public var talkerWindowSeconds: Double = 10
     /// Without a far-end reference, speech *starts* only within this many dB of the loudest recent
     /// speech (it continues within `talkerGate`): the gate's own hysteresis, so a voice or an echo
@@ -66,6 +67,7 @@ public struct VADConfiguration: Sendable, Hashable {
     /// echo in the microphone, Bluetooth up to 500. Before the delay is found, echo is expected
     /// anywhere in it.
     public var echoDelayMinMilliseconds: Double = 0
+    /// The end of the echo-delay search range, ms (see `echoDelayMinMilliseconds`).
     public var echoDelayMaxMilliseconds: Double = 500
     /// Reference: expected echo raised by this much, dB — at most: once the echo gain has learnt,
     /// each band's margin is the echo model's own error there (a robust standard deviation of
@@ -82,6 +84,8 @@ public struct VADConfiguration: Sendable, Hashable {
     /// moved). A speakerphone at full volume brings the echo up to ~6 dB over the reference, a
     /// small speaker's resonance a few dB more in its band.
     public var echoGainWindowSeconds: Double = 4
+    /// Reference: the worst plausible echo gain per band, dB (echo over reference): expected until the
+    /// gain has learnt (see `echoGainWindowSeconds`).
     public var initialEchoGain: Double = 10
     /// Reference: a reference frame counts as playing above this level, dBFS.
     public var referenceActiveThreshold: Double = -55
@@ -100,6 +104,7 @@ public struct VADConfiguration: Sendable, Hashable {
     /// this long, ms: the first frames of an echo are what the model fits worst. 0 turns it off.
     public var echoOnsetGuardMilliseconds: Double = 80
 
+    /// The defaults: what `vad detect` uses without options.
     public init() {}
 
     /// Frames of score ≥ enter threshold needed to declare speech (`minimumSpeechMilliseconds` in

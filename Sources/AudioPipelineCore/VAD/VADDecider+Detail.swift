@@ -5,7 +5,9 @@ extension VADDecider {
         /// Per band (`VADBandAnalyzer.splitsHz`): the frame's energy, its noise floor and the
         /// expected echo (−inf without a reference, or before the reference has played in the band).
         public var bands = SIMD4<Double>(repeating: -.infinity)
+        /// Per band, the noise floor (dB).
         public var floors = SIMD4<Double>(repeating: -.infinity)
+        /// Per band, the expected echo (dB; −inf without a reference).
         public var echoes = SIMD4<Double>(repeating: -.infinity)
         /// Per band, the margin the expected echo is raised by (dB): `echoMargin` until the echo
         /// gain has learnt, then the echo model's error there within [`echoMarginMinimum`, `echoMargin`].
@@ -16,12 +18,14 @@ extension VADDecider {
         /// The exit test's score: the mean score of the last `exitAverageFrames` frames less
         /// `noiseScore`, the median score of recent non-speech frames (what the noise alone shows).
         public var exitScore = 0.0
+        /// The median score of recent non-speech frames, subtracted in the exit test.
         public var noiseScore = 0.0
         /// The frame's level is at least `absoluteThreshold` (dBFS).
         public var loud = false
         /// The level is within `talkerGate` dB of `loudest`, the loudest recent speech (the 95th
         /// percentile of frame levels over `talkerWindowSeconds`), or the gate is off.
         public var dominant = false
+        /// The loudest recent speech level, dBFS (the talker gate's reference).
         public var loudest = -Double.infinity
         /// The gate the start test applied, dB below `loudest`: `talkerOnsetGate` without a
         /// reference (at most `talkerGate`), else `talkerGate`.
@@ -34,6 +38,7 @@ extension VADDecider {
         /// The start test passed by `sustainedEnterThreshold` alone (the frame's score was below the
         /// enter threshold).
         public var sustainedStart = false
+        /// The keep test (exit score ≥ exit threshold, loud and dominant) passed.
         public var exitTest = false
         /// Speech ended at this frame because it was younger than `transientMilliseconds` and the
         /// frame's own score failed the exit test (a transient, not a word).
@@ -42,19 +47,25 @@ extension VADDecider {
         /// its score more than `onsetDrop` below the run's highest (a decaying sound); the run's
         /// first frame had its energy in its last quarter, abruptly (`onsetJump`): one more frame.
         public var onsetRestart = false
+        /// The run's first frame was a late, abrupt onset: one more frame to hold.
         public var lateOnset = false
         /// Frames in the current run that passes the start test (0 when none), and whether its count
         /// began with the frame before it as the onset's lead-in.
         public var runFrames = 0
+        /// The run's count began with the frame before as its lead-in.
         public var leadIn = false
         /// With a reference: the echo model (`VADEchoModel`) — the gain per band in use (dB; the echo
         /// return loss is its negative), the estimated delay in frames once found, what the
         /// expectation rests on, and whether the echo of a new utterance was arriving (no start).
         public var echoGains = SIMD4<Double>()
+        /// The estimated echo delay, frames, once found.
         public var echoDelayFrames: Int?
+        /// What the expected echo rests on (nil without a reference).
         public var echoStage: VADEchoModel.Stage?
+        /// The echo of a new utterance was arriving: speech could not start in this frame.
         public var onsetGuard = false
 
+        /// An empty detail, filled by `process(mic:reference:detail:)`.
         public init() {}
 
         /// Band names for people: "< 300 Hz", "300–1000 Hz", "1000–3000 Hz", "> 3000 Hz".

@@ -1,15 +1,21 @@
 /// The per-frame tracker and decision logic, fed band energies. Separate from the band analysis so
 /// `vad tune` computes the bands once per file and sweeps settings over them.
 public struct VADDecider: Sendable {
+    /// One frame's decision and what it was made of.
     public struct Frame: Sendable, Hashable {
         /// Band-limited level of the frame (dBFS), its noise floor, the expected echo (−inf without a
         /// reference), the score (dB) and the decision.
         public var level: Double
+        /// The frame's noise floor (dBFS).
         public var floor: Double
+        /// The expected echo (dBFS; −inf without a reference).
         public var echo: Double
+        /// The score: excess over noise floor and expected echo (dB).
         public var score: Double
+        /// Whether the frame is speech.
         public var speech: Bool
 
+        /// A decision with the given figures.
         public init(level: Double, floor: Double, echo: Double, score: Double, speech: Bool) {
             self.level = level
             self.floor = floor
@@ -19,7 +25,9 @@ public struct VADDecider: Sendable {
         }
     }
 
+    /// The parameters this decider was made with.
     public let configuration: VADConfiguration
+    /// Length of one frame, s.
     public let frameSeconds: Double
     private var floors: [RunningQuantile]
     /// The echo of the far-end reference expected per band (used only with a reference).
@@ -47,10 +55,13 @@ public struct VADDecider: Sendable {
     private var previousScore = -Double.infinity, previousLate = false
     private var recentScores = SIMD8<Double>()
     private var scoreCount = 0
+    /// Whether the last frame decided was speech.
     public private(set) var speaking = false
     /// With a reference: what the echo model expected in the last frame (its delay, gains, basis).
     public private(set) var echoEstimate: VADEchoModel.Estimate?
 
+    /// A decider with fresh state; all state allocated here.
+    /// - Throws: `invalidConfiguration` for a configuration out of range (`VADConfiguration.validate()`).
     public init(configuration c: VADConfiguration) throws(AudioPipelineError) {
         try c.validate()
         configuration = c
@@ -69,6 +80,7 @@ public struct VADDecider: Sendable {
         transientFrames = Int((c.transientMilliseconds / c.frameMilliseconds).rounded())
     }
 
+    /// Forgets the stream: floors, echo model, gates and decision state start again.
     public mutating func reset() {
         for i in floors.indices { floors[i].reset() }
         echoModel.reset()

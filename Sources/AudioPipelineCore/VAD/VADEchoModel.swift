@@ -60,16 +60,19 @@ public struct VADEchoModel: Sendable {
     public struct Estimate: Sendable, Hashable {
         /// Per band: the expected echo (dB; −inf where the reference was silent) and its margin.
         public var echo = SIMD4<Double>(repeating: -.infinity)
+        /// Per band, the margin the expected echo is raised by (dB).
         public var margins = SIMD4<Double>()
         /// Per band, the echo gain in use (dB, echo over reference: the echo return loss is its
         /// negative).
         public var gains = SIMD4<Double>()
         /// The estimated echo delay (frames: the direct path's lag), once found.
         public var delayFrames: Int?
+        /// What the expectation rests on.
         public var stage = Stage.worstCase
         /// Speech may not start in this frame: the echo of a new utterance is arriving.
         public var onsetGuard = false
 
+        /// Nothing expected yet (−inf per band).
         public init() {}
     }
 
@@ -129,6 +132,7 @@ public struct VADEchoModel: Sendable {
     static let learnStep = 6.0
     private var quietFrames = Int.max / 2, sinceOnset = Int.max / 2
 
+    /// A model with nothing learnt (it expects the worst plausible echo); all state allocated here.
     public init(configuration c: VADConfiguration) {
         let frameSeconds = c.frameMilliseconds / 1000
         let frames = { (seconds: Double) in max(1, Int((seconds / frameSeconds).rounded())) }
@@ -156,6 +160,7 @@ public struct VADEchoModel: Sendable {
         micQuiet = (0..<4).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
     }
 
+    /// Forgets the room: delay, gains and history start again.
     public mutating func reset() {
         for i in history.indices {
             history[i] = SIMD4(repeating: -140)

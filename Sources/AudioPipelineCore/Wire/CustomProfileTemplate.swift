@@ -33,11 +33,14 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
     /// Where the audio of one direction's messages is: the messages whose `match` paths hold the
     /// given strings carry base64 audio at `path`.
     public struct AudioRule: Decodable, Sendable, Hashable {
+        /// Dotted paths and the strings they must hold for a message to be one of these.
         public var match: [String: String]
+        /// Dotted path of the base64 audio in such a message.
         public var path: String
         /// Where the utterance (response, turn) id is, for server audio.
         public var utterancePath: String?
 
+        /// A rule for messages matching `match`, with audio at `path`.
         public init(match: [String: String], path: String, utterancePath: String? = nil) {
             self.match = match
             self.path = path
@@ -47,10 +50,14 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
 
     /// A message that means `event`; for `error`, the text is at `messagePath`.
     public struct EventRule: Decodable, Sendable, Hashable {
+        /// The event's name: `interrupted`, `turnComplete`, `error`, `commit`, or one of your own.
         public var event: String
+        /// Dotted paths and the strings they must hold for a message to mean the event.
         public var match: [String: String]
+        /// For `error`: the dotted path of the error's text.
         public var messagePath: String?
 
+        /// A rule: messages matching `match` mean `event`.
         public init(event: String, match: [String: String], messagePath: String? = nil) {
             self.event = event
             self.match = match
@@ -58,14 +65,19 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
         }
     }
 
+    /// The profile's name in reports (`custom` by default).
     public var name: String
     /// Rate of the client's audio, Hz (checked by `WireProfile.custom(_:)`: 4000…768 000).
     public var clientRate: Int
     /// Rate of the server's audio, Hz; nil: the client rate.
     public var serverRate: Int?
+    /// The client's audio message, with `{{audio}}` where the base64 goes.
     public var clientMessage: String
+    /// Where the audio is in the client's messages (for deframing them).
     public var clientAudio: AudioRule?
+    /// Where the audio is in the server's messages.
     public var serverAudio: AudioRule?
+    /// Messages that mean something besides audio, first match wins.
     public var events: [EventRule]
     /// The client's barge-in message, when the API has one.
     public var interruptMessage: String?
@@ -73,6 +85,7 @@ public struct CustomProfileTemplate: Decodable, Sendable, Hashable {
     /// `{{content_index}}` and `{{audio_end_ms}}` (see `WireProfile.truncateMessage`).
     public var truncateMessage: String?
 
+    /// A template; `WireProfile.custom(_:)` checks its values.
     public init(
         name: String = "custom", clientRate: Int, serverRate: Int? = nil, clientMessage: String,
         clientAudio: AudioRule? = nil, serverAudio: AudioRule? = nil, events: [EventRule] = [],

@@ -1,7 +1,9 @@
 extension WireMessageStream {
     /// One decoded message. `payload` is valid only inside the closure it is handed to.
     public struct Message {
+        /// Text or binary.
         public let opcode: WireOpcode
+        /// The message's bytes.
         public let payload: UnsafeRawBufferPointer
         /// The message's number in the stream, counted from 1.
         public let number: Int

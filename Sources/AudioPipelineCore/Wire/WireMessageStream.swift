@@ -57,6 +57,7 @@ public enum WireMessageStream {
     /// What is wrong with a message stream, and where: the message's number (from 1) and the
     /// byte offset of its header in the stream.
     public struct DecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// What is wrong with the stream.
         public enum Reason: Sendable, Hashable {
             /// The stream ends inside a header; `available` of its 5 bytes are there.
             case truncatedHeader(available: Int)
@@ -68,12 +69,14 @@ public enum WireMessageStream {
             case messageTooLong(length: Int, maximum: Int)
         }
 
+        /// What is wrong.
         public let reason: Reason
         /// The message's number in the stream, counted from 1.
         public let message: Int
         /// Byte offset of the message's header in the stream.
         public let offset: Int
 
+        /// An error of `reason` at message `message` (from 1), whose header is at byte `offset`.
         public init(reason: Reason, message: Int, offset: Int) {
             self.reason = reason
             self.message = message

@@ -1,10 +1,15 @@
 extension WireProfile {
     /// The APIs the toolkit knows, by their CLI names.
     public enum BuiltIn: String, Sendable, CaseIterable {
+        /// OpenAI Realtime: `input_audio_buffer.append`, 24 kHz PCM16 both ways.
         case openaiRealtime = "openai-realtime"
+        /// Gemini Live: `realtimeInput.audio`, 16 kHz in, 24 kHz out.
         case geminiLive = "gemini-live"
+        /// Datagrid: `{"type":"audio","payload":{"data":…}}` both ways, 16 kHz in, 24 kHz out.
         case datagrid
+        /// Atoms: `input_audio_buffer.append` in, `output_audio.delta` out (the client chooses its rate).
         case atoms
+        /// Deepgram: binary messages of raw PCM16 (the client chooses its rate).
         case deepgram
     }
 

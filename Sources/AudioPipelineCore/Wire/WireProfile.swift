@@ -8,6 +8,7 @@
 /// custom ones from a template (WireProfile+Custom.swift). The speaker side's hot path, which
 /// finds the audio without parsing, is in WireProfile+FastDecode.swift.
 public struct WireProfile: Sendable {
+    /// The profile's name (`openai-realtime`, `custom` …).
     public let name: String
     /// Sample rate of the client's (microphone) audio.
     public let clientRate: Int
@@ -15,11 +16,15 @@ public struct WireProfile: Sendable {
     public let serverRate: Int
     /// Binary WebSocket messages of raw PCM16 (Deepgram) instead of base64 in JSON text.
     public let isBinary: Bool
+    /// The bytes before the base64 audio in a client message.
     public let audioPrefix: [UInt8]
+    /// The bytes after the base64 audio in a client message.
     public let audioSuffix: [UInt8]
     /// Control messages a client sends around the audio, when the API has them.
     public let startMessage: String?
+    /// The message that ends the client's audio stream, when the API has one.
     public let stopMessage: String?
+    /// The message that commits the audio sent so far (asks for a response), when the API has one.
     public let commitMessage: String?
     /// What the client sends to cancel the agent's response when the user barges in, where the API
     /// has such a message (`{"type":"interrupt"}`, `{"type":"response.cancel"}`); nil where the
@@ -150,7 +155,9 @@ public struct WireProfile: Sendable {
 
     /// The placeholders of `truncateMessage`.
     public static let itemIdPlaceholder = "{{item_id}}"
+    /// Placeholder of the content index in `truncateMessage`.
     public static let contentIndexPlaceholder = "{{content_index}}"
+    /// Placeholder of the milliseconds played in `truncateMessage`.
     public static let audioEndPlaceholder = "{{audio_end_ms}}"
 
     /// The placeholder a template puts where the base64 audio goes.

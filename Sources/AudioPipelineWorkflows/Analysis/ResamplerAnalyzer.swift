@@ -4,23 +4,36 @@ import Foundation
 
 /// What `ResamplerAnalyzer` measured for one resampler and one ratio.
 public struct ResamplerQuality: Sendable, Codable {
+    /// One test tone's result.
     public struct Tone: Sendable, Codable {
+        /// The tone's frequency, Hz.
         public let frequencyHz: Double
+        /// Tone power over all other output bins, dB.
         public let snrDB: Double
+        /// The tone's gain through the resampler, dB.
         public let gainDB: Double
     }
+    /// One leakage measurement.
     public struct Leak: Sendable, Codable {
+        /// The input tone's frequency, Hz.
         public let frequencyHz: Double
+        /// Output power where no output should be, relative to a full-scale sine, dBFS.
         public let leakageDBFS: Double
     }
 
+    /// The resampler's name (`native-high`, `src-best` …).
     public let resampler: String
+    /// Input rate, Hz.
     public let fromHz: Int
+    /// Output rate, Hz.
     public let toHz: Int
+    /// The resampler's latency, output frames.
     public let latencyFrames: Int
+    /// The same latency, ms.
     public let latencyMs: Double
     /// Single full-scale-ish tones (−1 dBFS) up to 0.40 × the lower rate.
     public let tones: [Tone]
+    /// The lowest of the tones' SNRs, dB.
     public let worstToneSNRdB: Double
     /// Five tones at once across the passband.
     public let multiToneSNRdB: Double
@@ -29,6 +42,7 @@ public struct ResamplerQuality: Sendable, Codable {
     /// Full-scale tones above the new Nyquist (down) or the images of in-band tones (up): output
     /// power there relative to a full-scale sine.
     public let leakage: [Leak]
+    /// The highest leakage, dBFS.
     public let worstLeakageDBFS: Double
     /// Seconds of input audio processed per second, in 20 ms chunks (nil when not measured).
     public let realtimeFactor: Double?
@@ -45,8 +59,12 @@ public struct ResamplerQuality: Sendable, Codable {
 /// function is needed: the power in every other bin is error (noise, distortion, aliasing,
 /// imaging). SNR = tone-bin power / all other bins. Gains come from the tone bin's amplitude.
 public enum ResamplerAnalyzer {
+    /// Output frames analysed per tone (`N`, a power of two).
     public static let analysisLength = 16_384
 
+    /// Measures the resampler `make` builds (one per tone: each starts fresh). `measureSpeed` also
+    /// times it in 20 ms chunks.
+    /// - Throws: what `make` throws.
     public static func analyze(
         _ make: @escaping () throws(AudioPipelineError) -> any Resampler, measureSpeed: Bool = true
     ) throws(AudioPipelineError) -> ResamplerQuality {

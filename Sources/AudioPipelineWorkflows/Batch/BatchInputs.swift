@@ -5,12 +5,14 @@ import Foundation
 /// One input of a batch: where it is, and its path relative to the root it was found under (which
 /// the output tree mirrors and the shards hash).
 public struct BatchInput: Sendable, Hashable {
+    /// The input's path.
     public var path: String
     /// `dir/name.wav` under a directory argument; the file name for a file argument.
     public var relativePath: String
     /// An output path the input list gave for it (else the batch derives one).
     public var output: String?
 
+    /// An input at `path`, found as `relativePath`, with an output the input list gave.
     public init(path: String, relativePath: String, output: String? = nil) {
         self.path = path
         self.relativePath = relativePath
@@ -20,12 +22,14 @@ public struct BatchInput: Sendable, Hashable {
 
 /// Which files a batch takes: paths (files and directories), an input list, glob filters.
 public struct BatchSelection: Sendable {
+    /// Files and directories to take.
     public var paths: [String] = []
     /// Descend into subdirectories of directory arguments.
     public var recursive = false
     /// Shell globs (`fnmatch`, matched against the relative path and the file name): a file must
     /// match one of `include` (when any is given) and none of `exclude`.
     public var include: [String] = []
+    /// Globs of files to leave out (see `include`).
     public var exclude: [String] = []
     /// A list of inputs: one path a line, or CSV with an `input` column (and optionally `output`),
     /// or JSON Lines with an `input` key (and optionally `output`). `#` comments, blank lines,
@@ -36,11 +40,14 @@ public struct BatchSelection: Sendable {
     /// A directory the walk never enters (the batch's own output directory).
     public var skipDirectory: String?
 
+    /// The audio extensions a directory walk takes by default.
     public static let audioExtensions: Set<String> = [
         "wav", "wave", "flac", "ogg", "oga", "aif", "aiff", "aifc", "caf", "w64", "rf64", "au", "snd", "mp3", "opus",
     ]
+    /// The extensions of captured sessions (`deframe`, `jitter play`).
     public static let captureExtensions: Set<String> = ["jsonl", "ndjson", "har", "bin"]
 
+    /// Nothing selected yet; audio extensions.
     public init() {}
 
     /// Whether `path` is a directory (`-` is standard input, never one).

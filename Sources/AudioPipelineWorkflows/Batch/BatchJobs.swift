@@ -26,6 +26,7 @@ public enum BatchJobs {
         }
     }
 
+    /// `frame` of one file with `o`.
     public static func frame(_ o: FrameOptions, raw: RawFormat?) -> BatchRunner.Job {
         { item in
             let r = try Framer.frame(input: item.input.path, raw: raw, output: try output(item), options: o)
@@ -33,6 +34,7 @@ public enum BatchJobs {
         }
     }
 
+    /// `deframe` of one capture with `o`.
     public static func deframe(_ o: DeframeOptions) -> BatchRunner.Job {
         { item in
             let r = try Deframer.deframe(input: item.input.path, output: try output(item), options: o)
@@ -40,6 +42,7 @@ public enum BatchJobs {
         }
     }
 
+    /// `vad detect` of one file with `o`.
     public static func vadDetect(_ o: VADDetectOptions) -> BatchRunner.Job {
         { item in
             let r = try VADDetector.detect(input: item.input.path, output: try output(item), options: o)
@@ -51,8 +54,10 @@ public enum BatchJobs {
     public final class InfoCollector: @unchecked Sendable {
         private let lock = NSLock()
         private var byPath: [String: InfoReport] = [:]
+        /// An empty collector.
         public init() {}
 
+        /// The `info` job, keeping each report.
         public func job(raw: RawFormat?, strict: Bool) -> BatchRunner.Job {
             { [self] item in
                 let r = try InfoReport.inspect(path: item.input.path, raw: raw, strict: strict)

@@ -5,7 +5,9 @@ import Foundation
 /// batch-capable commands (convert, frame, deframe, vad detect, info) fill one in from their flags;
 /// an app does the same and passes its own per-file job.
 public struct BatchRequest: Sendable {
+    /// Which inputs.
     public var selection = BatchSelection()
+    /// How the batch runs.
     public var options = BatchOptions()
     /// Where outputs go (the input tree mirrored under it); nil when the job writes no files.
     public var outputDirectory: String?
@@ -14,6 +16,7 @@ public struct BatchRequest: Sendable {
     /// Output names under `outputDirectory` (see `OutputTree.path`).
     public var nameTemplate = OutputTree.defaultTemplate
 
+    /// An empty request: fill in the selection and outputs.
     public init() {}
 
     /// A batch over `paths` (files and directories) of the files with these extensions, writing

@@ -18,6 +18,7 @@ public struct BatchOptions: Sendable {
     /// Identifies the options that shape the outputs (`digest(_:)`), for `resume`.
     public var optionsDigest = ""
 
+    /// On every core; no report, resume or shard.
     public init() {}
 
     /// The defaults with `jobs` workers when given (`--jobs`: 1…256, else exit code 64).
@@ -36,15 +37,21 @@ public struct BatchOptions: Sendable {
 
 /// One file of a batch and where its output goes (nil: a job without an output file, such as info).
 public struct BatchItem: Sendable, Hashable {
+    /// The input.
     public var input: BatchInput
+    /// Its output path.
     public var output: String?
 }
 
 /// What a job reports of one file.
 public struct FileOutcome: Sendable {
+    /// Audio processed, s.
     public var audioSeconds: Double
+    /// Samples saturated.
     public var clippedSamples: Int
+    /// What was wrong but did not stop the job (each names the file).
     public var warnings: [String]
+    /// An outcome with the given figures.
     public init(audioSeconds: Double, clippedSamples: Int = 0, warnings: [String] = []) {
         self.audioSeconds = audioSeconds
         self.clippedSamples = clippedSamples
@@ -54,20 +61,29 @@ public struct FileOutcome: Sendable {
 
 /// One line of the results file (`--report results.jsonl`).
 public struct BatchResult: Codable, Sendable, Hashable {
+    /// The input's path.
     public var input: String
+    /// Its output's path.
     @NullWhenAbsent public var output: String?
     /// `ok` or `failed`.
     public var status: String
+    /// Audio processed, s.
     public var audioSeconds: Double
+    /// Samples saturated.
     public var clippedSamples: Int
+    /// Why it failed (nil: ok).
     @NullWhenAbsent public var error: String?
     /// The exit status the file alone would have given (0, 65 …).
     public var exitCode: Int32
+    /// What was wrong but did not stop it.
     public var warnings: [String]
+    /// The digest of the options it ran with.
     public var optionsDigest: String
     /// The input as it was when processed (what `--resume` compares).
     public var inputSize: Int64
+    /// The input's modification time, s since 1970.
     public var inputMtime: Double
+    /// Wall time of its job, s.
     public var elapsedSeconds: Double
 
     /// What a person should see of this file as it finishes: its error, then its warnings (each
@@ -77,7 +93,9 @@ public struct BatchResult: Codable, Sendable, Hashable {
 
 /// Where a batch is.
 public struct BatchProgress: Sendable {
+    /// Files finished, files in all, and failures so far.
     public var done: Int, total: Int, failed: Int
+    /// Audio processed so far, s.
     public var audioSeconds: Double
 
     /// `[####------]  40%  812/2000 files, 3 failed, 0.23 h audio, 410× realtime, ETA 25 s`.
@@ -95,22 +113,32 @@ public struct BatchProgress: Sendable {
 
 /// What a batch did; `--json` prints it.
 public struct BatchSummary: WorkflowReport, Codable, Hashable {
+    /// Files in the batch (this shard's).
     public var files: Int
+    /// Files that succeeded.
     public var ok: Int
+    /// Files that failed.
     public var failed: Int
     /// Skipped by `--resume` (already done).
     public var skipped: Int
+    /// Audio processed, s.
     public var audioSeconds: Double
+    /// Wall time, s.
     public var elapsedSeconds: Double
+    /// Audio seconds per wall second.
     public var realtimeFactor: Double
+    /// Files processed at once.
     public var jobs: Int
+    /// The shard run (`2/8`), when one was.
     @NullWhenAbsent public var shard: String?
+    /// The results file, when one was written.
     @NullWhenAbsent public var report: String?
     /// The failures, `input: reason` (the first 100).
     public var failures: [String]
     /// The exit status of the batch: 0, or the first failure's.
     public var exitCode: Int32
 
+    /// The summary line the CLI prints.
     public var text: String {
         String(
             format: "%d files: %d ok, %d failed, %d skipped; %.3f h of audio in %.1f s (%.0f× realtime, %d jobs)",

@@ -127,7 +127,8 @@ public enum OutputTree {
         s += rest
         // Never outside the directory: `.`, `..` and empty components are dropped.
         let parts = s.split(separator: "/").filter { $0 != "." && $0 != ".." }
-        return directory + "/" + parts.joined(separator: "/")
+        let base = PathParts.normalized(directory)  // `-o calls16k/` names calls16k/a.wav, not calls16k//a.wav
+        return (base == "/" ? "" : base) + "/" + parts.joined(separator: "/")
     }
 
     /// Removes what a killed earlier run left of these outputs: their temporary files

@@ -8,8 +8,11 @@ import Foundation
 public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// 1-based.
     public let index: Int
+    /// How many shards the batch is split into.
     public let count: Int
 
+    /// Shard `index` (1-based) of `count`.
+    /// - Throws: `invalidConfiguration` unless 1 ≤ index ≤ count ≤ 1 000 000.
     public init(index: Int, count: Int) throws(AudioPipelineError) {
         guard count >= 1, count <= 1_000_000, (1...count).contains(index) else {
             throw AudioPipelineError(

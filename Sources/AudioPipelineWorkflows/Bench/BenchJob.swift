@@ -5,27 +5,46 @@ import Foundation
 
 /// `audiopipe bench`'s options, by the names the other commands use.
 public struct BenchOptions: Sendable {
+    /// The device's rate, Hz.
     public var deviceRate = 48_000
+    /// The device's interleaved channels.
     public var deviceChannels = 1
+    /// The wire profile, by name (`ProfileLoader`).
     public var profile = "openai-realtime"
+    /// Audio per chunk, ms.
     public var chunkMs = 20.0
+    /// The resampler, by the name `--resampler` takes.
     public var resampler = ResamplerChoice.default.rawValue
+    /// The vector kernels: `best` or `portable`.
     public var kernels = "best"
+    /// PCM conventions of both paths.
     public var compatibility: PCMCompatibility = .standard
+    /// Dither of the mic path's quantisation.
     public var dither: Dither = .none
+    /// The VAD beside the mic path.
     public var vad = VADConfiguration()
+    /// The VAD also gets the far-end reference.
     public var withReference = false
+    /// The jitter buffer of the speaker path.
     public var jitter = JitterSettings()
+    /// Measuring time over all rows, s.
     public var seconds = 12.0
+    /// Chunks per row (fixed), instead of `seconds`.
     public var iterations: Int?
+    /// Chunks run before timing each row.
     public var warmup = 200
+    /// The CPU to pin the measuring thread to (Linux); nil: not pinned.
     public var cpu: Int?
+    /// Budgets to check (`mic.p99<1ms,…`, `BenchBudget`); nil: none.
     public var budget: String?
+    /// Run the peers beside ours.
     public var peers = true
     /// Also write the rows as CSV / the latency plot as SVG (atomically) to these paths.
     public var csvPath: String?
+    /// The plot's path (see `csvPath`).
     public var plotPath: String?
 
+    /// The defaults `audiopipe bench` runs with.
     public init() {}
 
     /// Every option, as `audiopipe bench` gives them (those left out keep their defaults).

@@ -27,6 +27,7 @@ public enum BenchPlot {
         return out.filter { !$0.row.samples.isEmpty }
     }
 
+    /// The latency plot (`bench --plot`): per path, each row's per-chunk times as a distribution.
     public static func svg(_ r: BenchReport) -> String {
         let panels = [("mic", r.paths.mic), ("speaker", r.paths.speaker)].map { ($0.0, $0.1, series($0.1)) }
             .filter { !$0.2.isEmpty }

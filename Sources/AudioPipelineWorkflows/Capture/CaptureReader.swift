@@ -9,15 +9,24 @@ import Foundation
 /// JSON Lines and the binary stream are read in constant memory (one line or message at a time); a
 /// HAR export is one JSON document and is read whole.
 public final class CaptureReader {
+    /// The capture formats read, detected from the input.
     public enum Format: String, Sendable {
-        case jsonLines = "json-lines", har, binaryStream = "binary-stream"
+        /// One message per line, or one HAR-style entry (`{"type":"send","time":…,"data":…}`) per line.
+        case jsonLines = "json-lines"
+        /// A browser's HAR export with its WebSocket messages.
+        case har
+        /// The length-prefixed stream of `WireMessageStream` (what `frame` writes for binary profiles).
+        case binaryStream = "binary-stream"
     }
 
     /// Longest JSON Lines line (one message) accepted.
     public static let maximumLineBytes = 16 << 20
 
+    /// The capture's path (`-`: standard input).
     public let path: String
+    /// Its format, detected when opened.
     public let format: Format
+    /// Skip (and list in `skipped`) bad messages instead of stopping at the first.
     public let lenient: Bool
     /// Messages skipped in lenient mode, with the reason.
     public private(set) var skipped: [String] = []
@@ -26,6 +35,8 @@ public final class CaptureReader {
     private var lines: LineReader?
     private var firstTimeMs: Double?
 
+    /// Opens the capture at `path` and detects its format.
+    /// - Throws: `AudioPipelineError` naming the file when it cannot be read or is no capture.
     public init(path: String, lenient: Bool) throws(AudioPipelineError) {
         self.path = path
         self.lenient = lenient

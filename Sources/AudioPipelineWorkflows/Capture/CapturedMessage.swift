@@ -2,8 +2,11 @@ import AudioPipelineCore
 
 /// One captured WebSocket message.
 public struct CapturedMessage: Sendable {
+    /// A message's content.
     public enum Payload: Sendable {
+        /// A text message.
         case text(String)
+        /// A binary message.
         case binary([UInt8])
     }
 
@@ -14,11 +17,13 @@ public struct CapturedMessage: Sendable {
     public let timeMs: Double?
     /// Who sent it, when the capture says (HAR: send = client, receive = server).
     public let direction: WireDirection?
+    /// Its content.
     public let payload: Payload
     /// A text message parsed as JSON, once (`nil` for binary messages); a parse error is kept so the
     /// walk reports it at its place in the session.
     public let json: Result<JSONValue, JSON.ParseError>?
 
+    /// A message as a reader found it; a text payload is parsed here unless `json` is given.
     public init(
         location: String, timeMs: Double?, direction: WireDirection?, payload: Payload,
         json: Result<JSONValue, JSON.ParseError>? = nil

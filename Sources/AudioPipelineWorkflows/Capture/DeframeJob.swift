@@ -19,6 +19,8 @@ public enum Deframer {
         return .wav
     }
 
+    /// Writes the audio of one direction of the captured session `input` to `output` (atomically).
+    /// - Throws: `AudioPipelineError` naming the file, message or option at fault.
     public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError)
         -> DeframeReport
     {

@@ -5,33 +5,49 @@ import Foundation
 public struct DeframeReport: WorkflowReport, Codable, Hashable {
     /// Audio seconds of one response (utterance), in order of first appearance.
     public struct Utterance: Codable, Sendable, Hashable {
+        /// The utterance's id (the API's, or its index).
         public var id: String
+        /// Its audio, s.
         public var seconds: Double
     }
 
+    /// The wire profile's name (given or detected).
     public var profile = ""
     /// `server` or `client`.
     public var direction = WireDirection.server.rawValue
+    /// The audio's rate, Hz.
     public var rate = 0
+    /// Messages read.
     public var messages = 0
+    /// Of them, audio messages of the direction.
     public var audioMessages = 0
+    /// Their audio, s.
     public var audioSeconds = 0.0
+    /// Interruptions the server reported.
     public var interruptions = 0
+    /// Turn ends the server reported.
     public var turnEnds = 0
+    /// Commits the client sent.
     public var commits = 0
+    /// Error messages the server sent, their text.
     public var errors: [String] = []
+    /// Other control messages, counted by type.
     public var controls: [String: Int] = [:]
     /// Message types the profile does not know (skipped and counted).
     public var unknownTypes: [String: Int] = [:]
     /// Messages skipped with `--lenient`, with the reason.
     public var skipped: [String] = []
+    /// Messages of the other direction (skipped).
     public var otherDirection = 0
     /// Times the audio of a response arrived later than real-time playback of it would need it (a
     /// stall a player without a buffer would hear), and their total length; timed captures only.
     public var stalls = 0
+    /// The stalls' total length, ms.
     public var stallMs = 0.0
+    /// Each response's audio, in order.
     public var utterances: [Utterance] = []
 
+    /// An empty report, filled as the walk goes.
     public init() {}
 }
 

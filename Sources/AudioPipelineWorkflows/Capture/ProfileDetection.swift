@@ -6,6 +6,7 @@ public enum ProfileDetection {
     /// How many messages from the start are looked at.
     public static let sampleSize = 500
 
+    /// The profile whose messages the first `sampleSize` messages are; nil when none fits.
     public static func detect(_ messages: [CapturedMessage]) -> WireProfile? {
         var best: (WireProfile, Int)?
         let sample = messages.prefix(sampleSize).compactMap { m -> (JSONValue, WireDirection?)? in

@@ -4,11 +4,13 @@ import AudioPipelineCore
 public struct DeframeOptions: Sendable {
     /// nil: detect from the messages.
     public var profile: WireProfile?
+    /// Which side's audio to take.
     public var direction: WireDirection = .server
     /// Skip (and count) bad messages instead of stopping at the first.
     public var lenient = false
     /// Write the arrival timeline of the audio messages (jitter-kit trace format) here.
     public var tracePath: String?
+    /// Detect the profile, take the server's audio, stop at the first bad message.
     public init() {}
 }
 
@@ -25,9 +27,12 @@ public enum SessionEvent {
 /// The conversation item an audio message belongs to, where its message names one (OpenAI
 /// Realtime's `item_id` and `content_index`): what a client's truncate message refers to.
 public struct AudioItem: Sendable, Hashable, Codable {
+    /// The item's id.
     public var id: String
+    /// The content part's index in the item.
     public var contentIndex: Int
 
+    /// An item reference.
     public init(id: String, contentIndex: Int) {
         self.id = id
         self.contentIndex = contentIndex
@@ -38,8 +43,11 @@ public struct AudioItem: Sendable, Hashable, Codable {
 /// interprets it with a wire profile: audio of one direction, interruptions, turn ends, errors,
 /// utterances and stalls. `Deframer` and `JitterPlayback` are built on it.
 public final class SessionWalk {
+    /// The captured session's path.
     public let input: String
+    /// What to take from it.
     public let options: DeframeOptions
+    /// Refuse a capture without arrival times.
     public let needsTimes: Bool
     private var report = DeframeReport()
     private var profile: WireProfile?
@@ -51,7 +59,10 @@ public final class SessionWalk {
     /// The item of the message whose audio `run` is handing to its body (nil: it names none).
     public private(set) var item: AudioItem?
 
-    /// - Parameter needsTimes: refuse a capture without arrival times.
+    /// - Parameters:
+    ///   - input: the captured session (JSON Lines or HAR; `-` is standard input).
+    ///   - options: the profile, direction and raw-message options, as `deframe` takes them.
+    ///   - needsTimes: refuse a capture without arrival times.
     public init(input: String, options: DeframeOptions, needsTimes: Bool) {
         self.input = input
         self.options = options

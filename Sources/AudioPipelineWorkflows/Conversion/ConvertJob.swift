@@ -11,10 +11,15 @@ public struct ConvertOptions: Sendable {
     public var channels: Int?
     /// Take this input channel (0-based) instead of the mean when producing mono.
     public var channel: Int?
+    /// The output's sample encoding (`pcm16` or `float32`).
     public var encoding: SampleEncoding = .pcm16
+    /// The output's file type (from its name unless given).
     public var type: OutputFileType = .wav
+    /// Dither before quantising to PCM16.
     public var dither: Dither = .none
+    /// PCM conventions (`ios` reproduces the common iOS client code).
     public var compatibility: PCMCompatibility = .standard
+    /// The resampler, when the rate changes.
     public var resampler: ResamplerChoice = .default
     /// Most frames per block read from the input; memory use is proportional to this, not to the
     /// file. A file of known length reads blocks of a sixteenth of it, from 4096 up to this (see
@@ -23,6 +28,7 @@ public struct ConvertOptions: Sendable {
     /// A truncated input is an error instead of a warning.
     public var strict = false
 
+    /// Keep the input's rate and channels; write PCM16 WAV.
     public init() {}
 
     /// Checks the options against each other (the input's channels are checked when it is opened);
@@ -34,6 +40,7 @@ public struct ConvertOptions: Sendable {
         }
     }
 
+    /// - Throws: `invalidConfiguration` naming the options that contradict each other.
     public func validate() throws(AudioPipelineError) {
         func refuse(_ message: String) throws(AudioPipelineError) {
             throw AudioPipelineError(.invalidConfiguration, message)
@@ -66,8 +73,15 @@ public struct ConvertOptions: Sendable {
 /// PCM16) → write, block by block with buffers allocated once; constant memory on any length.
 public enum FileConverter {
     /// Converts `input` into `output` (written atomically; `-` is standard input/output).
-    /// - Parameter progress: called after each block with the input frames read so far and the
-    ///   total the header declares (none on a pipe).
+    /// - Parameters:
+    ///   - input: the audio file to read (`-`: standard input).
+    ///   - raw: the format of headerless input (rate, channels, encoding); nil: read the header.
+    ///   - output: the file to write (`-`: standard output); its type from its extension or
+    ///     `options`.
+    ///   - options: the target format, resampler, dither and output type.
+    ///   - progress: called after each block with the input frames read so far and the
+    ///     total the header declares (none on a pipe).
+    /// - Returns: what was read, written and clipped.
     public static func convert(
         input: String, raw: RawFormat? = nil, output: String, options: ConvertOptions,
         progress: ProgressHandler = { _ in }

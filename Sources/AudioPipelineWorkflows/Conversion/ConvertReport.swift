@@ -8,11 +8,16 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     public struct Format: Codable, Sendable, Hashable {
         /// The input's container (`wav`, `flac` …); the output has `type` instead.
         public var container: String?
+        /// The output's file type; the input has `container` instead.
         public var type: String?
+        /// The sample encoding.
         public var encoding: String
+        /// Rate, Hz.
         public var sampleRate: Int
+        /// Interleaved channels.
         public var channels: Int
 
+        /// A format as the report states it.
         public init(container: String? = nil, type: String? = nil, encoding: String, sampleRate: Int, channels: Int) {
             self.container = container
             self.type = type
@@ -24,10 +29,15 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
 
     /// Input and output paths as given (`-` for standard input/output).
     public var input: String
+    /// The output path as given.
     public var output: String
+    /// What was read.
     public var inputFormat: Format
+    /// What was written.
     public var outputFormat: Format
+    /// Frames read.
     public var framesIn: Int
+    /// Frames written.
     public var framesOut: Int
     /// Float samples outside [-1, 1] saturated when quantising to PCM16.
     public var clippedSamples: Int
@@ -36,11 +46,13 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     public var nanSamples: Int
     /// The resampler's name; null when the rate was kept.
     @NullWhenAbsent public var resampler: String?
+    /// The resampler's latency (compensated: the output is aligned with the input), frames.
     public var resamplerLatencyFrames: Int
     /// Of those, the frames the native resampler holds back to compute whole blocks faster (its
     /// throughput mode, which `convert` uses; 0 where the ratio gains nothing from it, and when a
     /// report written before this key existed is read back).
     @ZeroWhenAbsent public var resamplerHeldBackFrames: Int = 0
+    /// Wall time of the conversion, s.
     public var elapsedSeconds: Double
     /// What was wrong with the input but did not stop the job (a truncated file).
     public var warnings: [String] = []

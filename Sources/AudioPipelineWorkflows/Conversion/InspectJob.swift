@@ -4,14 +4,19 @@ import Foundation
 
 /// Level statistics of a whole file, as `audiopipe info` reports them.
 public struct FileInspection: Sendable {
+    /// The path as given (`stdin` for standard input).
     public let path: String
+    /// What the file is: container, encoding, format, declared length.
     public let description: AudioFileDescription
+    /// Peaks, RMS, DC offset and clipped samples, per channel and overall.
     public let statistics: SignalStatistics
     /// Frames actually decoded (may differ from the header's count for a truncated file).
     public let framesDecoded: Int
     /// NaN and ±Inf samples (a float file can hold them; they are not audio) and the first one's frame.
     public let nonFiniteSamples: Int
+    /// The frame of the first non-finite sample, if any.
     public let firstNonFiniteFrame: Int?
+    /// What was wrong with the file but did not stop the job.
     public let warnings: [String]
 
     /// Reads the file once, block by block (constant memory). `strict`: a truncated file is an error.
@@ -41,31 +46,48 @@ public struct FileInspection: Sendable {
 
 /// One file's description, as `info` prints it (`--json`: an array of these).
 public struct InfoReport: WorkflowReport, Codable, Hashable {
+    /// One channel's levels.
     public struct Channel: Codable, Sendable, Hashable {
+        /// Peak level, dBFS (nil for digital silence).
         @NullWhenAbsent public var peakDBFS: Double?
+        /// RMS level, dBFS (nil for digital silence).
         @NullWhenAbsent public var rmsDBFS: Double?
+        /// Mean sample value (linear).
         public var dcOffset: Double
     }
 
+    /// The path as given.
     public var path: String
+    /// The container (`wav`, `flac` …).
     public var container: String
+    /// The sample encoding (`pcm16`, `float32` …).
     public var encoding: String
+    /// Rate, Hz.
     public var sampleRate: Int
+    /// Interleaved channels.
     public var channels: Int
+    /// Frames decoded.
     public var frames: Int
+    /// Length, s.
     public var durationSeconds: Double
     /// nil (JSON null) for digital silence.
     @NullWhenAbsent public var peakDBFS: Double?
+    /// RMS level over all channels, dBFS (nil for digital silence).
     @NullWhenAbsent public var rmsDBFS: Double?
+    /// Samples at or beyond full scale.
     public var clippedSamples: Int
+    /// Mean sample value over all channels (linear).
     public var dcOffset: Double
+    /// Each channel's levels.
     public var perChannel: [Channel]
     /// NaN and ±Inf samples, and where the first one is (seconds).
     public var nonFiniteSamples: Int
+    /// Where the first non-finite sample is, s.
     @NullWhenAbsent public var firstNonFiniteSecond: Double?
     /// What was wrong with the file but did not stop the job (truncation, non-finite samples).
     public var warnings: [String]
 
+    /// The report of an inspection.
     public init(_ i: FileInspection) {
         let s = i.statistics
         path = i.path

@@ -4,10 +4,15 @@ import Foundation
 
 /// What `audiopipe frame` should produce.
 public struct FrameOptions: Sendable {
+    /// The API whose client messages to write.
     public var profile: WireProfile
+    /// Audio per message, ms.
     public var chunkMilliseconds: Double = 20
+    /// What happens to a last, incomplete chunk.
     public var lastChunk: Chunker<Int16>.LastChunk = .emitShort
+    /// PCM conventions (`ios` reproduces the common iOS client code).
     public var compatibility: PCMCompatibility = .standard
+    /// The resampler to the profile's client rate.
     public var resampler: ResamplerChoice = .default
     /// Append the profile's commit message after the audio.
     public var commit = false
@@ -16,6 +21,7 @@ public struct FrameOptions: Sendable {
     /// A truncated input is an error instead of a warning.
     public var strict = false
 
+    /// Options for `profile`; the rest at `frame`'s defaults.
     public init(
         profile: WireProfile, chunkMilliseconds: Double = 20, lastChunk: Chunker<Int16>.LastChunk = .emitShort,
         compatibility: PCMCompatibility = .standard, resampler: ResamplerChoice = .default, commit: Bool = false,
@@ -40,6 +46,9 @@ public struct FrameOptions: Sendable {
 /// length-prefixed stream of `WireMessageStream` (per message a 4-byte little-endian length, a
 /// 1-byte WebSocket opcode, the payload) — `Deframer` reads it back.
 public enum Framer {
+    /// Frames `input` (`-`: standard input; `raw` for headerless audio) into `output` (`-`: standard
+    /// output), atomically.
+    /// - Throws: `AudioPipelineError` naming the file or option at fault.
     public static func frame(
         input: String, raw: RawFormat? = nil, output: String, options: FrameOptions,
         progress: ProgressHandler = { _ in }

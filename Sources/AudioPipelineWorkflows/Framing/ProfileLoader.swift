@@ -9,7 +9,9 @@ public enum ProfileLoader {
         "Wire profile: \(WireProfile.BuiltIn.allCases.map(\.rawValue).joined(separator: ", ")), or custom:FILE "
         + "(a JSON template)."
 
-    /// - Parameter rate: the client rate for profiles that let the client choose (atoms, deepgram).
+    /// - Parameters:
+    ///   - name: a built-in profile's name, or `custom:FILE` for a JSON template.
+    ///   - rate: the client rate for profiles that let the client choose (atoms, deepgram).
     /// - Throws: `invalidConfiguration` for an unknown name or a rate the API does not take;
     ///   `inputUnavailable`/`invalidData` for a template that cannot be read or understood (naming
     ///   the file and the place in it).

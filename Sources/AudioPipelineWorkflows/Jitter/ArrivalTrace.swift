@@ -2,15 +2,22 @@ import AudioPipelineCore
 
 /// One packet of an arrival trace (the jitter kit's format, ../shared/eval/jitter/README.md §1).
 public struct TracePacket: Sendable, Hashable {
+    /// The packet's sequence number (`seq`).
     public var sequence: Int64
+    /// When the server sent it, ms (`send_ms`).
     public var sendMs: Double
     /// nil: lost in the network.
     public var arrivalMs: Double?
+    /// Audio it carries, ms (`duration_ms`).
     public var durationMs: Double
+    /// Position of its audio on the media clock, ms (`media_ms`).
     public var mediaMs: Double
+    /// The utterance it belongs to (`utt`).
     public var utterance: Int64
+    /// Its line in the trace file, for messages.
     public var line: Int
 
+    /// A packet with the given fields.
     public init(
         sequence: Int64, sendMs: Double, arrivalMs: Double?, durationMs: Double, mediaMs: Double, utterance: Int64,
         line: Int
@@ -27,10 +34,14 @@ public struct TracePacket: Sendable, Hashable {
 
 /// A barge-in: every utterance up to `throughUtterance` is cancelled at `timeMs`.
 public struct TraceFlush: Sendable, Hashable {
+    /// When the client flushed, ms on the arrival clock.
     public var timeMs: Double
+    /// The last utterance cancelled.
     public var throughUtterance: Int64
+    /// Its line in the flush file, for messages.
     public var line: Int
 
+    /// A flush with the given fields.
     public init(timeMs: Double, throughUtterance: Int64, line: Int) {
         self.timeMs = timeMs
         self.throughUtterance = throughUtterance
@@ -53,6 +64,9 @@ public enum ArrivalTrace {
     /// from where sample counts would overflow.
     public static let maximumMs = 1e9
 
+    /// The packets of the trace CSV at `path`.
+    /// - Throws: `AudioPipelineError` naming the file and line of a missing column or a bad value, or a
+    /// trace without packets.
     public static func readPackets(path: String) throws(AudioPipelineError) -> [TracePacket] {
         let table = try CSVTable.read(
             path, what: "the arrival trace", required: ["seq", "send_ms", "arrival_ms", "duration_ms"])
@@ -94,6 +108,8 @@ public enum ArrivalTrace {
         return packets
     }
 
+    /// The flushes of the flush CSV at `path`, checked against the trace's `packets`.
+    /// - Throws: `AudioPipelineError` naming the file and line of a bad row.
     public static func readFlushes(path: String, packets: [TracePacket], tracePath: String) throws(AudioPipelineError)
         -> [TraceFlush]
     {

@@ -11,6 +11,9 @@ public enum JitterPlayback {
     /// connections, or JSON Lines written by threads) is put back in order within this window.
     public static let reorderWindowMs = 2_000.0
 
+    /// Plays the server audio of the captured session `input` through a jitter buffer of `settings`,
+    /// as a client would have heard it, into `output` (atomically).
+    /// - Throws: `AudioPipelineError` naming the file, message or option at fault.
     public static func play(
         input: String, output: String, options: DeframeOptions, settings: JitterSettings
     ) throws(AudioPipelineError) -> JitterPlaybackReport {

@@ -12,14 +12,22 @@ public struct JitterSettings: Codable, Sendable, Hashable {
     public var quantile: Double = 0.95
     /// Most audio held, seconds (a longer TTS burst overflows, counted): (0, 3600].
     public var capacityS: Double = 120
+    /// Adaptive: wait for a hole until the delay reaches target + this, ms (nil: the buffer's default).
     public var holeWaitMs: Double?
+    /// Adaptive: added to the jitter quantile, ms (nil: the default).
     public var marginMs: Double?
+    /// Adaptive: longest stall above the recent delay before playing on, ms (nil: the default).
     public var maxStallMs: Double?
+    /// Adaptive: window of the jitter statistics, s (nil: the default).
     public var historyS: Double?
+    /// Adaptive: window of the baseline delay, s (nil: the default).
     public var baselineS: Double?
+    /// Adaptive: accelerate above target + this, ms (nil: the default).
     public var accelerateMs: Double?
+    /// Adaptive: decelerate below target − this, ms (nil: the default).
     public var decelerateMs: Double?
 
+    /// Settings with the given values; nil keeps the buffer's default.
     public init(
         tickMs: Double = 10, policy: String = "adaptive", quantile: Double = 0.95, capacityS: Double = 120,
         holeWaitMs: Double? = nil, marginMs: Double? = nil, maxStallMs: Double? = nil, historyS: Double? = nil,

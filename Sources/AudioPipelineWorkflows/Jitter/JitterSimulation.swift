@@ -7,18 +7,29 @@ import Foundation
 public struct JitterSimulation {
     /// One row of the playout log (`seq,play_ms,offset_ms,len_ms,out_ms`).
     public struct Row: Sendable, Hashable {
+        /// The packet played (`seq`).
         public var sequence: Int64
+        /// When its piece started playing, ms (`play_ms`).
         public var playMs: Double
+        /// Start of the piece inside the packet, ms (`offset_ms`).
         public var offsetMs: Double
+        /// Media played, ms (`len_ms`).
         public var lengthMs: Double
+        /// Output it took, ms (`out_ms`; differs from `lengthMs` under time-stretching).
         public var outputMs: Double
     }
 
+    /// What a replay produced.
     public struct Result: Sendable {
+        /// The playout log.
         public var rows: [Row]
+        /// The buffer's counters at the end.
         public var statistics: JitterBuffer.Statistics
+        /// Audio received, ms.
         public var receivedMs: Double
+        /// The tick, ms.
         public var tickMs: Double
+        /// Gaps shortened and the like.
         public var warnings: [String] = []
     }
 
@@ -26,9 +37,13 @@ public struct JitterSimulation {
     /// output rate). Results in ms do not depend on it beyond sample rounding.
     public static let sampleRate = 24_000
 
+    /// The jitter buffer replayed through.
     public var configuration: JitterBuffer.Configuration
+    /// A simulation with this buffer (at `sampleRate`).
     public init(configuration: JitterBuffer.Configuration) { self.configuration = configuration }
 
+    /// Replays `packets` and `flushes` causally, tick by tick.
+    /// - Throws: `AudioPipelineError` from the replay (a configuration the buffer refuses).
     public func run(packets: [TracePacket], flushes: [TraceFlush]) throws(AudioPipelineError) -> Result {
         let rate = Double(configuration.sampleRate)
         let toSamples = rate / 1000

@@ -8,6 +8,7 @@ import AudioPipelineCore
 /// Events are fed in time order as they come (`arrive`, `flush`), so a session streams through in
 /// constant memory; `finish` plays out what is queued. Times are ms on the arrival clock.
 public final class TickReplay {
+    /// The jitter buffer replayed through.
     public let configuration: JitterBuffer.Configuration
     /// Called after every pull with the tick's start (samples) and the buffer (its `lastPieces`) and
     /// the tick's audio.
@@ -27,11 +28,14 @@ public final class TickReplay {
     /// A pause between events longer than this is shortened to it (a capture left open overnight,
     /// a time of 1e9 ms), instead of playing hours of silence; counted in `cappedGaps`/`cappedMs`.
     public var maximumGapMs = 600_000.0
+    /// Pauses shortened to `maximumGapMs`.
     public private(set) var cappedGaps = 0
+    /// The time those pauses lost, ms.
     public private(set) var cappedMs = 0.0
     private var lastEventMs: Double?
     private var shiftMs = 0.0
 
+    /// A replay through a new buffer of `configuration`, calling `onTick` after every pull.
     public init(configuration: JitterBuffer.Configuration, onTick: @escaping TickHandler) {
         self.configuration = configuration
         toSamples = Double(configuration.sampleRate) / 1000

@@ -4,7 +4,9 @@ import Foundation
 /// One packet of the agent's audio on its way to the client: when it arrives and which audio it
 /// carries. Its samples are not held: they are read when it falls due (`SessionAgent.forEachPacket`).
 public struct AgentPacket: Sendable, Hashable {
+    /// When it reaches the client, ms on the device timeline.
     public var arrivalMs: Double
+    /// Its sequence number (the jitter buffer drops duplicates by it).
     public var sequence: Int64
     /// The response (utterance) it belongs to, from 0.
     public var utterance: Int64
@@ -15,6 +17,7 @@ public struct AgentPacket: Sendable, Hashable {
     /// (silence where the audio has none); a captured session's packet is its message's audio
     /// (`start` 0).
     public var start: Int
+    /// Samples of audio it carries.
     public var count: Int
 }
 
@@ -24,11 +27,15 @@ public struct AgentPacket: Sendable, Hashable {
 /// over a captured session (`forEachPacket`), so an agent of any length takes memory for its
 /// schedule only.
 public struct SessionAgent: Sendable {
+    /// The server's rate, Hz: the rate of the packets' audio.
     public var rate: Int
+    /// The packets that arrive, in arrival order.
     public var packets: [AgentPacket]
     /// Responses in the input, and packets lost on the way.
     public var responses: Int
+    /// Packets lost on the way (per `NetworkConditions.lossPercent`).
     public var lostPackets: Int
+    /// What the input lacked or what was changed to use it.
     public var warnings: [String] = []
     /// Per response (utterance), the conversation item its audio belongs to when a captured session
     /// names it; `item(of:)` makes one up otherwise.
@@ -208,6 +215,7 @@ public struct SessionAgent: Sendable {
 /// Splits an agent's audio into responses: 10 ms frames above `thresholdDbfs` are active, pauses
 /// shorter than `gapMs` stay inside a response.
 public enum ResponseSplitter {
+    /// The responses in `audio` (mono at `rate`), as sample ranges.
     public static func split(
         _ audio: [Float], rate: Int, gapMs: Double, thresholdDbfs: Double = -55
     ) -> [Range<Int>] {

@@ -20,10 +20,13 @@ public struct SessionConfiguration: Codable, Sendable, Hashable {
     public var userLabels: String?
     /// Recorded mode: the microphone recording (with real echo) and the audio that was played.
     public var recorded: String?
+    /// Recorded mode: the audio that was played, on the microphone's timeline.
     public var reference: String?
     /// Arrival trace (the jitter kit's CSV) for the agent's packets; else `network`.
     public var trace: String?
+    /// The simulated network the agent's packets cross (synthetic mode, without `trace`).
     public var network = NetworkConditions()
+    /// The acoustic path from the loudspeaker to the microphone (synthetic mode).
     public var echo = EchoSettings()
     /// RMS of the microphone's own noise floor, dBFS (white); nil: none.
     public var noiseDbfs: Double? = -70
@@ -33,8 +36,11 @@ public struct SessionConfiguration: Codable, Sendable, Hashable {
     public var deviceRate = 48_000
     /// Client audio per message, ms.
     public var chunkMs = 20.0
+    /// The client's voice activity detector.
     public var vad = VADConfiguration()
+    /// The client's jitter buffer.
     public var jitter = JitterSettings()
+    /// When the client stops the agent.
     public var policy = BargeInPolicy()
     /// The agent's audio is split into responses at silences at least this long, ms (a WAV or the
     /// played reference); a captured session has its own utterances.
@@ -42,6 +48,8 @@ public struct SessionConfiguration: Codable, Sendable, Hashable {
     /// Seed of the noise floor and of the synthetic network.
     public var seed: UInt64 = 1
 
+    /// The defaults: OpenAI Realtime, 48 kHz, 20 ms chunks, a 40 ms network, a small speaker's echo
+    /// at −10 dB, the default VAD and jitter buffer; set `agent` (or `recorded`) before running.
     public init() {}
 
     /// Which mode the inputs select.
@@ -92,12 +100,18 @@ public struct SessionConfiguration: Codable, Sendable, Hashable {
 /// Packets may overtake each other (a datagram transport; a WebSocket's TCP would hold them in
 /// order instead, which `burst` and the jitter buffer's margin cover the same way).
 public struct NetworkConditions: Codable, Sendable, Hashable {
+    /// Fixed one-way delay, ms.
     public var delayMs = 40.0
+    /// Mean of the exponentially distributed extra delay, ms.
     public var jitterMs = 0.0
+    /// Packets lost, % (each independently).
     public var lossPercent = 0.0
+    /// How much faster than real time the server sends (1: real time).
     public var burst = 1.0
+    /// Audio per packet, ms.
     public var packetMs = 20.0
 
+    /// Conditions with the given figures (a 40 ms delay and nothing else by default).
     public init(
         delayMs: Double = 40, jitterMs: Double = 0, lossPercent: Double = 0, burst: Double = 1,
         packetMs: Double = 20
@@ -134,6 +148,7 @@ public struct NetworkConditions: Codable, Sendable, Hashable {
         return n
     }
 
+    /// - Throws: `invalidConfiguration` naming the `--network` field out of range.
     public func validate() throws(AudioPipelineError) {
         _ = try Checked.number(delayMs, in: 0...60_000, "--network delay", code: .invalidConfiguration)
         _ = try Checked.number(jitterMs, in: 0...60_000, "--network jitter", code: .invalidConfiguration)
@@ -157,13 +172,18 @@ public struct EchoSettings: Codable, Sendable, Hashable {
     /// A small loudspeaker's response: a 4th-order high-pass at `speakerHighPassHz`, a resonance of
     /// `speakerPeakDb` at `speakerPeakHz` (Q 1.4), a low-pass at `speakerLowPassHz`; false: flat.
     public var smallSpeaker = true
+    /// The small speaker's high-pass, Hz.
     public var speakerHighPassHz = 300.0
+    /// The small speaker's low-pass, Hz.
     public var speakerLowPassHz = 5_000.0
+    /// The small speaker's resonance frequency, Hz.
     public var speakerPeakHz = 1_000.0
+    /// The small speaker's resonance gain, dB.
     public var speakerPeakDb = 5.0
     /// The room's reverberation time, ms (0: the direct path alone), and its direct-to-reverberant
     /// energy ratio, dB: a tail of decaying noise after the direct path.
     public var rt60Ms = 0.0
+    /// The room's direct-to-reverberant energy ratio, dB.
     public var drrDb = 10.0
     /// The loudspeaker's soft clipping: the played signal goes through tanh(d·x)/d (0: none; 3
     /// flattens a −6 dBFS peak by about 2 dB).
@@ -172,8 +192,10 @@ public struct EchoSettings: Codable, Sendable, Hashable {
     /// response and the room's tail: a measured room and device.
     public var impulseResponse: String?
 
+    /// A small speaker at −10 dB, 40 ms away, no room tail, no soft clipping.
     public init() {}
 
+    /// - Throws: `invalidConfiguration` naming the setting out of range, or `--echo-ir` with `--no-echo`.
     public func validate() throws(AudioPipelineError) {
         func check(_ v: Double, _ range: ClosedRange<Double>, _ name: String) throws(AudioPipelineError) {
             _ = try Checked.number(v, in: range, name, code: .invalidConfiguration)
@@ -202,11 +224,13 @@ public struct BargeInPolicy: Codable, Sendable, Hashable {
     /// device, or a policy against cutting the agent off at once).
     public var ignoreFirstMs = 0.0
 
+    /// A policy with the given figures (barge in at the VAD's confirmation, from a response's start).
     public init(minimumSpeechMs: Double = 0, ignoreFirstMs: Double = 0) {
         self.minimumSpeechMs = minimumSpeechMs
         self.ignoreFirstMs = ignoreFirstMs
     }
 
+    /// - Throws: `invalidConfiguration` naming the option out of range.
     public func validate() throws(AudioPipelineError) {
         _ = try Checked.number(minimumSpeechMs, in: 0...10_000, "--min-barge-in-ms", code: .invalidConfiguration)
         _ = try Checked.number(ignoreFirstMs, in: 0...600_000, "--ignore-first-ms", code: .invalidConfiguration)

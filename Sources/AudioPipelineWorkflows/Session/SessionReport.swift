@@ -6,9 +6,11 @@ import Foundation
 public struct SessionReport: WorkflowReport, Codable, Hashable {
     /// One user onset during agent playout.
     public struct BargeIn: Codable, Sendable, Hashable {
+        /// When the user started talking, s.
         public var userOnsetS: Double
         /// When the client flushed the agent (nil: missed).
         @NullWhenAbsent public var detectedS: Double?
+        /// From the onset to the flush, ms (nil: missed).
         @NullWhenAbsent public var latencyMs: Double?
         /// Agent audio still audible after the user's onset (what heard.wav shows), ms.
         public var talkOverMs: Double
@@ -18,7 +20,9 @@ public struct SessionReport: WorkflowReport, Codable, Hashable {
 
     /// Every barge-in the client made, true or false.
     public struct Interrupt: Codable, Sendable, Hashable {
+        /// When the client flushed the agent, s.
         public var timeS: Double
+        /// The response it stopped.
         public var response: Int64
         /// Index into `bargeIns` of the user onset it answers (nil: none).
         @NullWhenAbsent public var userOnset: Int?
@@ -29,40 +33,57 @@ public struct SessionReport: WorkflowReport, Codable, Hashable {
         /// the milliseconds of it the loudspeaker had played when the client stopped it (what the
         /// truncate message says: played, not received or queued).
         public var itemId: String
+        /// Milliseconds of the response played when it stopped.
         public var audioEndMs: Int
     }
 
+    /// `synthetic` or `recorded`.
     public var mode: String
+    /// The wire profile's name.
     public var profile: String
+    /// The session's length, s.
     public var durationS: Double
+    /// Every user onset during agent playout, found or missed.
     public var bargeIns: [BargeIn]
+    /// Median barge-in latency over the onsets found, ms (nil: none found).
     @NullWhenAbsent public var latencyMsP50: Double?
+    /// 90th percentile of the barge-in latency over the onsets found, ms (missed ones are not in it:
+    /// see `missedBargeIns`).
     @NullWhenAbsent public var latencyMsP90: Double?
+    /// User onsets during agent playout the client never answered.
     public var missedBargeIns: Int
+    /// Barge-ins with no user speech (the agent stopped for its echo or noise).
     public var falseBargeIns: Int
     /// Agent playout without user speech, minutes (what false barge-ins are counted against).
     public var agentOnlyMinutes: Double
     /// All agent playout (a response in progress), minutes, user speech or not.
     public var agentPlayoutMinutes: Double
+    /// False barge-ins per minute of agent-only playout (nil: no such playout).
     @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+    /// Median talk-over over all onsets, ms.
     @NullWhenAbsent public var talkOverMsP50: Double?
+    /// Every barge-in the client made, in time order.
     public var interrupts: [Interrupt]
     /// Interrupt messages sent (profiles that have one).
     public var interruptMessagesSent: Int
+    /// Client messages sent (audio and control).
     public var messagesSent: Int
     /// From a chunk's last microphone sample to its message being sent, ms.
     public var micToMessageMsP50: Double
+    /// The longest of those, ms.
     public var micToMessageMsMax: Double
     /// The jitter buffer's accounting (synthetic mode): late loss, concealment, delay, flushes.
     @NullWhenAbsent public var playout: JitterMetrics?
     /// Responses of the agent, user speech segments in the labels.
     public var responses: Int
+    /// User speech segments (labelled or derived).
     public var userSegments: Int
     /// Mean level of the echo at the microphone and of the user's speech there, dBFS (synthetic).
     @NullWhenAbsent public var echoLevelDbfs: Double?
     /// What the VAD's echo model had found at the session's end: the echo delay (the direct path's,
     /// to the client's 10 ms frames; nil: not found), the echo return loss per band and its basis.
     @NullWhenAbsent public var echoEstimate: VADEchoSummary?
+    /// The configuration the session ran with.
     public var configuration: SessionConfiguration
     /// The output directory (nil when run without outputs).
     @NullWhenAbsent public var output: String?
@@ -104,16 +125,21 @@ public struct SessionTick: Sendable, Hashable {
     public var playing: Int64?
     /// Largest VAD score of the tick's frames and the decision of its last frame.
     public var vadScore: Double
+    /// The last frame's decision was speech.
     public var vadSpeech: Bool
     /// Audio queued in the jitter buffer, ms.
     public var bufferMs: Double
     /// RMS levels of the tick, dBFS: loudspeaker, echo at the microphone, microphone.
     public var heardDbfs: Double
+    /// The echo at the microphone, dBFS.
     public var echoDbfs: Double
+    /// The microphone (echo, user and noise), dBFS.
     public var micDbfs: Double
     /// Concealed (silence inside a response) and late audio so far, ms.
     public var concealedMs: Double
+    /// Late audio so far, ms.
     public var lateMs: Double
+    /// The client barged in during the tick.
     public var bargeIn: Bool
 }
 
@@ -173,17 +199,27 @@ enum SessionMetrics {
 
 /// The figures one row of a table of sessions shows (a sweep's value, a scenario).
 public struct SessionHeadline: Codable, Sendable, Hashable {
+    /// User onsets during agent playout.
     public var bargeIns = 0
+    /// Of them, never answered.
     public var missedBargeIns = 0
+    /// Barge-ins with no user speech.
     public var falseBargeIns = 0
+    /// Agent playout without user speech, minutes.
     public var agentOnlyMinutes = 0.0
+    /// False barge-ins per minute of agent-only playout.
     @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+    /// Median barge-in latency over the onsets found, ms.
     @NullWhenAbsent public var latencyMsP50: Double?
+    /// 90th percentile of the barge-in latency over the onsets found, ms.
     @NullWhenAbsent public var latencyMsP90: Double?
+    /// Median talk-over, ms.
     @NullWhenAbsent public var talkOverMsP50: Double?
 
+    /// All zero and nil (a row that did not run).
     public init() {}
 
+    /// The headline figures of `r`.
     public init(_ r: SessionReport) {
         (bargeIns, missedBargeIns, falseBargeIns) = (r.bargeIns.count, r.missedBargeIns, r.falseBargeIns)
         (agentOnlyMinutes, falseBargeInsPerMinute) = (r.agentOnlyMinutes, r.falseBargeInsPerMinute)
@@ -193,6 +229,7 @@ public struct SessionHeadline: Codable, Sendable, Hashable {
     /// The text table's columns after the row's name.
     public static let header = "onsets  missed  false  false/min  latency p50  p90  talk-over p50"
 
+    /// The text table's columns after the row's name (see `header`).
     public var columns: String {
         func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "n/a" }
         return "\(bargeIns)  \(missedBargeIns)  \(falseBargeIns)  \(f(falseBargeInsPerMinute, "%.2f"))  "
@@ -205,6 +242,7 @@ public struct SessionHeadline: Codable, Sendable, Hashable {
         "latency_p90_ms", "talk_over_p50_ms",
     ]
 
+    /// The CSV fields after the row's name (see `csvHeader`); empty where a figure is nil.
     public var csvFields: [String] {
         func f(_ v: Double?) -> String { v.map { NumberText.plain($0) } ?? "" }
         return [String(bargeIns), String(missedBargeIns), String(falseBargeIns), NumberText.plain(agentOnlyMinutes)]

@@ -3,10 +3,14 @@ import Foundation
 
 /// One parameter a room is drawn with, and the range it is drawn from (uniformly).
 public struct RoomRange: Codable, Sendable, Hashable {
+    /// The parameter's name (`echo_gain_db`, `echo_delay_ms` …, as `--room` takes it).
     public var name: String
+    /// Lowest value drawn.
     public var low: Double
+    /// Highest value drawn.
     public var high: Double
 
+    /// `name` drawn uniformly from `low` to `high`.
     public init(name: String, low: Double, high: Double) {
         self.name = name
         self.low = low
@@ -18,17 +22,23 @@ public struct RoomRange: Codable, Sendable, Hashable {
 /// the figures pooled over all rooms. `rooms.csv`, `rooms.json`, `rooms.txt` and `rooms.svg` in the
 /// output directory; `rooms/room-NNN.json` is each room as a scenario file, to run one again alone.
 public struct SessionRoomsReport: WorkflowReport, Codable, Hashable {
+    /// One drawn parameter of a room.
     public struct Parameter: Codable, Sendable, Hashable {
+        /// The parameter's name.
         public var name: String
+        /// The value drawn.
         public var value: Double
     }
 
+    /// One room: how it was drawn and what it measured.
     public struct Room: Codable, Sendable, Hashable {
         /// From 1, as in `rooms/room-NNN.json`.
         public var index: Int
         /// The seed of its noise floor, reverberant tail and network (`seed` + index).
         public var seed: UInt64
+        /// The parameters it was drawn with.
         public var parameters: [Parameter]
+        /// Its headline figures.
         public var headline: SessionHeadline
         /// The latency of each detected barge-in, ms (what the pooled percentiles are of).
         public var latenciesMs: [Double]
@@ -40,28 +50,45 @@ public struct SessionRoomsReport: WorkflowReport, Codable, Hashable {
     /// per minute of agent-only playout, latency percentiles over every detected barge-in, and how
     /// many rooms had any false barge-in or any missed one.
     public struct Summary: Codable, Sendable, Hashable {
+        /// Rooms that ran.
         public var rooms: Int
+        /// Rooms that failed.
         public var failed: Int
+        /// User onsets during agent playout, over all rooms.
         public var userOnsets: Int
+        /// Of them, missed.
         public var missed: Int
+        /// Missed, % of the onsets (nil: none).
         @NullWhenAbsent public var missedPercent: Double?
+        /// False barge-ins over all rooms.
         public var falseBargeIns: Int
+        /// Agent-only playout over all rooms, minutes.
         public var agentOnlyMinutes: Double
+        /// False barge-ins per minute of agent-only playout.
         @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+        /// Median over every detected barge-in, ms.
         @NullWhenAbsent public var latencyMsP50: Double?
+        /// 90th percentile over every detected barge-in, ms.
         @NullWhenAbsent public var latencyMsP90: Double?
+        /// Rooms with at least one false barge-in.
         public var roomsWithFalseBargeIns: Int
+        /// Rooms with at least one missed barge-in.
         public var roomsWithMissed: Int
     }
 
+    /// The seed the rooms were drawn with (`--room-seed`): the same seed, the same rooms.
     public var seed: UInt64
+    /// The ranges drawn from.
     public var ranges: [RoomRange]
+    /// The figures pooled over the rooms that ran.
     public var summary: Summary
     /// Worst first: false barge-ins per minute, then missed, then latency p90.
     public var rooms: [Room]
+    /// The output directory.
     public var output: String
     public var warnings: [String]
 
+    /// The summary and the worst rooms, as the CLI prints them.
     public var text: String {
         let s = summary
         func f(_ v: Double?, _ format: String) -> String { v.map { String(format: format, $0) } ?? "n/a" }
@@ -155,8 +182,10 @@ public enum SessionRooms {
     /// directory `output` whole or not at all.
     public static func run(
         configuration base: SessionConfiguration, rooms count: Int, seed: UInt64, ranges: [RoomRange],
-        output: String, options: BatchOptions = BatchOptions(), result: @escaping (BatchResult) -> Void = { _ in }
+        output: String, options: BatchOptions = BatchOptions(),
+        result: @escaping (BatchResult) -> Void = { _ in }
     ) throws(AudioPipelineError) -> SessionRoomsReport {
+        let output = PathParts.normalized(output)  // `-o rooms/` prints rooms/rooms.csv
         _ = try Checked.integer(Double(count), in: 1...100_000, "--rooms", code: .invalidConfiguration)
         guard !base.isRecorded else {
             throw AudioPipelineError(

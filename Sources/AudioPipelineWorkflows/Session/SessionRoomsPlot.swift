@@ -14,38 +14,44 @@ enum SessionRoomsPlot {
         s.text(
             "\(s0.rooms) rooms (seed \(r.seed)): latency p90 \(p90), missed \(s0.missed) of \(s0.userOnsets), "
                 + "false barge-ins \(perMinute) per min", x: left, y: 20, bold: true)
-        // Legend.
-        s.circle(x: left + 4, y: 38, r: 4, fill: "#2e7d32")
-        s.text("a room's latency p90 / false barge-ins per min", x: left + 14, y: 42)
-        s.text("×", x: left + 300, y: 42, anchor: .middle, fill: "#d0021b", bold: true)
-        s.text("a room with a missed barge-in (on the top line)", x: left + 310, y: 42)
+        SessionPlotParts.legend(
+            &s,
+            [
+                ("a room's latency p90", .dot("#2e7d32")),
+                ("a room with false barge-ins", .dot("#d0021b")),
+                ("a room with a missed barge-in (on the top line)", .cross(SessionPlotParts.missedColor)),
+                ("target 300 ms", .line("#f5a623", dash: "4 3")),
+            ], x: left, y: 42, maxX: width - 10)
         let ran = r.rooms.filter { $0.error == nil }
         func value(_ room: SessionRoomsReport.Room, _ name: String) -> Double? {
             room.parameters.first { $0.name == name }?.value
         }
-        let panels: [(x: String, y: String, value: (SessionRoomsReport.Room) -> Double?)] = [
-            ("echo_gain_db", "latency p90, ms", { $0.headline.latencyMsP90 }),
-            ("echo_delay_ms", "false barge-ins per min", { $0.headline.falseBargeInsPerMinute ?? 0 }),
+        let panels: [(x: String, y: String, unit: String, value: (SessionRoomsReport.Room) -> Double?)] = [
+            ("echo_gain_db", "latency p90, ms", "ms", { $0.headline.latencyMsP90 }),
+            ("echo_delay_ms", "false barge-ins per min", "/min", { $0.headline.falseBargeInsPerMinute ?? 0 }),
         ]
         for (p, panel) in panels.enumerated() {
             let x0 = left + Double(p) * (panelWidth + 90)
             let xs = ran.compactMap { value($0, panel.x) }
             let low = xs.min() ?? 0, high = max(xs.max() ?? 1, (xs.min() ?? 0) + 1e-9)
             let ys = ran.compactMap(panel.value)
-            let ceiling = niceCeiling(max(ys.max() ?? 1, p == 0 ? 300 : 1))
+            let ticks = SessionPlotParts.ticks(upTo: niceCeiling(max(ys.max() ?? 1, p == 0 ? 300 : 1)))
+            let ceiling = ticks.last ?? 1
             s.rect(x: x0, y: top, width: panelWidth, height: plotHeight, stroke: "#999")
             s.text(panel.y, x: x0 - 52, y: top + plotHeight / 2, anchor: .middle, rotate: true)
             s.text(panel.x, x: x0 + panelWidth / 2, y: top + plotHeight + 40, anchor: .middle)
+            SessionPlotParts.yTicks(
+                &s, ticks, unit: panel.unit, x: x0,
+                y: { top + plotHeight * (1 - $0 / ceiling) })
+            s.open(["class": "x-ticks"])
             for k in 0...4 {
-                let v = ceiling * Double(k) / 4
-                let y = top + plotHeight * (1 - Double(k) / 4)
-                s.line(x1: x0 - 4, y1: y, x2: x0, y2: y, stroke: "#999")
-                s.text(NumberText.plain((v * 100).rounded() / 100), x: x0 - 6, y: y + 4, anchor: .end)
                 let xv = low + (high - low) * Double(k) / 4
                 let x = x0 + panelWidth * Double(k) / 4
                 s.line(x1: x, y1: top + plotHeight, x2: x, y2: top + plotHeight + 4, stroke: "#999")
-                s.text(NumberText.plain((xv * 10).rounded() / 10), x: x, y: top + plotHeight + 16, anchor: .middle)
+                let label = NumberText.plain((xv * 10).rounded() / 10) + " " + SessionPlotParts.unit(of: panel.x)
+                s.text(label, x: x, y: top + plotHeight + 16, anchor: .middle)
             }
+            s.close()
             if p == 0 {
                 // The target line: 300 ms.
                 let y = top + plotHeight * (1 - 300 / ceiling)
@@ -56,7 +62,10 @@ enum SessionRoomsPlot {
                 guard let xv = value(room, panel.x) else { continue }
                 let x = x0 + panelWidth * (xv - low) / (high - low)
                 if p == 0 && room.headline.missedBargeIns > 0 {
-                    s.text("×", x: x, y: top + 5, anchor: .middle, fill: "#d0021b", bold: true)
+                    SessionPlotParts.missed(
+                        &s, count: room.headline.missedBargeIns, x: x, y: top + 14,
+                        title: "room \(room.index): \(room.headline.missedBargeIns) of \(room.headline.bargeIns) "
+                            + "user onsets missed", label: false)
                     continue
                 }
                 guard let v = panel.value(room) else { continue }

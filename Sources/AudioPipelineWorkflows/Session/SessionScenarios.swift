@@ -6,18 +6,25 @@ import Foundation
 /// core, a failing scenario reported and the rest going on), each into `OUT/NAME/`, and the
 /// headline figures of all of them land in one table: `OUT/scenarios.csv` and `scenarios.json`.
 public struct SessionScenariosReport: WorkflowReport, Codable, Hashable {
+    /// One scenario's figures.
     public struct Row: Codable, Sendable, Hashable {
+        /// The scenario's name (its file's, without `.json`).
         public var scenario: String
+        /// Its headline figures.
         public var headline: SessionHeadline
         /// nil when it ran; else why not.
         @NullWhenAbsent public var error: String?
     }
 
+    /// One row per scenario, in name order.
     public var rows: [Row]
+    /// The batch's counts and times.
     public var summary: BatchSummary
+    /// The output directory.
     public var output: String
     public var warnings: [String]
 
+    /// The table as the CLI prints it.
     public var text: String {
         let lines =
             ["scenario  " + SessionHeadline.header]
@@ -27,12 +34,14 @@ public struct SessionScenariosReport: WorkflowReport, Codable, Hashable {
     }
 }
 
+/// Runs a folder of scenario files (`session simulate --scenarios`).
 public enum SessionScenarios {
     /// `result` sees every scenario as it finishes (its error or warnings, for printing).
     public static func run(
         directory: String, output: String, options: BatchOptions = BatchOptions(),
         result: @escaping (BatchResult) -> Void = { _ in }
     ) throws(AudioPipelineError) -> SessionScenariosReport {
+        let output = PathParts.normalized(output)  // `-o results/` prints results/scenarios.csv
         var selection = BatchSelection()
         selection.paths = [directory]
         selection.extensions = ["json"]

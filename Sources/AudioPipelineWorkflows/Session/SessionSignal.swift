@@ -48,8 +48,11 @@ public struct SessionSignal: Sendable {
     /// What `file` found: the signal, its rate, and what the file lacked (`AudioLoader.mono`'s
     /// warnings, and `AudioLoader.reference`'s when the length had to change).
     public struct Loaded: Sendable {
+        /// The samples (in memory or read from the file as needed).
         public var signal: SessionSignal
+        /// Their rate, Hz.
         public var rate: Int
+        /// What the file lacked or what was changed.
         public var warnings: [String]
     }
 

@@ -15,9 +15,14 @@ import Foundation
 /// XCTAssertLessThan(report.latencyMsP90 ?? .infinity, 300)
 /// ```
 public final class SessionSimulator {
+    /// The configuration it runs.
     public let configuration: SessionConfiguration
+    /// The wire profile `configuration.profile` names, loaded.
     public let profile: WireProfile
 
+    /// A simulator of `configuration`.
+    /// - Throws: `invalidConfiguration` for a value out of range or an unknown profile; what
+    /// `ProfileLoader.load(_:rate:)` throws for a custom profile's template.
     public init(configuration: SessionConfiguration) throws(AudioPipelineError) {
         try configuration.validate()
         self.configuration = configuration
@@ -29,6 +34,7 @@ public final class SessionSimulator {
     /// the outputs are written somewhere else first (a sweep's temporary directory, renamed into
     /// place when the sweep is done).
     public func run(outputDirectory: String?, reportedAs: String? = nil) throws(AudioPipelineError) -> SessionReport {
+        let outputDirectory = outputDirectory.map(PathParts.normalized)  // `-o sim/` prints sim/report.html
         let c = configuration
         let inputs = [c.agent, c.user, c.userLabels, c.recorded, c.reference, c.trace, c.echo.impulseResponse]
         if let outputDirectory {
@@ -42,6 +48,7 @@ public final class SessionSimulator {
     public func run(
         _ tracks: SessionTracks, outputDirectory: String?, reportedAs: String? = nil
     ) throws(AudioPipelineError) -> SessionReport {
+        let outputDirectory = outputDirectory.map(PathParts.normalized)
         let c = configuration
         let D = tracks.deviceRate
         let tickFrames = Int((Double(D) * c.jitter.tickMs / 1000).rounded(.up))

@@ -6,16 +6,23 @@ import Foundation
 /// `DIR/sweep.csv`, `sweep.json` and `sweep.svg` (barge-in latency and talk-over against false
 /// barge-ins per minute).
 public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
+    /// One swept value's figures.
     public struct Row: Codable, Sendable, Hashable {
+        /// The value.
         public var value: Double
+        /// Its headline figures.
         public var headline: SessionHeadline
     }
 
+    /// The parameter swept (its JSON name).
     public var parameter: String
+    /// One row per value, in the order given.
     public var rows: [Row]
+    /// The output directory.
     public var output: String
     public var warnings: [String]
 
+    /// The table as the CLI prints it.
     public var text: String {
         let lines =
             ["\(parameter)  " + SessionHeadline.header]
@@ -25,6 +32,7 @@ public struct SessionSweepReport: WorkflowReport, Codable, Hashable {
     }
 }
 
+/// Runs one session per value of a parameter (`session simulate --sweep NAME=v1,v2,…`).
 public enum SessionSweep {
     /// The parameters a sweep may vary besides the VAD's own (by their JSON names).
     public static let sessionParameters = [
@@ -79,12 +87,17 @@ public enum SessionSweep {
         return (parts[0], values.map { $0! })
     }
 
+    /// Runs `c` once per value of `sweep` (`NAME=v1,v2,…`) into `output/NAME=VALUE/`, and writes
+    /// `sweep.csv`, `sweep.json` and `sweep.svg` there.
+    /// - Throws: `invalidConfiguration` for a sweep that cannot be read or a value out of range; what
+    /// `SessionSimulator` throws for a run.
     public static func run(
         configuration c: SessionConfiguration, sweep: String, output: String
     ) throws(AudioPipelineError) -> SessionSweepReport {
         let (name, values) = try parse(sweep)
         let configurations = try values.map { (v) throws(AudioPipelineError) in try setting(name, v, in: c) }
         let directory = try ReportDirectory(path: output)
+        let output = directory.path  // `-o sweep/` prints sweep/sweep.csv
         var rows: [SessionSweepReport.Row] = []
         var warnings: [String] = []
         for (v, config) in zip(values, configurations) {
@@ -108,51 +121,93 @@ public enum SessionSweep {
         return csv.text
     }
 
-    /// Two panels over the swept values: latency p50/p90 and talk-over (ms), false barge-ins per minute.
+    /// Two panels over the swept values: barge-in latency p50/p90 and talk-over p50 (ms), and false
+    /// barge-ins per minute; each with its tick labels in its unit and a legend. A value whose run
+    /// missed user onsets shows them as a red ✕ with "missed N" at the top of the latency panel (its
+    /// latencies are those of the onsets found, so p90 alone would seem to fall); the title counts them.
     static func plot(_ r: SessionSweepReport) -> String {
-        let w = 900.0, h = 360.0, left = 70.0, panelW = (w - left - 60) / 2, top = 40.0, plotH = h - top - 60
+        let w = 900.0, h = 410.0, left = 70.0, panelW = (w - left - 150) / 2, top = 76.0, plotH = h - top - 70
         var s = SVG(width: w, height: h, fontSize: 11)
-        s.text("session sweep over \(r.parameter)", x: left, y: 20, bold: true)
-        let xs = r.rows.map(\.value)
-        let lo = xs.min() ?? 0, hi = max(xs.max() ?? 1, lo + 1e-9)
-        let panels: [(String, [(String, String, (SessionSweepReport.Row) -> Double?)])] = [
-            (
-                "ms",
-                [
-                    ("latency p50", "#2e7d32", { $0.headline.latencyMsP50 }),
-                    ("latency p90", "#81c784", { $0.headline.latencyMsP90 }),
-                    ("talk-over p50", "#f5a623", { $0.headline.talkOverMsP50 }),
-                ]
-            ),
-            ("false barge-ins / min", [("false / min", "#d0021b", { $0.headline.falseBargeInsPerMinute })]),
+        let onsets = r.rows.reduce(0) { $0 + $1.headline.bargeIns }
+        let missed = r.rows.reduce(0) { $0 + $1.headline.missedBargeIns }
+        s.text(
+            "session sweep over \(r.parameter): \(missed) missed barge-ins of \(onsets) user onsets", x: left, y: 20,
+            bold: true)
+        let latency: [(String, String, (SessionSweepReport.Row) -> Double?)] = [
+            ("latency p50", "#2e7d32", { $0.headline.latencyMsP50 }),
+            ("latency p90", "#81c784", { $0.headline.latencyMsP90 }),
+            ("talk-over p50", "#f5a623", { $0.headline.talkOverMsP50 }),
         ]
-        for (p, (unit, panel)) in panels.enumerated() {
-            let x0 = left + Double(p) * (panelW + 50)
-            let values = panel.flatMap { series in r.rows.compactMap { series.2($0) } }
-            let ymax = max(1, (values.max() ?? 1) * 1.1)
-            s.rect(x: x0, y: top, width: panelW, height: plotH, stroke: "#999")
-            s.text(unit, x: x0, y: top - 6)
-            s.text(NumberText.plain(ymax.rounded()), x: x0 - 4, y: top + 4, anchor: .end)
-            s.text("0", x: x0 - 4, y: top + plotH, anchor: .end)
-            for (k, series) in panel.enumerated() {
-                var d = PathData()
-                var first = true
-                for row in r.rows {
-                    guard let v = series.2(row) else { continue }
-                    let px = x0 + panelW * (row.value - lo) / (hi - lo)
-                    let py = top + plotH * (1 - v / ymax)
-                    if first { d.move(px, py) } else { d.line(px, py) }
-                    first = false
-                    s.circle(x: px, y: py, r: 3, fill: series.1)
+        let falseRate: [(String, String, (SessionSweepReport.Row) -> Double?)] = [
+            ("false barge-ins / min", "#d0021b", { $0.headline.falseBargeInsPerMinute })
+        ]
+        SessionPlotParts.legend(
+            &s,
+            latency.map { ($0.0 + " (of onsets found)", .lineAndDot($0.1)) } + [
+                ("missed barge-ins (at the top)", .cross(SessionPlotParts.missedColor)),
+                ("false barge-ins per minute", .lineAndDot(falseRate[0].1)),
+            ], x: left, y: 40, maxX: w - 10)
+        let panels = [("barge-in latency, ms", "ms", latency), ("false barge-ins per minute", "/min", falseRate)]
+        for (p, panel) in panels.enumerated() {
+            let x0 = left + Double(p) * (panelW + 110)
+            drawPanel(&s, r, series: panel.2, x0: x0, top: top, width: panelW, height: plotH, unit: panel.1)
+            s.text(panel.0, x: x0 - 52, y: top + plotH / 2, anchor: .middle, rotate: true)
+            if p == 0 {
+                for row in r.rows where row.headline.missedBargeIns > 0 {
+                    SessionPlotParts.missed(
+                        &s, count: row.headline.missedBargeIns, x: sweepX(row.value, r, x0: x0, width: panelW),
+                        y: top + 14,
+                        title: "\(r.parameter)=\(NumberText.plain(row.value)): \(row.headline.missedBargeIns) of "
+                            + "\(row.headline.bargeIns) user onsets missed")
                 }
-                s.path(d.d, stroke: series.1, width: 2)
-                s.text(series.0, x: x0 + 8, y: top + 14 + Double(k) * 14, fill: series.1)
             }
-            for v in xs {
-                s.text(NumberText.plain(v), x: x0 + panelW * (v - lo) / (hi - lo), y: top + plotH + 16, anchor: .middle)
-            }
-            s.text(r.parameter, x: x0 + panelW / 2, y: top + plotH + 34, anchor: .middle)
         }
         return s.document
+    }
+
+    /// Where `value` sits on a panel's swept axis.
+    private static func sweepX(_ value: Double, _ r: SessionSweepReport, x0: Double, width: Double) -> Double {
+        let xs = r.rows.map(\.value)
+        let lo = xs.min() ?? 0, hi = max(xs.max() ?? 1, (xs.min() ?? 0) + 1e-9)
+        return x0 + width * (value - lo) / (hi - lo)
+    }
+
+    /// One panel: frame, value ticks in `unit`, the swept values as x ticks in the parameter's unit,
+    /// a line and dots per series (a value without a figure leaves a gap).
+    private static func drawPanel(
+        _ s: inout SVG, _ r: SessionSweepReport, series: [(String, String, (SessionSweepReport.Row) -> Double?)],
+        x0: Double, top: Double, width: Double, height: Double, unit: String
+    ) {
+        let values = series.flatMap { one in r.rows.compactMap { one.2($0) } }
+        let ticks = SessionPlotParts.ticks(upTo: max(unit == "ms" ? 100 : 1, values.max() ?? 0))
+        let ymax = ticks.last ?? 1
+        func y(_ v: Double) -> Double { top + height * (1 - min(v, ymax) / ymax) }
+        s.rect(x: x0, y: top, width: width, height: height, stroke: "#999")
+        SessionPlotParts.yTicks(&s, ticks, unit: unit, x: x0, y: y)
+        for one in series {
+            var d = PathData()
+            var first = true
+            for row in r.rows {
+                guard let v = one.2(row) else {
+                    first = true
+                    continue
+                }
+                let px = sweepX(row.value, r, x0: x0, width: width)
+                if first { d.move(px, y(v)) } else { d.line(px, y(v)) }
+                first = false
+                s.circle(x: px, y: y(v), r: 3, fill: one.1)
+            }
+            s.path(d.d, stroke: one.1, width: 2)
+        }
+        let unitOfX = SessionPlotParts.unit(of: r.parameter)
+        s.open(["class": "x-ticks"])
+        for v in r.rows.map(\.value) {
+            let x = sweepX(v, r, x0: x0, width: width)
+            s.line(x1: x, y1: top + height, x2: x, y2: top + height + 4, stroke: "#999")
+            let label = NumberText.plain(v) + (unitOfX.isEmpty ? "" : " " + unitOfX)
+            s.text(label, x: x, y: top + height + 16, anchor: .middle)
+        }
+        s.close()
+        s.text(r.parameter, x: x0 + width / 2, y: top + height + 34, anchor: .middle)
     }
 }

@@ -4,7 +4,9 @@ import Foundation
 /// The session on one time axis (timeline.svg) and the page around it (report.html): lanes for the
 /// user's labelled speech, the agent's playout (and loudspeaker level), the echo at the microphone,
 /// the VAD's score with its thresholds and decision, the jitter buffer's depth, and every barge-in
-/// (green: answered a user onset; red: false) and user onset (dashed) across all lanes. Long
+/// (green: answered a user onset; red: false) and user onset (dashed) across all lanes, a missed
+/// barge-in (an onset never answered) as a red ✕ over its onset; each level lane with its scale's
+/// values in its unit, and a legend of every colour under the time axis. Long
 /// sessions are drawn per pixel column (the column's extreme), so nothing short disappears; the
 /// ticks are not kept, only what is drawn of them (`SessionTimelineTrace`).
 struct SessionTimeline {
@@ -14,7 +16,7 @@ struct SessionTimeline {
     let configuration: SessionConfiguration
 
     static let width = 1200.0
-    static let left = 120.0
+    static let left = 160.0
     static let right = 20.0
     static let laneHeight = 70.0
     static let lanes = ["user speech", "agent playout", "echo / mic dBFS", "VAD score dB", "buffer ms"]
@@ -22,18 +24,23 @@ struct SessionTimeline {
     var svg: String {
         let duration = max(report.durationS, 0.01)
         let plotW = Self.width - Self.left - Self.right
-        let height = 30 + Double(Self.lanes.count) * Self.laneHeight + 40
+        let height = 30 + Double(Self.lanes.count) * Self.laneHeight + 40 + 44
         var s = SVG(width: Self.width, height: height, fontSize: 11)
         func x(_ t: Double) -> Double { Self.left + plotW * min(max(t, 0), duration) / duration }
         func top(_ lane: Int) -> Double { 30 + Double(lane) * Self.laneHeight }
         s.text(
             "\(report.mode) session, \(report.profile): \(report.bargeIns.count) user onsets in agent playout, "
-                + "\(report.falseBargeIns) false barge-ins", x: Self.left, y: 18, bold: true)
+                + "\(report.missedBargeIns) missed, \(report.falseBargeIns) false barge-ins", x: Self.left, y: 18,
+            bold: true)
         for (k, name) in Self.lanes.enumerated() {
             s.open(["class": "lane", "data-lane": name])
             s.rect(x: Self.left, y: top(k) + 4, width: plotW, height: Self.laneHeight - 8, fill: "#f7f7f7")
-            s.text(name, x: Self.left - 8, y: top(k) + Self.laneHeight / 2 + 4, anchor: .end)
+            s.text(name, x: 8, y: top(k) + Self.laneHeight / 2 + 4)
             drawLane(&s, k, top: top(k), x: x)
+            if let scale = scale(k) {
+                SessionPlotParts.yTicks(
+                    &s, scale.ticks, unit: scale.unit, x: Self.left, y: { laneY($0, scale.range, top(k)) }, size: 9)
+            }
             s.close()
         }
         let bottom = top(Self.lanes.count)
@@ -46,8 +53,47 @@ struct SessionTimeline {
                 width: 2)
             s.element("title", [:], text: String(format: "barge-in at %.2f s", i.timeS))
         }
+        for b in report.bargeIns where b.detectedS == nil {
+            SessionPlotParts.missed(
+                &s, count: 1, x: x(b.userOnsetS), y: top(0) + 16,
+                title: String(format: "missed barge-in: the user's onset at %.2f s was never answered", b.userOnsetS))
+        }
         drawAxis(&s, y: bottom, x: x, duration: duration)
+        SessionPlotParts.legend(&s, Self.legendEntries, x: Self.left, y: bottom + 52, maxX: Self.width - Self.right)
         return s.document
+    }
+
+    /// Every colour of the timeline, in lane order, then the markers across lanes.
+    static let legendEntries: [(label: String, swatch: SessionPlotParts.Swatch)] = [
+        ("user speech (labels)", .bar("#4a90d9")), ("agent playout", .bar("#f5a623")),
+        ("loudspeaker level", .line("#8a5a00")), ("microphone level", .line("#999")),
+        ("echo at the microphone", .line("#d0021b")), ("VAD speech", .bar("#7ed321")),
+        ("VAD score", .line("#417505")), ("enter threshold", .line("#417505", dash: "4,3")),
+        ("exit threshold", .line("#417505", dash: "1,3")), ("jitter buffer depth", .line("#9013fe")),
+        ("user onset", .line("#4a90d9", dash: "3,3")), ("barge-in", .line("#2e7d32")),
+        ("false barge-in", .line("#d0021b")), ("missed barge-in", .cross(SessionPlotParts.missedColor)),
+    ]
+
+    /// The value scale of lane `k` (nil: the user-speech lane, which has none): its range, the
+    /// values labelled and their unit.
+    private func scale(_ k: Int) -> (range: ClosedRange<Double>, ticks: [Double], unit: String)? {
+        switch k {
+        // Labels clear of the lane's edges, where they would meet the next lane's.
+        case 1: return (-80...0, [-60, -20], "dBFS")
+        case 2: return (-90...0, [-60, -20], "dBFS")
+        case 3: return (-10...40, [0, 20], "dB")
+        case 4:
+            let ticks = SessionPlotParts.ticks(upTo: max(100, trace.maxBufferMs), count: 2)
+            return (0...(ticks.last ?? 100), ticks, "ms")
+        default: return nil
+        }
+    }
+
+    /// The height of `v` in a lane whose scale is `range`.
+    private func laneY(_ v: Double, _ range: ClosedRange<Double>, _ lane: Double) -> Double {
+        let f =
+            (min(max(v, range.lowerBound), range.upperBound) - range.lowerBound) / (range.upperBound - range.lowerBound)
+        return lane + 4 + (Self.laneHeight - 8) * (1 - f)
     }
 
     /// The data of lane `k` (in the order of `lanes`).
@@ -62,20 +108,19 @@ struct SessionTimeline {
             }
         case 1:
             drawRuns(&s, trace.playing.runs, lane: top, x: x, color: "#f5a623")
-            drawLevel(&s, .heard, lane: top, x: x, range: -80...0, color: "#8a5a00")
+            drawLevel(&s, .heard, lane: top, x: x, range: scale(1)!.range, color: "#8a5a00")
         case 2:
-            drawLevel(&s, .mic, lane: top, x: x, range: -90...0, color: "#999")
-            drawLevel(&s, .echo, lane: top, x: x, range: -90...0, color: "#d0021b")
+            drawLevel(&s, .mic, lane: top, x: x, range: scale(2)!.range, color: "#999")
+            drawLevel(&s, .echo, lane: top, x: x, range: scale(2)!.range, color: "#d0021b")
         case 3:
             drawRuns(&s, trace.speech.runs, lane: top, x: x, color: "#7ed321", band: 0.25)
-            drawLevel(&s, .vadScore, lane: top, x: x, range: -10...40, color: "#417505")
+            drawLevel(&s, .vadScore, lane: top, x: x, range: scale(3)!.range, color: "#417505")
             for (v, dash) in [(configuration.vad.enterThreshold, "4,3"), (configuration.vad.exitThreshold, "1,3")] {
-                let y = top + 4 + (Self.laneHeight - 8) * (1 - (v + 10) / 50)
+                let y = laneY(v, scale(3)!.range, top)
                 s.line(x1: Self.left, y1: y, x2: Self.width - Self.right, y2: y, stroke: "#417505", dash: dash)
             }
         default:
-            let maxBuffer = max(100, trace.maxBufferMs)
-            drawLevel(&s, .buffer, lane: top, x: x, range: 0...maxBuffer, color: "#9013fe")
+            drawLevel(&s, .buffer, lane: top, x: x, range: scale(4)!.range, color: "#9013fe")
         }
     }
 
@@ -100,12 +145,7 @@ struct SessionTimeline {
         var d = PathData()
         var column = -1.0
         var peak = -Double.infinity
-        func y(_ v: Double) -> Double {
-            let f =
-                (min(max(v, range.lowerBound), range.upperBound) - range.lowerBound)
-                / (range.upperBound - range.lowerBound)
-            return lane + 4 + (Self.laneHeight - 8) * (1 - f)
-        }
+        func y(_ v: Double) -> Double { laneY(v, range, lane) }
         var started = false
         for b in 0..<trace.buckets {
             let c = x(trace.timeS(b)).rounded(.down)
@@ -132,12 +172,15 @@ struct SessionTimeline {
     private func drawAxis(_ s: inout SVG, y: Double, x: (Double) -> Double, duration: Double) {
         let step = Ticks.time(duration, target: 10)
         var t = 0.0
+        s.open(["class": "x-ticks"])
         while t <= duration + 1e-9 {
             s.line(x1: x(t), y1: y, x2: x(t), y2: y + 5, stroke: "#333")
             s.text(Ticks.timeLabel(t, step: step, span: duration), x: x(t), y: y + 18, anchor: .middle)
             t += step
         }
-        s.text(duration >= 60 ? "time" : "time, s", x: Self.width - Self.right, y: y + 32, anchor: .end)
+        s.close()
+        let unit = duration >= 3600 ? "h:mm:ss" : duration >= 60 ? "m:ss" : "s"
+        s.text("time, \(unit)", x: Self.width - Self.right, y: y + 32, anchor: .end)
     }
 
     /// report.html: the headline figures, the timeline, the barge-ins, the settings.

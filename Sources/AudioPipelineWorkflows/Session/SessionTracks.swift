@@ -9,6 +9,7 @@ import Foundation
 /// length, its 10 ms frame levels, the agent's packet schedule) and read again block by block as
 /// the session plays, so a session of any length runs in constant memory (short files are held).
 public struct SessionTracks: Sendable {
+    /// The device's rate, Hz: every track's.
     public var deviceRate: Int
     /// Synthetic mode: the agent's packets.
     public var agent: SessionAgent?
@@ -20,6 +21,7 @@ public struct SessionTracks: Sendable {
     public var userSpeech: [SpeechSegment]
     /// The echo path's impulse response at the device rate.
     public var impulseResponse: [Float]?
+    /// What the inputs lacked or what was changed to use them.
     public var warnings: [String] = []
 
     /// Tracks held in memory.
@@ -153,6 +155,7 @@ public struct SessionTracks: Sendable {
 /// Where a clean track holds speech: 10 ms frames within 30 dB of the loud frames (95th percentile)
 /// and above −55 dBFS, pauses under 250 ms bridged, blips under 80 ms dropped.
 public enum UserSpeech {
+    /// The speech segments of a clean track `x` at `rate`.
     public static func derive(_ x: [Float], rate: Int) -> [SpeechSegment] {
         derive(levels: FrameLevels.of(x, rate: rate), rate: rate)
     }

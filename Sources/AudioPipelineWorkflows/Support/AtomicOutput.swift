@@ -142,12 +142,14 @@ public enum TemporaryFiles {
         set { heldByThread[ObjectIdentifier(Thread.current)] = newValue }
     }
 
+    /// Records a temporary path to remove if the process is interrupted.
     public static func register(_ path: String) {
         lock.lock()
         paths.insert(path)
         lock.unlock()
     }
 
+    /// Forgets a temporary path (renamed into place, or removed).
     public static func unregister(_ path: String) {
         lock.lock()
         paths.remove(path)

@@ -7,10 +7,15 @@ import Foundation
 /// are written in place. WAV on a standard output that is a file gets a proper header; on a pipe, a
 /// streaming one.
 public final class AudioOutput {
+    /// The file the audio goes to (its temporary until `commit()`).
     public let output: AtomicOutput
+    /// libsndfile's writer on it.
     public let writer: AudioFileWriter
+    /// The target path.
     public var path: String { output.path }
 
+    /// An audio output at `path` (`-`: standard output) of the given type, encoding and format.
+    /// - Throws: `AudioPipelineError` naming the path when it cannot be created.
     public init(path: String, type: OutputFileType, encoding: SampleEncoding, format: StreamFormat)
         throws(AudioPipelineError)
     {
@@ -25,10 +30,14 @@ public final class AudioOutput {
         }
     }
 
+    /// Writes interleaved PCM16 samples.
+    /// - Throws: `AudioPipelineError` naming the path (a full disk), or `brokenPipe` when the reader went away.
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) {
         do { try writer.write(samples) } catch { throw Self.brokenPipe(error) }
     }
 
+    /// Writes interleaved Float32 samples (quantised per the encoding).
+    /// - Throws: as the PCM16 `write`.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
         do { try writer.write(samples) } catch { throw Self.brokenPipe(error) }
     }

@@ -5,29 +5,40 @@ import Foundation
 /// written beside the target and renamed by `commit()`, or straight to `-` and special files.
 /// Every write is checked (a full disk or a closed pipe is an error naming the path).
 public final class ByteOutput {
+    /// The file the bytes go to (its temporary until `commit()`).
     public let output: AtomicOutput
+    /// The target path.
     public var path: String { output.path }
     private var buffer: [UInt8] = []
     private static let capacity = 1 << 16
+    /// Bytes written so far (buffered ones included).
     public private(set) var bytesWritten = 0
 
+    /// A byte output at `path` (`-`: standard output).
+    /// - Throws: `AudioPipelineError` naming the path when it cannot be created.
     public init(path: String) throws(AudioPipelineError) {
         output = try AtomicOutput(path: path)
         buffer.reserveCapacity(Self.capacity)
     }
 
+    /// Appends `bytes`; writes through when the buffer is full.
+    /// - Throws: `AudioPipelineError` naming the path.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(AudioPipelineError) {
         buffer.append(contentsOf: bytes)
         bytesWritten += bytes.count
         if buffer.count >= Self.capacity { try flush() }
     }
 
+    /// Appends `bytes`; writes through when the buffer is full.
+    /// - Throws: `AudioPipelineError` naming the path.
     public func write(_ bytes: ArraySlice<UInt8>) throws(AudioPipelineError) {
         buffer.append(contentsOf: bytes)
         bytesWritten += bytes.count
         if buffer.count >= Self.capacity { try flush() }
     }
 
+    /// Appends `text` as UTF-8; writes through when the buffer is full.
+    /// - Throws: `AudioPipelineError` naming the path.
     public func write(_ text: String) throws(AudioPipelineError) {
         buffer.append(contentsOf: text.utf8)
         bytesWritten += text.utf8.count

@@ -10,15 +10,21 @@ import Foundation
 /// Writing quotes per RFC 4180 where needed (a field with a comma, quote, or line break is enclosed
 /// in quotes, quotes doubled), so a file name with a comma keeps every column in place.
 public struct CSVTable: Sendable {
+    /// One data row.
     public struct Row: Sendable {
         /// Line number in the file (the header is line 1).
         public let line: Int
+        /// Its fields, in header order.
         public let fields: [String]
     }
 
+    /// The file's path, for messages.
     public let path: String
+    /// The header's column names.
     public let header: [String]
+    /// Each column's index, by name.
     public let columns: [String: Int]
+    /// The data rows.
     public let rows: [Row]
 
     /// Parses `text` (read from `path`, for messages). `required` columns must be in the header.
@@ -72,10 +78,13 @@ public struct CSVTable: Sendable {
 
 /// Builds CSV text with RFC 4180 quoting.
 public struct CSVWriter: Sendable {
+    /// The CSV so far.
     public private(set) var text = ""
 
+    /// A CSV starting with `header`.
     public init(header: [String]) { append(header) }
 
+    /// Appends one row, quoted where needed.
     public mutating func append(_ fields: [String]) {
         text += fields.map(Self.quote).joined(separator: ",") + "\n"
     }

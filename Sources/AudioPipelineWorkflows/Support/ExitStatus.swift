@@ -3,6 +3,7 @@ import AudioPipelineCore
 /// The process exit codes of `audiopipe`, from BSD sysexits.h (documented in the README and
 /// `--help`), and the one mapping from error codes to them — also what a batch reports per file.
 public enum ExitStatus: Int32, Sendable {
+    /// The job did what was asked.
     case success = 0
     /// A check the user asked for failed: a `bench` budget exceeded, a `bench compare` regression,
     /// no `vad tune` setting meeting the limits.
@@ -18,6 +19,7 @@ public enum ExitStatus: Int32, Sendable {
     /// I/O error part-way.
     case ioError = 74
 
+    /// The exit status of an error of `code`.
     public init(_ code: AudioPipelineError.Code) {
         switch code {
         case .invalidConfiguration: self = .usage

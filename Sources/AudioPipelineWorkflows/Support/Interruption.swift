@@ -26,6 +26,8 @@ public enum Interruption {
         return s == 0 ? nil : s
     }
 
+    /// Installs the signal handling: SIGPIPE ignored; SIGINT, SIGTERM and SIGHUP remove the
+    /// temporary files and end the process with the signal's status.
     public static func install() {
         signal(SIGPIPE, SIG_IGN)
         // A parent may start us with these blocked (a test runner's `Process` does): unblocked here,

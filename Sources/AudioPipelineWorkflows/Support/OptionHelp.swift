@@ -6,19 +6,30 @@ import AudioPipelineCore
 public enum OptionHelp {
     /// `VADParameterOptions` (vad detect, vad tune, bench, session simulate).
     public enum VAD {
+        /// `--frame-ms`.
         public static let frameMs = "Frame length: 10, 20 or 30 ms \(vad("frame_ms"))."
+        /// `--enter-db`.
         public static let enterDb =
             "Speech starts this many dB above noise floor (+ expected echo) \(vad("enter_db", "dB"))."
+        /// `--exit-db`.
         public static let exitDb = "Speech continues while at least this many dB above \(vad("exit_db", "dB"))."
+        /// `--hangover-ms`.
         public static let hangoverMs = "Hold speech this long after the level drops, ms \(vad("hangover_ms"))."
+        /// `--min-speech-ms`.
         public static let minSpeechMs = "Speech must last this long before it is declared, ms \(vad("min_speech_ms"))."
+        /// `--absolute-dbfs`.
         public static let absoluteDbfs = "Never speech below this band-limited level, dBFS \(vad("absolute_dbfs"))."
+        /// `--floor-quantile`.
         public static let floorQuantile =
             "Noise floor = this quantile of recent frame energies \(vad("floor_quantile"))."
+        /// `--floor-window-s`.
         public static let floorWindowS = "Window of the noise floor, s \(vad("floor_window_s"))."
+        /// `--echo-margin-db`.
         public static let echoMarginDb =
             "With --reference: expected echo raised by at most this much, dB \(vad("echo_margin_db"))."
+        /// `--preroll-ms`.
         public static let prerollMs = "With --align: move onsets this much earlier, ms \(vad("preroll_ms"))."
+        /// `--talker-gate-db`.
         public static let talkerGateDb =
             "Speech only within this many dB of the loudest recent, 0: off \(vad("talker_gate_db"))."
     }
@@ -66,19 +77,38 @@ public enum OptionHelp {
     /// `JitterBufferOptions` (jitter simulate and play, bench, session simulate): the adaptive policy's
     /// settings.
     public enum Jitter {
+        /// `--hole-wait-ms`.
         public static let holeWaitMs =
             "Adaptive: wait for a hole until delay ≥ target + this, ms \(jitter(\.holeWait))."
+        /// `--margin-ms`.
         public static let marginMs = "Adaptive: added to the jitter quantile, ms \(jitter(\.margin, tick: true))."
+        /// `--max-stall-ms`.
         public static let maxStallMs =
             "Adaptive: longest stall above the recent delay before playing on, ms \(jitter(\.maximumStall))."
+        /// `--history-s`.
         public static let historyS =
             "Adaptive: window of the jitter statistics, s \(jitter(\.historyWindow, seconds: true))."
+        /// `--baseline-s`.
         public static let baselineS =
             "Adaptive: window of the baseline (sliding minimum delay), s \(jitter(\.baselineWindow, seconds: true))."
+        /// `--accelerate-ms`.
         public static let accelerateMs =
             "Adaptive: accelerate above target + this, ms \(jitter(\.accelerateThreshold, tick: true))."
+        /// `--decelerate-ms`.
         public static let decelerateMs =
             "Adaptive: decelerate below target − this, ms \(jitter(\.decelerateThreshold, tick: true))."
+    }
+
+    /// `session simulate`'s echo and noise options, their defaults from `SessionConfiguration()`.
+    public enum Session {
+        /// `--echo-delay-ms`.
+        public static let echoDelayMs = "Echo path delay, ms \(text(EchoSettings().delayMs, "ms"))."
+        /// `--echo-gain-db`.
+        public static let echoGainDb =
+            "Echo level relative to the loudspeaker, dB \(text(EchoSettings().gainDb, "dB"))."
+        /// `--noise-dbfs`.
+        public static let noiseDbfs =
+            "Microphone noise floor, dBFS RMS \(text(SessionConfiguration().noiseDbfs ?? .nan, "dBFS"))."
     }
 
     /// A VAD parameter's default, by its JSON name, from `VADConfiguration()`.

@@ -4,6 +4,7 @@ import Foundation
 /// terminal; an app can show its own). The total comes from the job itself, so nobody opens an
 /// input twice to learn its length.
 public struct JobProgress: Sendable, Hashable {
+    /// What `done` and `total` count.
     public enum Unit: Sendable, Hashable {
         /// Audio frames at this rate (a bar shows × realtime).
         case frames(rate: Int)
@@ -11,11 +12,14 @@ public struct JobProgress: Sendable, Hashable {
         case items(String)
     }
 
+    /// Units done so far.
     public var done: Int
     /// nil when the job cannot know (a pipe).
     public var total: Int?
+    /// What they count.
     public var unit: Unit
 
+    /// Progress of `done` of `total` (nil: unknown) units.
     public init(done: Int, total: Int?, unit: Unit) {
         self.done = done
         self.total = total

@@ -12,6 +12,7 @@ extension WorkflowReport {
     public var warnings: [String] { [] }
 }
 
+/// The JSON of reports.
 public enum ReportJSON {
     /// The one JSON encoding of reports: pretty, sorted keys, slashes unescaped. Reports keep
     /// non-finite numbers out (`FiniteOrNull` writes them as `null`); one that slips through is an
@@ -30,7 +31,9 @@ public enum ReportJSON {
 /// A Double that encodes as JSON `null` when it is not finite (a metric of an empty set is NaN).
 @propertyWrapper
 public struct FiniteOrNull: Codable, Sendable, Hashable {
+    /// The value (NaN and ±inf are written as `null`).
     public var wrappedValue: Double
+    /// Wraps `wrappedValue`.
     public init(wrappedValue: Double) { self.wrappedValue = wrappedValue }
 
     public init(from decoder: any Decoder) throws {
@@ -48,7 +51,9 @@ public struct FiniteOrNull: Codable, Sendable, Hashable {
 /// `audiopipe --json` has always printed them); a missing key decodes as nil.
 @propertyWrapper
 public struct NullWhenAbsent<Value: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
+    /// The value (nil is written as `null`).
     public var wrappedValue: Value?
+    /// Wraps `wrappedValue`.
     public init(wrappedValue: Value?) { self.wrappedValue = wrappedValue }
 
     public init(from decoder: any Decoder) throws {
@@ -66,7 +71,9 @@ public struct NullWhenAbsent<Value: Codable & Sendable & Hashable>: Codable, Sen
 /// decodes as 0, so an older audiopipe's JSON still reads into today's report.
 @propertyWrapper
 public struct ZeroWhenAbsent: Codable, Sendable, Hashable {
+    /// The count.
     public var wrappedValue: Int
+    /// Wraps `wrappedValue`.
     public init(wrappedValue: Int) { self.wrappedValue = wrappedValue }
 
     public init(from decoder: any Decoder) throws {
@@ -97,6 +104,7 @@ extension KeyedDecodingContainer {
 public struct JSONKey: CodingKey, Hashable, Sendable {
     public var stringValue: String
     public var intValue: Int? { nil }
+    /// The key `name`.
     public init(_ name: String) { stringValue = name }
     public init(stringValue: String) { self.stringValue = stringValue }
     public init?(intValue: Int) { nil }

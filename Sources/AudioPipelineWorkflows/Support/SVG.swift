@@ -4,9 +4,12 @@ import Foundation
 /// with one decimal. No scripts; the result opens in any browser. (No maintained Swift SVG library
 /// exists; this is the 60 lines the plots need.)
 public struct SVG {
+    /// The document so far, without the closing tag.
     public private(set) var body = ""
+    /// The document's size, px.
     public let width: Double, height: Double
 
+    /// A white document of `width` × `height` px, sans-serif at `fontSize`.
     public init(width: Double, height: Double, fontSize: Int = 12) {
         self.width = width
         self.height = height
@@ -30,8 +33,10 @@ public struct SVG {
         body += ">\n"
     }
 
+    /// Ends the group `open` began.
     public mutating func close() { body += "</g>\n" }
 
+    /// A rectangle (`fill` "none" by default); `title` is its tooltip.
     public mutating func rect(
         x: Double, y: Double, width: Double, height: Double, fill: String = "none",
         stroke: String = "", opacity: String = "", title: String? = nil
@@ -51,6 +56,7 @@ public struct SVG {
             ])
     }
 
+    /// A straight line; `dash` is an SVG dash array.
     public mutating func line(
         x1: Double, y1: Double, x2: Double, y2: Double, stroke: String,
         width: Double = 1, dash: String = ""
@@ -71,6 +77,7 @@ public struct SVG {
             "path", ["d": d, "stroke": stroke, "stroke-width": Self.n(width), "fill": fill, "stroke-dasharray": dash])
     }
 
+    /// A circle at (`x`, `y`) of radius `r`.
     public mutating func circle(
         x: Double, y: Double, r: Double, fill: String, stroke: String = "",
         strokeWidth: String = "", opacity: String = ""
@@ -83,8 +90,17 @@ public struct SVG {
             ])
     }
 
-    public enum Anchor: String { case start, middle, end }
+    /// Where a text sits relative to its x.
+    public enum Anchor: String {
+        /// The text starts at x.
+        case start
+        /// The text is centred on x.
+        case middle
+        /// The text ends at x.
+        case end
+    }
 
+    /// A text at (`x`, `y`) (its baseline); `rotate` turns it 90° counter-clockwise about that point.
     public mutating func text(
         _ s: String, x: Double, y: Double, anchor: Anchor = .start, fill: String = "#333",
         size: Int? = nil, bold: Bool = false, rotate: Bool = false
@@ -129,16 +145,22 @@ public struct SVG {
 
 /// Builds an SVG path's `d` attribute.
 public struct PathData {
+    /// The `d` attribute so far.
     public private(set) var d = ""
+    /// An empty path.
     public init() {}
+    /// Moves to (`x`, `y`).
     public mutating func move(_ x: Double, _ y: Double) { d += "M\(SVG.n(x)),\(SVG.n(y))" }
+    /// A line to (`x`, `y`).
     public mutating func line(_ x: Double, _ y: Double) { d += "L\(SVG.n(x)),\(SVG.n(y))" }
+    /// A vertical line to `y`.
     public mutating func vertical(_ y: Double) { d += "V\(SVG.n(y))" }
 }
 
 /// Numbers as people read them in reports: integers without a decimal point, others as Swift prints
 /// them (shortest round-trip form).
 public enum NumberText {
+    /// `v` as an integer when it is one, else Swift's shortest form.
     public static func plain(_ v: Double) -> String {
         v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v)
     }

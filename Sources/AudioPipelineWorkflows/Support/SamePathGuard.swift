@@ -4,6 +4,7 @@ import Foundation
 /// Refuses to write onto an input: the same path, or another name for the same file (a hard or
 /// symbolic link). Standard input/output and special files (`/dev/null`) never count as the same file.
 public enum SamePathGuard {
+    /// - Throws: `invalidConfiguration` when `output` names the file `input` is.
     public static func refuse(input: String, output: String) throws(AudioPipelineError) {
         if same(input, output) {
             throw AudioPipelineError(
@@ -35,8 +36,10 @@ public enum SamePathGuard {
     public struct Canonicalizer {
         private var directories: [String: String] = [:]
         private let cwd = FileManager.default.currentDirectoryPath
+        /// A canonicalizer with an empty cache.
         public init() {}
 
+        /// The absolute path of `p` with its directories' links resolved (cached per directory).
         public mutating func canonical(_ p: String) -> String {
             let absolute = PathParts.normalized(p.hasPrefix("/") ? p : cwd + "/" + p)
             let (parent, name) = PathParts.split(absolute)

@@ -8,6 +8,7 @@ import Foundation
 public enum StandardOutput {
     static let names: Set<String> = ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1", "/proc/\(getpid())/fd/1"]
 
+    /// Whether `path` is `-` or names this process's standard output.
     public static func isStandardOutput(_ path: String) -> Bool {
         if path == "-" { return true }
         var current = path

@@ -83,12 +83,17 @@ public enum TextInput {
 /// slices (without the `\n` or `\r\n`). A line longer than `maximumLineBytes` is not buffered: it is
 /// reported once (`.tooLong`) and skipped to its end, so one huge line cannot exhaust memory.
 public final class LineReader {
+    /// One line, or the news that it was too long.
     public enum Line {
+        /// The line's bytes (valid until the next read) and its number, from 1.
         case text(UnsafeRawBufferPointer, number: Int)
+        /// A line longer than `maximumLineBytes` (skipped): its length and number.
         case tooLong(bytes: Int, number: Int)
     }
 
+    /// The input's path (`-`: standard input).
     public let path: String
+    /// The longest line handed out, bytes.
     public let maximumLineBytes: Int
     private let fd: Int32
     /// Room for the longest line plus its line break, so a full buffer always means "too long".
@@ -100,6 +105,8 @@ public final class LineReader {
     /// Bytes read so far (for progress).
     public private(set) var bytesRead = 0
 
+    /// A reader of `path`; `what` names it in messages.
+    /// - Throws: `AudioPipelineError` naming the path when it cannot be opened.
     public init(path: String, what: String, maximumLineBytes: Int) throws(AudioPipelineError) {
         self.path = path
         self.maximumLineBytes = maximumLineBytes

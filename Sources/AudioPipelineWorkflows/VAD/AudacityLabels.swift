@@ -43,6 +43,7 @@ public enum AudacityLabels {
         return segments
     }
 
+    /// The segments sorted, overlapping or touching ones joined.
     public static func merge(_ segments: [SpeechSegment]) -> [SpeechSegment] {
         var out: [SpeechSegment] = []
         for s in segments.sorted(by: { ($0.start, $0.end) < ($1.start, $1.end) }) {
@@ -55,6 +56,7 @@ public enum AudacityLabels {
         return out
     }
 
+    /// Audacity label text: `start<TAB>end<TAB>speech` per segment, seconds to 6 decimals.
     public static func format(_ segments: [SpeechSegment]) -> String {
         segments.map { String(format: "%.6f\t%.6f\tspeech\n", $0.start, $0.end) }.joined()
     }

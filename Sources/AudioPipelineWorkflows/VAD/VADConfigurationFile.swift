@@ -58,6 +58,8 @@ public enum VADConfigurationFile {
         return policy
     }
 
+    /// The configuration in the JSON file at `path` (best.json's shape; unknown keys refused).
+    /// - Throws: `invalidData` naming the file and the key or value at fault.
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
         let text = try TextInput.text(path, what: "the VAD configuration")
         let c: VADConfiguration
@@ -81,14 +83,18 @@ public enum VADConfigurationFile {
 /// A VAD configuration as a JSON object (one key per parameter, by its JSON name), optionally with
 /// its scores and a comment: the shape of best.json, which `--config` reads back.
 public struct VADConfigurationObject: Encodable, Sendable {
+    /// The parameters.
     public var configuration: VADConfiguration
+    /// Its scores, when written by `vad tune` (`scores`).
     public var scores: VADScoring.Metrics?
+    /// A note for people (`_comment`).
     public var comment: String?
     /// A best-effort choice: the constraints it breaks, in words (`_best_effort`).
     public var bestEffort: String?
     /// The client's barge-in policy that goes with it (`barge_in`), when tuned.
     public var policy: BargeInPolicy?
 
+    /// An object of `configuration`, with the optional extras.
     public init(
         _ configuration: VADConfiguration, scores: VADScoring.Metrics? = nil, comment: String? = nil,
         bestEffort: String? = nil, policy: BargeInPolicy? = nil

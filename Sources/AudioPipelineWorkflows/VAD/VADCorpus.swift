@@ -8,12 +8,19 @@ import Foundation
 /// Only what tuning needs is kept per file: the band features (per frame length), the labels and a
 /// waveform envelope for the plots — not the samples, so a large corpus fits in little memory.
 public struct VADCorpus: Sendable {
+    /// One recording with its labels.
     public struct Item: Sendable {
+        /// The recording's name (its file name without the extension).
         public var name: String
+        /// The recording's path.
         public var audioPath: String
+        /// Its far-end reference's path, if it has one.
         public var referencePath: String?
+        /// The labelled speech.
         public var labels: [SpeechSegment]
+        /// The recording's rate, Hz.
         public var rate: Int
+        /// Its length, s.
         public var duration: Double
         /// Min/max of the waveform per plot column (`VADCorpus.envelopeColumns`), scaled to the peak.
         public var envelope: [(min: Float, max: Float)]
@@ -31,17 +38,26 @@ public struct VADCorpus: Sendable {
         var frameSeconds: Double
     }
 
+    /// Columns of the waveform envelope kept per file (the plots' width).
     public static let envelopeColumns = 1130
     static let audioExtensions: Set<String> = [
         "wav", "flac", "ogg", "aif", "aiff", "caf", "w64", "rf64", "mp3", "opus",
     ]
 
+    /// The recordings paired with labels, in name order.
     public var items: [Item] = []
     /// Files without a partner (listed, not fatal).
     public var skipped: [String] = []
+    /// What the files lacked (a reference padded or cut).
     public var warnings: [String] = []
 
+    /// Pairs each recording of `audioDirectory` with its labels in `labelDirectory` and computes the
+    /// band features of each.
     /// - Parameters:
+    ///   - audioDirectory: the microphone recordings (WAV, FLAC; any rate, mixed to mono).
+    ///   - labelDirectory: one Audacity label file per recording, by the recording's name.
+    ///   - referenceSuffix: the name suffix of a recording's far-end reference beside it (the
+    ///     audio played while it was recorded; `VADTuneOptions` says `.ref.wav`); not empty.
     ///   - frameMilliseconds: the frame lengths the sweep will use (features are computed for each).
     ///   - resampler: converts a reference whose rate differs from its microphone's.
     public init(

@@ -17,11 +17,13 @@ public enum LabelFormat: String, Sendable, CaseIterable, Codable {
 
 /// What `vad detect` should do.
 public struct VADDetectOptions: Sendable {
+    /// The detector's parameters.
     public var configuration = VADConfiguration()
     /// Far-end reference: what the client was playing, on the microphone's timeline.
     public var reference: String?
     /// Back-date onsets (offline labelling) instead of the streaming decision timeline.
     public var align = false
+    /// The label file's format.
     public var format = LabelFormat.audacity
     /// Converts a reference whose rate differs from the microphone's.
     public var resampler = ResamplerChoice.default
@@ -33,6 +35,7 @@ public struct VADDetectOptions: Sendable {
     public var scores: String?
     /// `{"pipecat": {…}}` or `{"livekit": {…}}` (best.json of `vad tune --emulate`).
     public var framework: FrameworkConfiguration?
+    /// The default detector, Audacity labels, the streaming timeline.
     public init() {}
 
     /// With `scores`, emulate the framework `config` names (read here); returns whether it does.
@@ -46,12 +49,17 @@ public struct VADDetectOptions: Sendable {
 
 /// What `vad detect` found (`--format json` writes it; `--json` prints it).
 public struct VADDetectReport: WorkflowReport, Codable, Hashable {
+    /// The microphone file's path.
     public var input: String
+    /// The reference's path, when one was given.
     @NullWhenAbsent public var reference: String?
+    /// The microphone's rate, Hz.
     public var sampleRate: Int
+    /// Its length, s.
     public var duration: Double
     /// `streaming` (decision times) or `aligned` (`--align`).
     public var timeline: String
+    /// The detected speech, in order.
     public var segments: [Segment]
     /// Every parameter by its JSON name.
     public var configuration: VADConfiguration
@@ -60,22 +68,29 @@ public struct VADDetectReport: WorkflowReport, Codable, Hashable {
     /// With `--scores`: the framework emulated and its setting (`{"pipecat": {…}}`); absent otherwise.
     public var emulated: [String: [String: Double]]?
 
+    /// Speech detected in all, s.
     public var speechSeconds: Double { segments.reduce(0) { $0 + $1.end - $1.start } }
 
     /// A detected segment, and with `--explain` why it opened and closed (the key is absent otherwise).
     public struct Segment: Codable, Hashable, Sendable {
+        /// Start, s.
         public var start: Double
+        /// End, s.
         public var end: Double
+        /// Why it opened and closed (`--explain`); absent otherwise.
         public var explain: VADSegmentExplanation?
 
+        /// A segment of `s`, with its explanation if any.
         public init(_ s: SpeechSegment, explain: VADSegmentExplanation? = nil) {
             (start, end, self.explain) = (s.start, s.end, explain)
         }
 
+        /// The segment as a `SpeechSegment`.
         public var span: SpeechSegment { SpeechSegment(start: start, end: end) }
     }
 }
 
+/// `vad detect` on one file.
 public enum VADDetector {
     /// Detects speech in `input` and writes the labels to `output` (`-`: standard output).
     public static func detect(input: String, output: String, options o: VADDetectOptions) throws(AudioPipelineError)

@@ -7,21 +7,28 @@ import Foundation
 public struct VADSegmentExplanation: Codable, Hashable, Sendable {
     /// A band and its excess over noise floor ⊕ expected echo (what the score is made of), dB.
     public struct Band: Codable, Hashable, Sendable {
+        /// The band's name (`300–1000 Hz` …).
         public var band: String
+        /// Its excess, dB.
         public var excessDb: Double
     }
 
+    /// How a segment opened.
     public struct Opening: Codable, Hashable, Sendable {
         /// When speech was declared (the end of the confirming frame), and the start of the first
         /// frame of the run of `frames` frames that passed the enter test.
         public var time: Double
+        /// Start of the confirming run's first frame, s.
         public var runStart: Double
+        /// Frames in the run.
         public var frames: Int
         /// The score of the deciding frame and the lowest score over the run, dB.
         public var scoreDb: Double
+        /// The lowest score over the run, dB.
         public var lowestScoreDb: Double
         /// The deciding frame's level and the loudest recent speech (the talker gate's reference), dBFS.
         public var levelDbfs: Double
+        /// The loudest recent speech, dBFS.
         public var loudestDbfs: Double
         /// The bands at or above the enter threshold in the deciding frame, largest excess first (the
         /// largest alone when none is: a start by the held excess, `sustained_enter_db`).
@@ -32,6 +39,7 @@ public struct VADSegmentExplanation: Codable, Hashable, Sendable {
         @NullWhenAbsent public var echo: VADEchoSummary?
     }
 
+    /// How a segment closed.
     public struct Closing: Codable, Hashable, Sendable {
         /// When speech ended (the end of the first frame decided non-speech, or the file's end).
         public var time: Double
@@ -44,15 +52,21 @@ public struct VADSegmentExplanation: Codable, Hashable, Sendable {
         @NullWhenAbsent public var quietFrom: Double?
         /// That frame's exit score and level, and the loudest recent speech then, dB / dBFS.
         public var exitScoreDb: Double
+        /// That frame's level, dBFS.
         public var levelDbfs: Double
+        /// The loudest recent speech then, dBFS.
         public var loudestDbfs: Double
+        /// The rule that ended it, in words with the parameters' JSON names.
         public var rule: String
     }
 
+    /// How it opened.
     public var opened: Opening
+    /// How it closed.
     public var closed: Closing
 }
 
+/// Explains a run's segments (`vad detect --explain`).
 public enum VADExplainer {
     /// One explanation per speech run of `run` (which needs `details`), in order: the explanation of
     /// segment k of `run.segments()` is element k.
@@ -67,8 +81,11 @@ public enum VADExplainer {
     /// `explain` one decision at a time, in constant memory (but the explanations): it keeps the
     /// open segment's opening, the last `confirmFrames` scores and the frame that started the hangover.
     public struct Stream: Sendable {
+        /// The detector's parameters (the rules name them).
         public let configuration: VADConfiguration
+        /// Length of one frame, s.
         public let frameSeconds: Double
+        /// The segments explained so far, in order.
         public private(set) var explanations: [VADSegmentExplanation] = []
         /// The last scores (a run longer than this shows its lowest among them).
         private var recentScores = [Double](repeating: 0, count: 16)
@@ -79,6 +96,7 @@ public enum VADExplainer {
         private var last: (frame: VADDecider.Frame, detail: VADDecider.Detail)?
         private var speaking = false
 
+        /// A stream for decisions of `frameSeconds` made with `configuration`.
         public init(configuration: VADConfiguration, frameSeconds: Double) {
             self.configuration = configuration
             self.frameSeconds = frameSeconds
@@ -256,23 +274,30 @@ extension VADSegmentExplanation {
 /// of the gain in use) and what the expectation rested on. `vad detect --explain` and the session
 /// report say it.
 public struct VADEchoSummary: Codable, Hashable, Sendable {
+    /// One band's echo return loss.
     public struct Band: Codable, Hashable, Sendable {
+        /// The band's name.
         public var band: String
+        /// The reference's level over its echo's, dB.
         public var returnLossDb: Double
     }
 
     /// nil: not found yet (echo expected anywhere in the search range).
     @NullWhenAbsent public var delayMs: Double?
+    /// The delay range searched, ms (`echo_delay_min_ms`, `echo_delay_max_ms`).
     public var searchedMs: [Double]
+    /// Per band, the echo return loss.
     public var returnLoss: [Band]
     /// `worst-case` (nothing learnt yet), `window` (no delay yet: a learnt envelope over the whole
     /// search range) or `tracked` (the delay found, the gain learnt from it).
     public var basis: String
 
+    /// The summary of a frame's `Detail`, with the model's `stage`.
     public init(_ d: VADDecider.Detail, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
         self.init(delayFrames: d.echoDelayFrames, gains: d.echoGains, stage: stage, configuration: c)
     }
 
+    /// The summary of an `Estimate`.
     public init(_ e: VADEchoModel.Estimate, configuration c: VADConfiguration) {
         self.init(delayFrames: e.delayFrames, gains: e.gains, stage: e.stage, configuration: c)
     }

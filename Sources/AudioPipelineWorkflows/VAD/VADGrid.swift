@@ -6,16 +6,19 @@ import Foundation
 /// min_speech_ms: 400 combinations), each `--set NAME=V1,V2,…` replacing or adding one axis;
 /// `including(_:)` adds the baseline's own value to every axis, so the baseline is always swept.
 public struct VADGrid: Sendable {
+    /// The axes: a parameter's JSON name and the values it takes.
     public var axes: [(name: String, values: [Double])]
 
     /// Combinations refused before anything is built (a runaway grid would need gigabytes).
     public static let maximumSettings = 100_000
 
+    /// enter_db × exit_db × hangover_ms × min_speech_ms: 400 settings.
     public static let `default` = VADGrid(axes: [
         ("enter_db", [6, 8, 10, 12, 14]), ("exit_db", [1, 1.5, 3, 5]), ("hangover_ms", [60, 100, 150, 200, 300]),
         ("min_speech_ms", [10, 20, 40, 60]),
     ])
 
+    /// A grid of these axes.
     public init(axes: [(name: String, values: [Double])]) { self.axes = axes }
 
     /// The grid of a JSON file, else the default grid, with each `--set` axis replacing that axis

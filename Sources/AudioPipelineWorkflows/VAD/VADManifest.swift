@@ -6,7 +6,9 @@ import Foundation
 /// `condition` if there is one, else `noise` (the kit's), or those `--condition-by` names — for the
 /// report's per-condition table. Fields may be quoted (RFC 4180: commas and doubled quotes inside).
 public struct VADManifest: Sendable {
+    /// The manifest's path.
     public var path: String
+    /// Its columns, in order.
     public var header: [String]
     /// Each item's fields by column, by item name.
     public var rows: [String: [String: String]]
@@ -23,6 +25,8 @@ public struct VADManifest: Sendable {
         return nil
     }
 
+    /// The manifest in `text`, read from `path`.
+    /// - Throws: `invalidData` naming the file and line of a bad row, or a header without `name`.
     public init(text: String, path: String) throws(AudioPipelineError) {
         self.path = path
         let records = try Self.records(text, path: path)

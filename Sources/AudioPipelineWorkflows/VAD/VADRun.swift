@@ -5,14 +5,20 @@ import Foundation
 /// Runs the streaming detector over a whole file (reference optional) and turns its per-frame
 /// decisions into segments on the streaming timeline.
 public struct VADRun: Sendable {
+    /// One decision per frame.
     public var frames: [VADDecider.Frame]
+    /// Length of one frame, s.
     public var frameSeconds: Double
+    /// The file's length, s.
     public var duration: Double
+    /// The detector's parameters.
     public var configuration: VADConfiguration
     /// What each frame's decision was made of, when asked for (`init(explaining:…)`,
     /// `VADCorpus.run(_:configuration:details:)`); empty otherwise.
     public var details: [VADDecider.Detail] = []
 
+    /// Runs the detector over `samples` (mono at `rate`), with `reference` (same length) if given.
+    /// - Throws: `invalidConfiguration` for a configuration or rate the detector refuses.
     public init(samples: [Float], rate: Int, reference: [Float]?, configuration: VADConfiguration)
         throws(AudioPipelineError)
     {
@@ -81,6 +87,7 @@ public struct VADRun: Sendable {
         return (run, s.rate, s.warnings, explainer?.explanations ?? [])
     }
 
+    /// A run of the given decisions (and details).
     public init(
         frames: [VADDecider.Frame], frameSeconds: Double, duration: Double, configuration: VADConfiguration,
         details: [VADDecider.Detail] = []
@@ -115,6 +122,7 @@ public struct VADRun: Sendable {
             configuration: configuration, align: align)
     }
 
+    /// The segments of a sequence of decisions (see `segments(align:)`).
     public static func segments(
         decisions: [Bool], frameSeconds f: Double, duration: Double, configuration c: VADConfiguration, align: Bool
     ) -> [SpeechSegment] {

@@ -11,16 +11,24 @@ public enum VADScoring {
     static let minimumGap = 0.2
     static let onsetWindow = 0.5
 
+    /// Additive counts of one file (or pooled files) against its labels.
     public struct Counts: Sendable, Hashable {
+        /// 10 ms frames: true and false positives, false and true negatives.
         public var tp = 0, fp = 0, fn = 0, tn = 0
+        /// Length scored, s.
         public var duration = 0.0
+        /// Labelled onsets, those detected, those already on before them, and false triggers.
         public var onsets = 0, detected = 0, pre = 0, falseTriggers = 0
+        /// Onset latencies of the detected onsets, s.
         public var latencies: [Double] = []
+        /// Latencies of the fresh onsets (the hypothesis was off before them), s.
         public var freshLatencies: [Double] = []
         /// The barge-ins of the files with a far-end reference (`VADBargeInReplay`).
         public var bargeIn = VADBargeInCounts()
+        /// All zero.
         public init() {}
 
+        /// The counts of both (pooling).
         public static func + (a: Counts, b: Counts) -> Counts {
             var c = a
             c.tp += b.tp; c.fp += b.fp; c.fn += b.fn; c.tn += b.tn
@@ -33,10 +41,15 @@ public enum VADScoring {
         }
     }
 
+    /// The kit's metrics of some `Counts` (NaN where undefined: no speech, no onsets).
     public struct Metrics: Sendable, Hashable {
+        /// Frame precision, recall and F1; false-alarm rate and miss rate.
         public var precision, recall, f1, falseAlarm, miss: Double
+        /// Onsets detected (fraction); latency p50 and p90, all and fresh, ms.
         public var onsetDetection, latencyP50, latencyP90, freshLatencyP50, freshLatencyP90: Double
+        /// Onsets the hypothesis was already on for (fraction); false triggers per minute.
         public var preOn, falseTriggersPerMinute: Double
+        /// Labelled onsets.
         public var onsets: Int
         /// With far-end references, the session simulator's barge-in figures (NaN without):
         /// missed barge-ins (a fraction of the user onsets during agent playout), false barge-ins
@@ -47,11 +60,13 @@ public enum VADScoring {
         public var bargeInLatencyP90 = Double.nan
         public var bargeInOnsets = 0
 
+        /// The metrics' names in reports, in the order of `values`.
         public static let names = [
             "f1", "precision", "recall", "false_alarm", "miss", "onset_detect", "lat_p50_ms", "lat_p90_ms",
             "fresh_lat_p50_ms", "fresh_lat_p90_ms", "pre_on", "ft_per_min", "missed_barge_in",
             "false_barge_in_per_min", "barge_in_lat_p50_ms", "barge_in_lat_p90_ms",
         ]
+        /// The metrics in the order of `names`.
         public var values: [Double] {
             [
                 f1, precision, recall, falseAlarm, miss, onsetDetection, latencyP50, latencyP90, freshLatencyP50,
@@ -71,6 +86,7 @@ public enum VADScoring {
         return m
     }
 
+    /// Scores `hypothesis` against `reference` over `duration` seconds.
     public static func score(reference: [SpeechSegment], hypothesis: [SpeechSegment], duration: Double) -> Counts {
         let n = Int((duration / hop - 1e-9).rounded(.up))
         let r = frames(reference, count: n), h = frames(hypothesis, count: n)
@@ -114,6 +130,7 @@ public enum VADScoring {
         return v[lo] + (v[hi] - v[lo]) * (x - Double(lo))
     }
 
+    /// The metrics of `t`.
     public static func metrics(_ t: Counts) -> Metrics {
         let p = t.tp + t.fp > 0 ? Double(t.tp) / Double(t.tp + t.fp) : .nan
         let r = t.tp + t.fn > 0 ? Double(t.tp) / Double(t.tp + t.fn) : .nan

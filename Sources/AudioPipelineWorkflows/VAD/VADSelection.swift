@@ -9,14 +9,18 @@ import Foundation
 /// `--max-barge-in-latency-ms`); nil: no limit. A limit on a figure the corpus cannot measure (no
 /// references: no barge-ins) binds nothing.
 public struct VADConstraints: Codable, Sendable, Hashable {
+    /// Most false alarm allowed (fraction of non-speech); nil: no limit.
     public var maxFalseAlarm: Double?
+    /// Most false triggers per minute allowed; nil: no limit.
     public var maxFalseTriggersPerMinute: Double?
+    /// Most fresh-onset latency p90 allowed, ms; nil: no limit.
     public var maxOnsetLatencyMs: Double?
     public var maxFalseBargeInsPerMinute: Double?
     /// A fraction of the user onsets during agent playout.
     public var maxMissedBargeIns: Double?
     public var maxBargeInLatencyMs: Double?
 
+    /// Limits with the voice-agent defaults unless given.
     public init(
         maxFalseAlarm: Double? = 0.15, maxFalseTriggersPerMinute: Double? = 3, maxOnsetLatencyMs: Double? = 200,
         maxFalseBargeInsPerMinute: Double? = 0.5, maxMissedBargeIns: Double? = 0.1, maxBargeInLatencyMs: Double? = 300
@@ -95,6 +99,7 @@ public struct VADConstraints: Codable, Sendable, Hashable {
         return out
     }
 
+    /// Whether `m` meets every limit.
     public func met(_ m: VADScoring.Metrics) -> Bool { broken(m).isEmpty }
 
     /// How far `m` is from meeting the limits: the sum of its relative excesses over them (0: met).
@@ -135,9 +140,12 @@ public struct VADFolds: Sendable, Hashable {
     /// Each file's group.
     public var groups: [String]
 
+    /// Folds at most.
     public static let maximumFolds = 10
 
-    /// - Parameter groups: each file's group; nil: each file is its own.
+    /// - Parameters:
+    ///   - files: the corpus's files, in order.
+    ///   - groups: each file's group; nil: each file is its own.
     public init(files: [String], groups: [String]? = nil) {
         let g = groups ?? files
         self.groups = g
@@ -160,7 +168,9 @@ public struct VADSelection: Sendable {
     public var chosen: Int?
     /// With no setting meeting them: the closest (the smallest relative excess), best first.
     public var closest: [Int]
+    /// Settings that meet the constraints on all files.
     public var qualified: Int
+    /// The baseline's index in the outcomes.
     public var baseline: Int
     /// Pooled held-out counts of the choices made fold by fold (nil with fewer than two folds).
     public var crossValidated: VADScoring.Counts?
@@ -173,8 +183,10 @@ public struct VADSelection: Sendable {
     public var adopt: Bool
     /// Why, in words.
     public var reason: String
+    /// What the selection could not do as asked (too few groups for folds …).
     public var warnings: [String]
 
+    /// Chooses among `outcomes` (the sweep) against the one at `baseline`, cross-validated over `folds`.
     public init(
         outcomes: [VADSweep.Outcome], baseline: Int, folds: VADFolds, objective: VADSweep.Objective,
         constraints: VADConstraints, fileNames: [String]

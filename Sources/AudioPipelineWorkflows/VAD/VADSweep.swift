@@ -5,7 +5,9 @@ import Foundation
 /// `vad tune`'s search: every setting of a grid scored over a corpus. The band features are computed
 /// once per file (`VADCorpus`); each setting only runs the per-frame decider over them, on every core.
 public enum VADSweep {
+    /// One setting of the grid.
     public struct Setting: Sendable, Hashable {
+        /// The full configuration.
         public var configuration: VADConfiguration
         /// The barge-in policy (what a client does with the detector's decisions): swept with
         /// `min_barge_in_ms` and `ignore_first_ms`, scored on files with a far-end reference.
@@ -43,16 +45,26 @@ public enum VADSweep {
     /// The barge-in policy's parameters a grid may sweep (`session simulate`'s names).
     public static let policyNames = ["min_barge_in_ms", "ignore_first_ms"]
 
+    /// A setting scored over the corpus.
     public struct Outcome: Sendable {
+        /// The setting.
         public var setting: Setting
+        /// Counts pooled over the files.
         public var overall: VADScoring.Counts
+        /// Counts per file, in corpus order.
         public var perFile: [VADScoring.Counts]
+        /// The pooled metrics.
         public var metrics: VADScoring.Metrics { VADScoring.metrics(overall) }
     }
 
     /// What `tune` maximises.
     public enum Objective: String, Sendable, CaseIterable, Codable {
-        case f1, precision, recall
+        /// Highest frame F1.
+        case f1
+        /// Highest frame precision.
+        case precision
+        /// Highest frame recall.
+        case recall
         /// Lowest false-alarm rate (ties: higher F1).
         case falseAlarm = "fa"
         /// F1 minus the fresh-onset latency p50 in seconds: 100 ms costs 0.1 of F1 (trades F1 for speed).
@@ -190,6 +202,7 @@ public enum VADSweep {
         }
     }
 
+    /// The objective's value of `m` (higher is better).
     public static func value(_ m: VADScoring.Metrics, _ objective: Objective) -> Double {
         switch objective {
         case .f1: return m.f1

@@ -4,14 +4,18 @@ import Foundation
 
 /// What `vad tune` should do.
 public struct VADTuneOptions: Sendable {
+    /// The recordings' directory.
     public var audioDirectory: String
+    /// The labels' directory (Audacity labels, one per recording).
     public var labelDirectory: String
+    /// The name suffix of a recording's far-end reference beside it.
     public var referenceSuffix = ".ref.wav"
     /// The baseline: the configuration the grid varies, and the one kept unless tuning beats it
     /// (the defaults, or `--config CURRENT.json`: what the user runs today).
     public var base = VADConfiguration()
     /// The baseline's barge-in policy (what the client does with the detector's decisions).
     public var basePolicy = BargeInPolicy()
+    /// The parameters swept and their values.
     public var grid = VADGrid.default
     /// With far-end references and no policy axis in `grid`, sweep `VADGrid.bargeInAxes` too.
     public var bargeInAxes = true
@@ -28,6 +32,7 @@ public struct VADTuneOptions: Sendable {
     public var groupBy: String?
     /// With no setting meeting the constraints, write the closest to best.json anyway (marked so).
     public var bestEffort = false
+    /// Most settings swept (a larger grid is refused before anything runs).
     public var maxSettings = VADGrid.maximumSettings
     /// Converts references whose rate differs from their microphone's.
     public var resampler = ResamplerChoice.default
@@ -39,6 +44,7 @@ public struct VADTuneOptions: Sendable {
     /// `FRAMEWORK=SCORES_DIR` (`--compare`): each framework tuned the same way beside the energy VAD.
     public var compare: [String] = []
 
+    /// Tuning of the corpus in `audioDirectory` and `labelDirectory` into `reportDirectory`.
     public init(audioDirectory: String, labelDirectory: String, reportDirectory: String) {
         self.audioDirectory = audioDirectory
         self.labelDirectory = labelDirectory
@@ -73,11 +79,17 @@ public struct VADTuneOptions: Sendable {
 public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
     /// The figures users live by, for one setting over some files (fresh-onset latencies).
     public struct Figures: Codable, Sendable, Hashable {
+        /// Frame F1.
         @NullWhenAbsent public var f1: Double?
+        /// False-alarm rate (fraction of non-speech frames).
         @NullWhenAbsent public var falseAlarm: Double?
+        /// Miss rate (fraction of speech frames).
         @NullWhenAbsent public var miss: Double?
+        /// False triggers per minute.
         @NullWhenAbsent public var falseTriggersPerMinute: Double?
+        /// Fresh-onset latency p50, ms.
         @NullWhenAbsent public var onsetLatencyP50Ms: Double?
+        /// Fresh-onset latency p90, ms.
         @NullWhenAbsent public var onsetLatencyP90Ms: Double?
         /// With far-end references (else null): the session simulator's barge-in figures.
         @NullWhenAbsent public var falseBargeInsPerMinute: Double?
@@ -85,6 +97,7 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
         @NullWhenAbsent public var bargeInLatencyP50Ms: Double?
         @NullWhenAbsent public var bargeInLatencyP90Ms: Double?
 
+        /// The figures of `m` (nil where it is NaN).
         public init(_ m: VADScoring.Metrics) {
             func finite(_ v: Double) -> Double? { v.isFinite ? v : nil }
             f1 = finite(m.f1)
@@ -100,21 +113,27 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
         }
     }
 
+    /// One setting and its figures.
     public struct Candidate: Codable, Sendable, Hashable {
         /// The swept parameters' values.
         public var setting: [String: Double]
+        /// On all files.
         public var tuning: Figures
         /// How the choice does on files it was not made on (the baseline, not chosen: its tuning
         /// figures); nil without at least two folds.
         @NullWhenAbsent public var crossValidated: Figures?
     }
 
+    /// The objective's name (`f1`, `fa` …).
     public var objective: String
     /// Settings swept, and how many meet the constraints on all files.
     public var settings: Int
+    /// Of them, meeting the constraints.
     public var qualified: Int
+    /// The limits applied.
     public var constraints: VADConstraints
     public var warnings: [String]
+    /// The baseline (the defaults or `--config`).
     public var baseline: Candidate
     /// nil when no setting meets the constraints.
     @NullWhenAbsent public var chosen: Candidate?
@@ -122,31 +141,46 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
     public var closest: [Candidate]
     /// `chosen`, `baseline` (kept), or `none` (no setting meets the constraints).
     public var use: String
+    /// Why, in words.
     public var reason: String
+    /// Cross-validation folds (fewer than two: none).
     public var folds: Int
     /// The spread of the per-fold gains over the baseline (a standard deviation of the objective).
     @NullWhenAbsent public var foldSpread: Double?
+    /// Recordings tuned on.
     public var files: Int
+    /// Of them, with a far-end reference.
     public var filesWithReference: Int
+    /// Audio tuned on, minutes.
     public var minutes: Double
     /// best.json's path when one was written.
     @NullWhenAbsent public var bestJSON: String?
     /// With `--compare`: the energy VAD's choice beside each framework's (absent otherwise).
     public var comparison: [VADComparisonRow]?
+    /// best.json holds the closest setting though none meets the constraints.
     public var bestEffort: Bool
+    /// Files left out (no labels, no audio), with the reason.
     public var skipped: [String]
+    /// The report directory.
     public var report: String
+    /// Wall time, s.
     public var elapsedSeconds: Double
 }
 
+/// `vad tune`: chooses VAD settings on a labelled corpus.
 public enum VADTuner {
     /// Loads the corpus, sweeps the grid, chooses (cross-validated), writes the report directory.
     /// Throws nothing when no setting meets the constraints: `use == "none"` says so (the CLI exits 1).
-    /// - Parameter notes: called with what was skipped or adjusted and what is about to be swept,
-    ///   before the sweep (the CLI prints them on stderr as they come).
+    /// - Parameters:
+    ///   - o: the corpus, the grid, the constraints and the report directory.
+    ///   - notes: called with what was skipped or adjusted and what is about to be swept,
+    ///     before the sweep (the CLI prints them on stderr as they come).
+    ///   - progress: called as files are analysed and settings swept.
     public static func tune(
         _ o: VADTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {
+        var o = o
+        o.reportDirectory = PathParts.normalized(o.reportDirectory)  // `--report tuned/` prints tuned/index.html
         let start = DispatchTime.now().uptimeNanoseconds
         guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
             throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
@@ -174,7 +208,6 @@ public enum VADTuner {
                 "--condition-by needs a manifest.csv in \(o.audioDirectory) or \(o.labelDirectory)")
         }
         let withReference = corpus.items.filter { $0.referencePath != nil }.count
-        var o = o
         if withReference > 0 {
             // What barge-in lives by: the client's policy is swept too, unless the grid says otherwise.
             if o.bargeInAxes && !o.grid.axes.contains(where: { VADSweep.policyNames.contains($0.name) }) {
@@ -298,13 +331,18 @@ public enum VADTuner {
 /// report — one holding `marker`, which every report gets. Anything else (recordings, a user's
 /// own files) is refused before any work, never deleted.
 public final class ReportDirectory {
+    /// The directory, as given (trailing slashes dropped).
     public let path: String
+    /// The temporary directory beside it that is written, and renamed to `path` by `publish()`.
     public let temporaryPath: String
     private var published = false
     /// The file that marks a directory as an audiopipe report (which a later report may replace).
     public static let marker = ".audiopipe-report"
 
+    /// - Parameter path: the directory to create or replace; trailing slashes are dropped (`-o sim/`
+    ///   is `sim`, and its files print as `sim/report.html`).
     public init(path: String) throws(AudioPipelineError) {
+        let path = PathParts.normalized(path)
         self.path = path
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue {

@@ -7,7 +7,7 @@ struct Session: ParsableCommand {
         abstract: "Simulate a whole barge-in conversation offline: how soon the agent stops, how often for nothing.",
         subcommands: [SessionSimulate.self])
 
-    func run() throws { throw ValidationError("choose a subcommand: session simulate") }
+    func run() throws { throw UsageError(missingSubcommandOf: Self.self) }
 }
 
 struct SessionSimulate: ParsableCommand {
@@ -40,11 +40,11 @@ struct SessionSimulate: ParsableCommand {
     @Option(help: "Recorded mode: what was played, on the microphone's timeline.") var reference: String?
     @Option(help: "Arrival trace of the agent's packets (the jitter kit's CSV).") var trace: String?
     @Option(help: "Synthetic network: delay=MS,jitter=MS,loss=PCT,burst=X,packet=MS.") var network: String?
-    @Option(parsing: .number, help: "Echo path delay, ms.") var echoDelayMs: Double?
-    @Option(parsing: .number, help: "Echo level relative to the loudspeaker, dB.") var echoGainDb: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Session.echoDelayMs)) var echoDelayMs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Session.echoGainDb)) var echoGainDb: Double?
     @Option(help: "Echo path impulse response (WAV), instead of the small-speaker response.") var echoIr: String?
     @Flag(help: "No echo path.") var noEcho = false
-    @Option(parsing: .number, help: "Microphone noise floor, dBFS RMS (default −70).") var noiseDbfs: Double?
+    @Option(parsing: .number, help: ArgumentHelp(OptionHelp.Session.noiseDbfs)) var noiseDbfs: Double?
     @Option(help: ArgumentHelp(ProfileLoader.help)) var profile = "openai-realtime"
     @Option(parsing: .number, help: "Audio device rate, Hz (synthetic mode).") var deviceRate = 48_000
     @Option(parsing: .number, help: "Client audio per message, ms.") var chunkMs = 20.0

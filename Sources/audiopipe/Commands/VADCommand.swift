@@ -9,7 +9,7 @@ struct VAD: ParsableCommand {
         abstract: "Energy voice-activity detection for barge-in, optionally echo-aware.",
         subcommands: [VADDetect.self, VADTune.self])
 
-    func run() throws { throw ValidationError("choose a subcommand: vad detect or vad tune") }
+    func run() throws { throw UsageError(missingSubcommandOf: Self.self) }
 }
 
 struct VADDetect: ParsableCommand {

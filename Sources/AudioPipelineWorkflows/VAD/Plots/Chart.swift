@@ -2,12 +2,17 @@ import Foundation
 
 /// A scatter/line chart as SVG: series of (x, y) points and an optional marked point.
 public struct Chart {
+    /// One series of points.
     public struct Series {
+        /// Its name in the legend.
         public var label: String
+        /// Its colour (any SVG colour).
         public var color: String
+        /// The (x, y) points.
         public var points: [(Double, Double)]
         /// Join the points (sorted by x) with a line.
         public var line: Bool
+        /// A series of `points`, joined by a line when `line`.
         public init(label: String, color: String, points: [(Double, Double)], line: Bool) {
             self.label = label
             self.color = color
@@ -16,12 +21,18 @@ public struct Chart {
         }
     }
 
+    /// The chart's title.
     public var title: String
+    /// The x axis's title (with its unit).
     public var xLabel: String
+    /// The y axis's title (with its unit).
     public var yLabel: String
+    /// The series, drawn in order.
     public var series: [Series]
+    /// A point to mark and label (the chosen setting), if any.
     public var mark: (x: Double, y: Double, label: String)?
 
+    /// A chart of `series`.
     public init(
         title: String, xLabel: String, yLabel: String, series: [Series], mark: (x: Double, y: Double, label: String)?
     ) {
@@ -34,6 +45,7 @@ public struct Chart {
 
     static let width = 760.0, height = 520.0, left = 70.0, right = 30.0, top = 50.0, bottom = 70.0
 
+    /// The chart as an SVG document: axes with ticks, the series, a legend, the mark.
     public var svg: String {
         let plotW = Self.width - Self.left - Self.right, plotH = Self.height - Self.top - Self.bottom
         let all = series.flatMap(\.points)

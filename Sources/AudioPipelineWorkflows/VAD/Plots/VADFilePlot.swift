@@ -11,15 +11,22 @@ import Foundation
 /// (a level's range, a floor's mean), and time ticks are 1-2-5 steps of seconds, or of minutes as
 /// m:ss beyond a minute (`Ticks.time`).
 public struct VADFilePlot {
+    /// The file's name, in the title.
     public var name: String
     /// Waveform min/max per column, scaled to ±1 (`VADCorpus.Item.envelope`).
     public var envelope: [(min: Float, max: Float)]
+    /// The detector's run over the file.
     public var run: VADRun
+    /// The labelled speech.
     public var labels: [SpeechSegment]
+    /// The detected speech.
     public var detected: [SpeechSegment]
+    /// The file's scores.
     public var metrics: VADScoring.Metrics
+    /// The run had a far-end reference (the expected echo is drawn).
     public var hasReference: Bool
 
+    /// A plot of one file's run.
     public init(
         name: String, envelope: [(min: Float, max: Float)], run: VADRun, labels: [SpeechSegment],
         detected: [SpeechSegment], metrics: VADScoring.Metrics, hasReference: Bool
@@ -54,9 +61,11 @@ public struct VADFilePlot {
         hasDetails ? Self.bandTop + 4 * (Self.bandHeight + Self.bandGap) - 6 : Self.levelTop + Self.levelHeight + 16
     }
     static let segmentHeight = 54.0
+    /// The document's height, px.
     public var height: Double { segmentTop + Self.segmentHeight + 82 }
     var plotWidth: Double { Self.width - Self.left - Self.right }
 
+    /// The plot as an SVG document.
     public var svg: String {
         var s = SVG(width: Self.width, height: height)
         let c = run.configuration
