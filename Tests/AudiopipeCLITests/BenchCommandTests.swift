@@ -114,7 +114,10 @@ import _AudioPipelineTestSupport
         let passing = try CLI.run(quick + ["--budget", "mic.p99<1s"])
         #expect(passing.status == 0, "\(passing.stderr)")
         #expect(passing.text.contains("budget: within (1 of 1 met)") && passing.text.contains("mic.p99<1s"))
-        #expect(passing.text.contains("real time (p99.9 of a 20.0 ms chunk)") && passing.text.contains("keeps up"))
+        // The real-time verdict is there; which way it goes is timing (a debug build on a loaded
+        // machine may not keep up), which the benchmark suite measures, not a test.
+        #expect(passing.text.contains("real time (p99.9 of a 20.0 ms chunk)"))
+        #expect(passing.text.contains(": keeps up") || passing.text.contains("CANNOT keep up"), "\(passing.text)")
         #expect(passing.text.contains("vad (not in total)"))
         #expect(passing.text.contains("total = convert + chunk+frame; vad runs beside the path"))
         let lines = passing.text.split(separator: "\n")

@@ -11,11 +11,14 @@ import RealModule
 /// The measure depends on the audio only, not on the VAD's parameters: a sweep computes it once per
 /// file. Samples are floats as a 16-bit client sends them (int16 / 32768).
 public struct PipecatVolume: Sendable {
+    /// The analyser's rate, Hz: 8000 or 16000.
     public let sampleRate: Int
     /// Samples per analysis window.
     public let windowSamples: Int
     /// Samples in the loudness block (⌈0.4 · rate⌉).
     public let blockSamples: Int
+    /// Pipecat's `_smoothing_factor`: the weight of each new block's volume in the exponential
+    /// smoothing, `prev + 0.2 · (v − prev)`.
     public static let smoothingFactor = 0.2
 
     private var ring: [Float]

@@ -13,9 +13,13 @@ public enum BatchJobs {
         return output
     }
 
-    /// - Parameter typeGiven: `o.type` was asked for (`--type`); else each output's type follows its
-    ///   name, as for one file — an input list's `output` column may name a .flac among .wav files
-    ///   (and a name of no known type is refused, naming it).
+    /// `convert` of one file with `o`.
+    /// - Parameters:
+    ///   - o: the conversion.
+    ///   - raw: how to read raw PCM inputs (nil: the inputs declare their format).
+    ///   - typeGiven: `o.type` was asked for (`--type`); else each output's type follows its name,
+    ///     as for one file — an input list's `output` column may name a .flac among .wav files (and
+    ///     a name of no known type is refused, naming it).
     public static func convert(_ o: ConvertOptions, raw: RawFormat?, typeGiven: Bool = true) -> BatchRunner.Job {
         { item in
             let path = try output(item)

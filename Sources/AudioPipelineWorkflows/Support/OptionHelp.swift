@@ -37,6 +37,9 @@ public enum OptionHelp {
     /// `vad tune`: what it does, its objective and its limits (whose defaults, `VADConstraints()`'s,
     /// the CLI shows).
     public enum VADTune {
+        /// The command's discussion: how recordings pair with labels and references, what is swept,
+        /// how the choice is made and checked, what the report holds, the exit codes and the framework
+        /// emulation (`--emulate`, `--compare`), with an example.
         public static let discussion = """
             Pairs each recording NAME.wav in --audio with an Audacity label file NAME.txt (in --labels, \
             default: next to it; without any, the error says how to make them; exit code 66) and a \
@@ -61,16 +64,23 @@ public enum OptionHelp {
             --compare FRAMEWORK=SCORES_DIR tunes it alike beside the energy VAD.
               audiopipe vad tune --audio recordings --labels labels --report tuned
             """
+        /// `--objective`: the objectives, and which is the default.
         public static let objective =
             "Maximise: f1, precision, recall, fa (lowest), f1-latency, or barge-in (least missed + false + late; "
             + "the default with references, else f1)."
+        /// `--max-false-alarm`.
         public static let maxFalseAlarm = "Limit: false-alarm rate, 0…1."
+        /// `--max-false-triggers-per-min`.
         public static let maxFalseTriggersPerMin = "Limit: false triggers per minute."
+        /// `--max-onset-latency-ms`: its default, and what replaces it on recordings with references.
         public static let maxOnsetLatencyMs =
             "Limit: fresh-onset latency p90, ms (default: 200; with references, barge-in latency instead)."
+        /// `--max-false-barge-ins-per-min`.
         public static let maxFalseBargeInsPerMin =
             "Limit with references: false barge-ins per minute of agent-only playout."
+        /// `--max-missed-barge-ins`.
         public static let maxMissedBargeIns = "Limit with references: missed barge-ins, 0…1."
+        /// `--max-barge-in-latency-ms`.
         public static let maxBargeInLatencyMs = "Limit with references: barge-in latency p90, ms."
     }
 

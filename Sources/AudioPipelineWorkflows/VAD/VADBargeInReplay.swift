@@ -4,13 +4,23 @@ import AudioPipelineCore
 /// playout, those missed, the barge-in latencies (ms), false barge-ins and the minutes of
 /// agent-only playout they are counted against. Additive, as `VADScoring.Counts`.
 public struct VADBargeInCounts: Sendable, Hashable {
+    /// User onsets during agent playout: labelled user segments that start while a response plays.
     public var onsets = 0
+    /// Of `onsets`, those no barge-in answered (during the segment or within 0.5 s of its end).
     public var missed = 0
+    /// Barge-ins with no user speech (none within a user segment or 0.5 s after its end).
     public var falseBargeIns = 0
+    /// Agent playout without user speech, minutes: what false barge-ins are counted per.
     public var agentOnlyMinutes = 0.0
+    /// The latency of each answered onset, from the user's onset to the barge-in, ms.
     public var latenciesMs: [Double] = []
+    /// All zero (no files).
     public init() {}
 
+    /// The counts of both (pooling files).
+    /// - Parameters:
+    ///   - a: one file's (or pool's) counts.
+    ///   - b: another's.
     public static func + (a: Self, b: Self) -> Self {
         var c = a
         c.onsets += b.onsets

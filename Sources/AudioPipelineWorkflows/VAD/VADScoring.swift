@@ -55,9 +55,14 @@ public enum VADScoring {
         /// missed barge-ins (a fraction of the user onsets during agent playout), false barge-ins
         /// per minute of agent-only playout, barge-in latency p50 and p90 (nearest rank, ms).
         public var missedBargeIns = Double.nan
+        /// False barge-ins per minute of agent-only playout (NaN without agent-only playout).
         public var falseBargeInsPerMinute = Double.nan
+        /// Barge-in latency p50 over the answered onsets, nearest rank, ms (NaN: none answered).
         public var bargeInLatencyP50 = Double.nan
+        /// Barge-in latency p90 over the answered onsets, nearest rank, ms (NaN: none answered).
         public var bargeInLatencyP90 = Double.nan
+        /// User onsets during agent playout, which the barge-in figures are over (0 without
+        /// references).
         public var bargeInOnsets = 0
 
         /// The metrics' names in reports, in the order of `values`.

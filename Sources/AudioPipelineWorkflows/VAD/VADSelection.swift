@@ -15,9 +15,11 @@ public struct VADConstraints: Codable, Sendable, Hashable {
     public var maxFalseTriggersPerMinute: Double?
     /// Most fresh-onset latency p90 allowed, ms; nil: no limit.
     public var maxOnsetLatencyMs: Double?
+    /// Most false barge-ins per minute of agent-only playout allowed; nil: no limit.
     public var maxFalseBargeInsPerMinute: Double?
     /// A fraction of the user onsets during agent playout.
     public var maxMissedBargeIns: Double?
+    /// Most barge-in latency p90 allowed, ms; nil: no limit.
     public var maxBargeInLatencyMs: Double?
 
     /// Limits with the voice-agent defaults unless given.

@@ -15,6 +15,12 @@ public enum VADSweep {
         /// The grid's values of this setting, by parameter name.
         public var values: [String: Double]
 
+        /// A setting of the grid.
+        /// - Parameters:
+        ///   - configuration: the full VAD configuration.
+        ///   - policy: the barge-in policy (default: barge in at the VAD's confirmation, from a
+        ///     response's start).
+        ///   - values: the grid's values of this setting, by parameter name.
         public init(configuration: VADConfiguration, policy: BargeInPolicy = BargeInPolicy(), values: [String: Double])
         {
             self.configuration = configuration

@@ -93,8 +93,11 @@ public struct VADTuningSummary: WorkflowReport, Codable, Hashable {
         @NullWhenAbsent public var onsetLatencyP90Ms: Double?
         /// With far-end references (else null): the session simulator's barge-in figures.
         @NullWhenAbsent public var falseBargeInsPerMinute: Double?
+        /// Missed barge-ins: a fraction of the user onsets during agent playout.
         @NullWhenAbsent public var missedBargeIns: Double?
+        /// Barge-in latency p50 over the answered onsets (nearest rank), ms.
         @NullWhenAbsent public var bargeInLatencyP50Ms: Double?
+        /// Barge-in latency p90 over the answered onsets (nearest rank), ms.
         @NullWhenAbsent public var bargeInLatencyP90Ms: Double?
 
         /// The figures of `m` (nil where it is NaN).

@@ -7,20 +7,40 @@ import Foundation
 /// analyser's rate: the file's own at 8 or 16 kHz, else converted to 16 kHz as the framework
 /// converts it). Computed once; every setting of a sweep only runs the decider over it.
 public struct FrameworkRecording: Sendable {
+    /// The recording's path.
     public var audioPath: String
+    /// Its per-window confidences, read and checked against the recording's length.
     public var scores: FrameworkScores
     /// The analyser's rate and window.
     public var rate: Int
+    /// Samples per analysis window at `rate`, from the score file's window (silero's: 512 at 16 kHz,
+    /// 256 at 8 kHz).
     public var windowSamples: Int
+    /// The recording's length at `rate`, s: what is scored, and where speech still going is closed.
     public var duration: Double
+    /// Pipecat's smoothed volume (`PipecatVolume`, 0…1) after each window, one per confidence (the
+    /// last repeated where the scores run a window or two past the audio); empty for a framework
+    /// without a volume gate (`FrameworkVAD.needsAudio`).
     public var volumes: [Double]
+    /// What was off but did not stop the job: the audio's, the score file's (clamped confidences)
+    /// and a conversion of the recording's rate for the emulation.
     public var warnings: [String]
 
     /// Audio per pipecat `analyze_audio` call (the transport's chunk), ms.
     public static let chunkMilliseconds = 20
 
+    /// Samples per pipecat `analyze_audio` call at `rate` (`chunkMilliseconds` of audio: 320 at
+    /// 16 kHz).
     public var chunkSamples: Int { rate * Self.chunkMilliseconds / 1000 }
 
+    /// Reads the scores and streams the recording once: its length and, for pipecat, its volumes.
+    /// - Parameters:
+    ///   - audio: the recording's path.
+    ///   - path: its score file, `NAME.csv` from scripts/vad-scores.py.
+    ///   - framework: the framework emulated (whether the volumes are measured).
+    /// - Throws: `inputUnavailable` when the score file is not there (the message says how to make
+    ///   it); `invalidData` for a malformed score file, a window that is not a whole number of
+    ///   samples, or scores that do not cover the recording; the audio reader's errors.
     public init(audio: String, scores path: String, framework: FrameworkVAD) throws(AudioPipelineError) {
         guard FileManager.default.fileExists(atPath: path) else {
             throw AudioPipelineError(
@@ -70,14 +90,28 @@ public struct FrameworkRecording: Sendable {
 /// A framework configuration file: `{"pipecat": {"confidence": 0.6, …}}` or `{"livekit": {…}}`
 /// (what `vad tune --emulate` writes as best.json; `_comment`, `scores` and `snippet` are ignored).
 public struct FrameworkConfiguration: Sendable, Hashable {
+    /// The framework configured: the file's one `pipecat` or `livekit` key.
     public var framework: FrameworkVAD
+    /// Its options, by the framework's own names (`FrameworkVAD.parameterNames`); options left out
+    /// take the framework's defaults.
     public var setting: [String: Double]
 
+    /// A configuration of `framework` with `setting` (not validated).
+    /// - Parameters:
+    ///   - framework: the framework configured.
+    ///   - setting: its options, by the framework's own names.
     public init(framework: FrameworkVAD, setting: [String: Double]) {
         self.framework = framework
         self.setting = setting
     }
 
+    /// Reads and checks a configuration file: one `pipecat` or `livekit` object of numbers (its keys
+    /// starting with `_` ignored), validated as the framework's options (`FrameworkVAD.validate`).
+    /// - Parameters:
+    ///   - path: the file, such as a best.json of `vad tune --emulate`.
+    /// - Throws: `invalidData` naming the file: not JSON, not exactly one framework's object (an
+    ///   energy-VAD configuration included), a value that is not a number, an unknown option or one
+    ///   out of range; the errors of reading the file.
     public static func read(_ path: String) throws(AudioPipelineError) -> FrameworkConfiguration {
         let text = try TextInput.text(path, what: "the framework configuration")
         let value: JSONValue

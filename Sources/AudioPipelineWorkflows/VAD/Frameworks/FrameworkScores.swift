@@ -9,18 +9,30 @@ import Foundation
 /// is an error; confidences outside 0…1 — clamped with a warning when within 0.001 of the range
 /// (rounding in another tool), an error beyond it or when not a number.
 public struct FrameworkScores: Sendable {
+    /// The score file's path (every error and warning names it).
     public var path: String
     /// Each window's confidence, as float32 (the models' own precision; the files hold enough
     /// digits to read it back exactly).
     public var confidences: [Float]
     /// The analysis window, seconds (the first row's time).
     public var windowSeconds: Double
+    /// What was off but did not stop the read: confidences just outside 0…1, clamped (one warning
+    /// with their count and the first one's line).
     public var warnings: [String] = []
 
+    /// How far outside 0…1 a confidence may lie and still be clamped (with a warning) rather than
+    /// refused: rounding in another tool.
     public static let clampTolerance = 0.001
     /// How far a row's time may be from the window grid (files write microseconds).
     static let timeTolerance = 2e-6
 
+    /// Reads and checks the score file.
+    /// - Parameters:
+    ///   - path: the file, as scripts/vad-scores.py writes it.
+    /// - Throws: `invalidData` naming the file and line: a wrong header, no rows, a row that is not
+    ///   two finite numbers, a first time outside (0, 1] s, a time off the window grid (out of order,
+    ///   repeated or missing rows), a confidence beyond `clampTolerance` of 0…1; the errors of reading
+    ///   the file.
     public init(path: String) throws(AudioPipelineError) {
         self.path = path
         let text = try TextInput.text(path, what: "the score file")

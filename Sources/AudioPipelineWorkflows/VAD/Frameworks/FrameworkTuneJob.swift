@@ -4,11 +4,17 @@ import Foundation
 
 /// What `vad tune --scores DIR --emulate pipecat|livekit` should do.
 public struct FrameworkTuneOptions: Sendable {
+    /// The framework emulated (`--emulate`).
     public var framework: FrameworkVAD
+    /// The recordings' directory (`--audio`).
     public var audioDirectory: String
+    /// The labels' directory: Audacity labels `NAME.txt`, one per recording (`--labels`; by default
+    /// the audio directory).
     public var labelDirectory: String
     /// `NAME.csv` per recording `NAME.*` (scripts/vad-scores.py).
     public var scoresDirectory: String
+    /// The report directory (`--report`; written whole, or not at all); with `--compare`,
+    /// REPORT/FRAMEWORK.
     public var reportDirectory: String
     /// `NAME=V1,V2,…` axes replacing the default grid's (`--set`).
     public var axes: [String] = []
@@ -17,11 +23,20 @@ public struct FrameworkTuneOptions: Sendable {
     public var gridFile: String?
     /// The baseline: the framework's defaults, or `--config CURRENT.json` (what the user runs today).
     public var base: [String: Double]?
+    /// What the choice maximises (`--objective`; default `f1`).
     public var objective = VADSweep.Objective.f1
+    /// The limits a chosen setting must meet (voice-agent defaults); from `vad tune` without the
+    /// barge-in ones, as the frameworks' decisions are scored by frames only.
     public var constraints = VADConstraints()
+    /// A `manifest.csv` column whose values group files for the cross-validation (`--group-by`);
+    /// nil: every file its own group.
     public var groupBy: String?
+    /// With no setting meeting the constraints, write the closest to best.json anyway (marked so).
     public var bestEffort = false
+    /// The name suffix of a recording's far-end reference (default `.ref.wav`): files so named are
+    /// not taken for recordings.
     public var referenceSuffix = ".ref.wav"
+    /// Most settings swept (`--max-settings`; a larger grid is refused before anything runs).
     public var maxSettings = VADGrid.maximumSettings
 
     /// The options `vad tune` shares with the energy tuner's (`energy`), then the framework's: the
@@ -58,6 +73,14 @@ public struct FrameworkTuneOptions: Sendable {
         }
     }
 
+    /// Tuning of `framework` over a corpus with the defaults: the framework's default grid around its
+    /// defaults (the baseline), `f1`, the voice-agent limits, leave one file out.
+    /// - Parameters:
+    ///   - framework: the framework emulated.
+    ///   - audioDirectory: the recordings' directory.
+    ///   - labelDirectory: the labels' directory (Audacity labels, one per recording).
+    ///   - scoresDirectory: the score files' directory, `NAME.csv` per recording.
+    ///   - reportDirectory: where the report goes.
     public init(
         framework: FrameworkVAD, audioDirectory: String, labelDirectory: String, scoresDirectory: String,
         reportDirectory: String
@@ -75,6 +98,15 @@ public struct FrameworkTuneOptions: Sendable {
 /// constraints (`VADSelection`); best.json holds `{"pipecat": {…}}` or `{"livekit": {…}}`, and the
 /// report the code to paste.
 public enum FrameworkTuner {
+    /// Reads the scores and recordings, sweeps the grid with the framework's decision, chooses
+    /// (cross-validated) and writes the report directory. Throws nothing when no setting meets the
+    /// constraints: `use == "none"` says so (the CLI exits 1).
+    /// - Parameters:
+    ///   - o: the framework, the corpus and its scores, the grid, the constraints and the report
+    ///     directory.
+    ///   - notes: called with what was skipped and what is about to be swept, before the sweep (the
+    ///     CLI prints them on stderr as they come).
+    ///   - progress: called when the settings have been swept.
     public static func tune(
         _ o: FrameworkTuneOptions, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> VADTuningSummary {

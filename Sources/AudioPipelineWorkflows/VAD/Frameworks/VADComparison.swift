@@ -11,6 +11,8 @@ public struct VADComparisonRow: Codable, Sendable, Hashable {
     public var vad: String
     /// What its tuning says to use: `chosen`, `baseline` or `none`.
     public var use: String
+    /// The setting that choice uses, by parameter name (the energy VAD's swept parameters, a
+    /// framework's options by its own names); null when no setting meets the limits.
     @NullWhenAbsent public var setting: [String: Double]?
     /// How that choice does on files it was not made on (the baseline's figures where it is kept:
     /// nothing was tuned on them).
