@@ -29,6 +29,19 @@ public enum VADConfigurationFile {
         return c
     }
 
+    /// The configuration file at `path` decoded as `type`; a file that is not JSON or does not fit
+    /// is bad data naming the file and the key at fault.
+    static func decode<T: Decodable>(_ type: T.Type, _ path: String) throws(AudioPipelineError) -> T {
+        let text = try TextInput.text(path, what: "the VAD configuration")
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch let error as DecodingError {
+            throw AudioPipelineError(.invalidData, "\(path): \(DecodingErrorText.describe(error, keyIsSubject: true))")
+        } catch {
+            throw AudioPipelineError(.invalidData, "\(path): not JSON: \(error)")
+        }
+    }
+
     /// The client's barge-in policy a configuration file holds (`"barge_in": {"min_barge_in_ms": 80,
     /// "ignore_first_ms": 0}`, what `vad tune` writes with far-end references); nil without one.
     public static func policy(_ path: String) throws(AudioPipelineError) -> BargeInPolicy? {
@@ -39,15 +52,7 @@ public enum VADConfigurationFile {
             }
             var barge_in: Policy?
         }
-        let text = try TextInput.text(path, what: "the VAD configuration")
-        let file: File
-        do {
-            file = try JSONDecoder().decode(File.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw AudioPipelineError(.invalidData, "\(path): \(DecodingErrorText.describe(error, keyIsSubject: true))")
-        } catch {
-            throw AudioPipelineError(.invalidData, "\(path): not JSON: \(error)")
-        }
+        let file = try decode(File.self, path)
         guard let p = file.barge_in else { return nil }
         let policy = BargeInPolicy(minimumSpeechMs: p.min_barge_in_ms ?? 0, ignoreFirstMs: p.ignore_first_ms ?? 0)
         do {
@@ -61,15 +66,7 @@ public enum VADConfigurationFile {
     /// The configuration in the JSON file at `path` (best.json's shape; unknown keys refused).
     /// - Throws: `invalidData` naming the file and the key or value at fault.
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
-        let text = try TextInput.text(path, what: "the VAD configuration")
-        let c: VADConfiguration
-        do {
-            c = try JSONDecoder().decode(VADConfiguration.self, from: Data(text.utf8))
-        } catch let error as DecodingError {
-            throw AudioPipelineError(.invalidData, "\(path): \(DecodingErrorText.describe(error, keyIsSubject: true))")
-        } catch {
-            throw AudioPipelineError(.invalidData, "\(path): not JSON: \(error)")
-        }
+        let c = try decode(VADConfiguration.self, path)
         do {
             try c.validate()
         } catch {

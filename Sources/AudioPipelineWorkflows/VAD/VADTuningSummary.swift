@@ -36,10 +36,14 @@ extension VADTuner {
 
     /// Fewer than 10 files, 5 minutes or 30 labelled speech onsets: what is missing, in words.
     static func smallCorpusWarnings(_ corpus: VADCorpus, _ baseline: VADSweep.Outcome) -> [String] {
+        smallCorpusWarnings(
+            files: corpus.items.count, minutes: corpus.items.reduce(0) { $0 + $1.duration } / 60,
+            onsets: baseline.overall.onsets)
+    }
+
+    /// The same from the counts (the frameworks' tuner has no `VADCorpus`).
+    static func smallCorpusWarnings(files: Int, minutes: Double, onsets: Int) -> [String] {
         var missing: [String] = []
-        let files = corpus.items.count
-        let minutes = corpus.items.reduce(0) { $0 + $1.duration } / 60
-        let onsets = baseline.overall.onsets
         if files < 10 { missing.append("\(files) file\(files == 1 ? "" : "s") (fewer than 10)") }
         if minutes < 5 { missing.append(String(format: "%.1f minutes (less than 5)", minutes)) }
         if onsets < 30 { missing.append("\(onsets) labelled speech onsets (fewer than 30)") }

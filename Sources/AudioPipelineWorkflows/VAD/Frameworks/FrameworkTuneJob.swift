@@ -151,7 +151,7 @@ public enum FrameworkTuner {
                 setting: settings[i], tuning: .init(VADScoring.metrics(overall[i])),
                 crossValidated: cv.map { .init(VADScoring.metrics($0)) })
         }
-        warnings += Self.smallCorpusWarnings(files: names.count, minutes: minutes, onsets: overall[baseline].onsets)
+        warnings += VADTuner.smallCorpusWarnings(files: names.count, minutes: minutes, onsets: overall[baseline].onsets)
         if let chosen = selection.chosen { warnings += Self.edgeWarnings(grid, settings[chosen]) }
         warnings += selection.warnings
         let use = selection.chosen == nil ? "none" : selection.adopt ? "chosen" : "baseline"
@@ -285,19 +285,6 @@ public enum FrameworkTuner {
         if let e = box.firstError { throw e }
         progress(JobProgress(done: settings.count, total: settings.count, unit: .items("settings")))
         return box.results
-    }
-
-    static func smallCorpusWarnings(files: Int, minutes: Double, onsets: Int) -> [String] {
-        var missing: [String] = []
-        if files < 10 { missing.append("\(files) file\(files == 1 ? "" : "s") (fewer than 10)") }
-        if minutes < 5 { missing.append(String(format: "%.1f minutes (less than 5)", minutes)) }
-        if onsets < 30 { missing.append("\(onsets) labelled speech onsets (fewer than 30)") }
-        guard !missing.isEmpty else { return [] }
-        return [
-            "a small corpus: " + missing.joined(separator: ", ")
-                + "; a choice made on it may not hold on the next recording: add recordings (the folds' spread "
-                + "says how uncertain it is)"
-        ]
     }
 
     static func edgeWarnings(_ grid: [(name: String, values: [Double])], _ chosen: [String: Double]) -> [String] {
