@@ -103,6 +103,7 @@ typedef struct {
     size_t sizes[4];  // multiples of the lane count
     float (*dot1)(const float *, const float *, size_t);
     void (*decimate)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
+    void (*decimate_aligned)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
     void (*upsample2)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
     long (*polyphase)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, long, size_t, float *,
                       size_t, long *, size_t *);
@@ -129,6 +130,29 @@ static void test_fir_kernels(const fir_kernels *k8) {
             for (size_t k = 0; k < count; k++) {
                 float e = k8->dot1(coefs, x + 3 * k, n);
                 CHECK(memcmp(&out[2 * k], &e, sizeof e) == 0, "%s decimate n=%zu count=%zu k=%zu", k8->name, n, count, k);
+            }
+        }
+        // Aligned decimation: the same bits as dot1, from every window alignment (the signal at
+        // x + off), strides 1…5 and 16, counts either side of 8 per alignment class.
+        static float padded[MAXN + 32] __attribute__((aligned(64)));
+        static float xa[SIG] __attribute__((aligned(64)));
+        memset(padded, 0, sizeof padded);
+        memcpy(padded + 16, coefs, n * sizeof(float));
+        memcpy(xa, x, sizeof xa);
+        const size_t strides[] = {1, 2, 3, 5, 16}, counts[] = {0, 7, 64, 127, 128, 131, 300};
+        for (size_t off = 0; off < 16; off += 3) {
+            for (size_t si2 = 0; si2 < 5; si2++) {
+                for (size_t ci = 0; ci < 7; ci++) {
+                    const size_t st = strides[si2], count = counts[ci];
+                    if (off + st * count + n + 16 > SIG) continue;
+                    k8->decimate_aligned(padded + 16, xa + off, st, n, count, out, 1);
+                    for (size_t k = 0; k < count; k++) {
+                        float e = k8->dot1(coefs, xa + off + st * k, n);
+                        CHECK(memcmp(&out[k], &e, sizeof e) == 0,
+                              "%s decimate_aligned n=%zu off=%zu stride=%zu count=%zu k=%zu", k8->name, n, off, st,
+                              count, k);
+                    }
+                }
             }
         }
         // 2× upsampling.
@@ -181,11 +205,12 @@ static void test_fir(void) {
         printf("FIR kernels: not available on this CPU, skipped\n");
         return;
     }
-    const fir_kernels lanes8 = {"8-lane", {8, 24, 88, 256}, cvk_dot1, cvk_decimate, cvk_upsample2, cvk_polyphase,
-                                cvk_phase_pairs};
+    const fir_kernels lanes8 = {"8-lane",          {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
+                                cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
-        const fir_kernels lanes16 = {"16-lane", {16, 32, 96, 256}, cvk_dot1_w16, cvk_decimate_w16, cvk_upsample2_w16,
+        const fir_kernels lanes16 = {"16-lane",         {16, 32, 96, 256},        cvk_dot1_w16,
+                                     cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_upsample2_w16,
                                      cvk_polyphase_w16, cvk_phase_pairs_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");

@@ -75,12 +75,21 @@ CVK_TARGET static inline void store4(__m128 r, float *out, size_t stride) {
     out[3 * stride] = t[3];
 }
 
+// Lane q of the result is lane (q + r) mod 8 of v.
+CVK_TARGET static inline __m256 rotate8(__m256 v, size_t r) {
+    const __m256i idx = _mm256_and_si256(_mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                                          _mm256_set1_epi32((int)r)), _mm256_set1_epi32(7));
+    return _mm256_permutevar8x32_ps(v, idx);
+}
+
 // The kernels, from fir_x86_template.h: 8 lanes (AVX2 + FMA).
 #define FIR_TARGET CVK_TARGET
 #define FIR_VEC __m256
 #define FIR_LANES 8
 #define FIR_ZERO() _mm256_setzero_ps()
 #define FIR_LOAD(p) _mm256_loadu_ps(p)
+#define FIR_LOADA(p) _mm256_load_ps(p)
+#define FIR_ROTATE(v, r) rotate8(v, r)
 #define FIR_FMA(a, b, acc) _mm256_fmadd_ps(a, b, acc)
 #define FIR_REDUCE1(v) reduce1(v)
 #define FIR_REDUCE4(p, q, u, v) reduce4(p, q, u, v)
@@ -99,6 +108,14 @@ CVK_TARGET512 static inline __m256 fold16(__m512 v) {
     return _mm256_add_ps(_mm512_castps512_ps256(v), hi);
 }
 
+// Lane q of the result is lane (q + r) mod 16 of v.
+CVK_TARGET512 static inline __m512 rotate16(__m512 v, size_t r) {
+    const __m512i idx = _mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                                            14, 15),
+                                                          _mm512_set1_epi32((int)r)), _mm512_set1_epi32(15));
+    return _mm512_permutexvar_ps(idx, v);
+}
+
 CVK_TARGET512 static inline float reduce16(__m512 v) { return reduce1(fold16(v)); }
 
 CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512 v) {
@@ -110,6 +127,8 @@ CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512
 #define FIR_LANES 16
 #define FIR_ZERO() _mm512_setzero_ps()
 #define FIR_LOAD(p) _mm512_loadu_ps(p)
+#define FIR_LOADA(p) _mm512_load_ps(p)
+#define FIR_ROTATE(v, r) rotate16(v, r)
 #define FIR_FMA(a, b, acc) _mm512_fmadd_ps(a, b, acc)
 #define FIR_REDUCE1(v) reduce16(v)
 #define FIR_REDUCE4(p, q, u, v) reduce4w(p, q, u, v)
@@ -175,6 +194,12 @@ void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_
         quad(ca, xa, n, out + k * out_stride, out_stride);
     }
     for (; k < count; k++) out[k * out_stride] = cvk_dot1(a, b + k * stride, n);
+}
+
+// NEON loads of 16 bytes split less often; the aligned variant is cvk_decimate here (not timed).
+void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                          size_t out_stride) {
+    cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
 }
 
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
@@ -244,6 +269,10 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
     *p_after = p0;
     return 0;
 }
+void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                          size_t out_stride) {
+    cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
+}
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;
 }
@@ -258,6 +287,10 @@ void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_
 float cvk_dot1_w16(const float *a, const float *b, size_t n) { return cvk_dot1(a, b, n); }
 void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
     cvk_decimate(a, b, stride, n, count, out, out_stride);
+}
+void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                              size_t out_stride) {
+    cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
 }
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     cvk_upsample2(a0, a1, b, n, windows, out, out_stride);

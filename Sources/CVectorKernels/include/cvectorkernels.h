@@ -42,6 +42,12 @@ const char *cvk_fir_instruction_set(void);
 float cvk_dot1(const float *a, const float *b, size_t n);
 /// Decimation: `count` outputs, output k = a·(b + k·stride), written to out[k·out_stride].
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
+/// cvk_decimate's outputs, bit for bit (for finite input), read with aligned input loads: `a_pad`
+/// must have 16 zero floats before a_pad[0] and after a_pad[n − 1], and b[…] is read from the
+/// vector-aligned address at or before each window up to 16 floats past its end. Outputs whose
+/// windows share an alignment go eight at a time (about 2× cvk_decimate on AVX-512 here).
+void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                          size_t out_stride);
 /// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
 /// written to out[(2w)·out_stride] and out[(2w + 1)·out_stride]. Reads b[0 ..< windows − 1 + n].
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
@@ -61,6 +67,8 @@ void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_
 /// themselves bit for bit.
 float cvk_dot1_w16(const float *a, const float *b, size_t n);
 void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
+void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                              size_t out_stride);
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
