@@ -109,6 +109,8 @@ typedef struct {
                       size_t, long *, size_t *);
     void (*phase_pairs)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, float *,
                         size_t);
+    void (*phase_major)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, size_t,
+                        float *, size_t);
 } fir_kernels;
 
 static void test_fir_kernels(const fir_kernels *k8) {
@@ -180,6 +182,26 @@ static void test_fir_kernels(const fir_kernels *k8) {
         }
         CHECK(got == (long)j && wa == w && pa == p, "%s polyphase n=%zu: %ld outputs (expected %zu)", k8->name, n, got, j);
         CHECK(memcmp(out, one, j * sizeof(float)) == 0, "%s polyphase n=%zu: outputs differ", k8->name, n);
+        // Whole cycles phase by phase: up 7, down 12 (step 1, phase step 5), from phase 4, 1…9
+        // cycles; output (j, k) at out[(j + 7k)·2] equals dot1 of its phase and window.
+        for (size_t cycles = 1; cycles < 10; cycles++) {
+            k8->phase_major(coefs, n, 7, 1, 5, x, 2, 4, 12, cycles, out, 2);
+            w = 2;
+            p = 4;
+            for (size_t jj = 0; jj < 7; jj++) {
+                for (size_t k = 0; k < cycles; k++) {
+                    float e = k8->dot1(coefs + p * n, x + w + 12 * k, n);
+                    CHECK(memcmp(&out[(jj + 7 * k) * 2], &e, sizeof e) == 0, "%s phase_major n=%zu cycles=%zu j=%zu k=%zu",
+                          k8->name, n, cycles, jj, k);
+                }
+                w += 1;
+                p += 5;
+                if (p >= 7) {
+                    p -= 7;
+                    w += 1;
+                }
+            }
+        }
         // Two cycles phase by phase: up 7 (four phases, then three), down 5 (step 0, phase step 5),
         // from phase 2; output (j, k) at out[(j + 7k)·2] equals dot1 of its phase and window.
         k8->phase_pairs(coefs, n, 7, 0, 5, x, 3, 2, 5, out, 2);
@@ -206,12 +228,13 @@ static void test_fir(void) {
         return;
     }
     const fir_kernels lanes8 = {"8-lane",          {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
-                                cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs};
+                                cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs,
+                                cvk_phase_major};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
         const fir_kernels lanes16 = {"16-lane",         {16, 32, 96, 256},        cvk_dot1_w16,
                                      cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_upsample2_w16,
-                                     cvk_polyphase_w16, cvk_phase_pairs_w16};
+                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");
     } else {

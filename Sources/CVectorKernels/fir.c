@@ -236,6 +236,21 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
     return (long)j;
 }
 
+void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
+    long w = w0;
+    size_t p = p0;
+    for (size_t j = 0; j < up; j++) {
+        cvk_decimate(coefs + p * n, b + w, down, n, cycles, out + j * out_stride, up * out_stride);
+        w += (long)step;
+        p += step_phase;
+        if (p >= up) {
+            p -= up;
+            w += 1;
+        }
+    }
+}
+
 // Output by output (correct, not tuned: this project has no ARM machine to time it on).
 void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                      size_t p0, size_t down, float *out, size_t out_stride) {
@@ -276,6 +291,10 @@ void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, siz
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;
 }
+void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
+    (void)coefs; (void)n; (void)up; (void)step; (void)step_phase; (void)b; (void)w0; (void)p0; (void)down; (void)cycles; (void)out; (void)out_stride;
+}
 void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                      size_t p0, size_t down, float *out, size_t out_stride) {
     (void)coefs; (void)n; (void)up; (void)step; (void)step_phase; (void)b; (void)w0; (void)p0; (void)down; (void)out; (void)out_stride;
@@ -298,6 +317,10 @@ void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t 
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
     return cvk_polyphase(coefs, n, up, step, step_phase, b, w0, p0, wend, room, out, out_stride, w_after, p_after);
+}
+void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
+                         long w0, size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
+    cvk_phase_major(coefs, n, up, step, step_phase, b, w0, p0, down, cycles, out, out_stride);
 }
 void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                          size_t p0, size_t down, float *out, size_t out_stride) {

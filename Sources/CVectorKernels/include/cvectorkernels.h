@@ -56,6 +56,11 @@ void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, s
 /// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
 long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                    size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
+/// `cycles` whole cycles of a ratio with `up` phases, phase by phase: output j of cycle k (j < up,
+/// k < cycles) is coefs[p_j·n …]·(b + w_j + k·down), written to out[(j + k·up)·out_stride], where
+/// (w_j, p_j) start at (w0, p0) and advance as in cvk_polyphase; each phase as cvk_decimate.
+void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, size_t cycles, float *out, size_t out_stride);
 /// Two whole cycles of a ratio with `up` phases, phase by phase: output j of cycle k (j < up,
 /// k < 2) is coefs[p_j·n …]·(b + w_j + k·down), written to out[(j + k·up)·out_stride], where
 /// (w_j, p_j) start at (w0, p0) and advance as in cvk_polyphase. Reads b[w0 … w_last + down + n).
@@ -74,6 +79,8 @@ long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, siz
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                          size_t p0, size_t down, float *out, size_t out_stride);
+void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
+                         long w0, size_t p0, size_t down, size_t cycles, float *out, size_t out_stride);
 
 // --- PCM conversion (AVX2) for PCMKernels ------------------------------------------------------------
 // Bit-identical to the Swift SIMD loops (same operations in the same order). Each call handles whole
