@@ -58,13 +58,16 @@ for r in "${ratios[@]}"; do
     fi
 done
 
-# Wall-clock microseconds of one run of "$@" (stdout and stderr discarded; a failure stops the script).
-wall() {
-    local t0 t1
+# One run of "$@" (stdout and stderr discarded; a failure stops the script): "WALL CPU", the wall
+# clock and the process's CPU time (user + system, from bash's `time`), in microseconds. CPU time
+# leaves out the time the process waited for a core, the larger part of this machine's noise.
+TIMEFORMAT='%3U %3S'
+run() {
+    local t0 t1 cpu
     t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || die "failed: $*"
+    cpu=$({ time "$@" >/dev/null 2>&1; } 2>&1) || die "failed: $*"
     t1=$(date +%s%N)
-    echo $(((t1 - t0) / 1000))
+    echo "$(((t1 - t0) / 1000)) $(awk -v c="$cpu" 'BEGIN {split(c, a, " "); printf "%.0f", (a[1] + a[2]) * 1e6}')"
 }
 
 # Quantile q (0..1) of the numbers on stdin, linear between order statistics (q = 0.5: the median).
@@ -86,7 +89,7 @@ git diff --quiet HEAD -- Sources Benchmarks 2>/dev/null || commit+=" with uncomm
 # compares two runs a fraction of a second apart, so load that drifts over the minutes the whole
 # benchmark takes moves both sides of a round alike, and the rounds are spread over those minutes.
 # Reported per ratio: the median of the per-round ratios and their spread (quartiles, min–max).
-declare -A ours peer
+declare -A ours peer ours_cpu peer_cpu
 for r in "${ratios[@]}"; do
     read -r from to <<<"$r"
     f="$BENCH_CACHE/in-$from-$SECONDS_LONG.f32"
@@ -103,14 +106,16 @@ for ((i = 0; i < ROUNDS; i++)); do
             --in-encoding float32 -r "$to" --no-progress)
         sx=("$work/soxr-convert" "$from" "$to" "$f" "$work/peer-$from-$to.raw")
         if ((i % 2)); then
-            p=$(wall "${sx[@]}")
-            o=$(wall "${ap[@]}")
+            read -r p pc <<<"$(run "${sx[@]}")"
+            read -r o oc <<<"$(run "${ap[@]}")"
         else
-            o=$(wall "${ap[@]}")
-            p=$(wall "${sx[@]}")
+            read -r o oc <<<"$(run "${ap[@]}")"
+            read -r p pc <<<"$(run "${sx[@]}")"
         fi
         ours[$from-$to]+="$o "
         peer[$from-$to]+="$p "
+        ours_cpu[$from-$to]+="$oc "
+        peer_cpu[$from-$to]+="$pc "
     done
     log "round $((i + 1))/$ROUNDS done"
     if ((i + 1 < ROUNDS && GAP > 0)); then sleep "$GAP"; fi
@@ -131,10 +136,19 @@ for r in "${ratios[@]}"; do
     ((got_peer >= want - 2 && got_peer <= want + 2)) || die "$from -> $to: the peer wrote $got_peer frames, expected ~$want"
     read -r -a os <<<"${ours[$from-$to]}"
     read -r -a ps <<<"${peer[$from-$to]}"
+    read -r -a ocs <<<"${ours_cpu[$from-$to]}"
+    read -r -a pcs <<<"${peer_cpu[$from-$to]}"
     per_round=()
+    per_round_cpu=()
     for ((i = 0; i < ROUNDS; i++)); do
         per_round+=("$(awk -v o="${os[i]}" -v p="${ps[i]}" 'BEGIN {print p / o}')")
+        per_round_cpu+=("$(awk -v o="${ocs[i]}" -v p="${pcs[i]}" 'BEGIN {print (o > 0) ? p / o : 0}')")
     done
+    cmed=$(printf '%s\n' "${per_round_cpu[@]}" | quantile 0.5)
+    cq1=$(printf '%s\n' "${per_round_cpu[@]}" | quantile 0.25)
+    cq3=$(printf '%s\n' "${per_round_cpu[@]}" | quantile 0.75)
+    oc=$(printf '%s\n' "${ocs[@]}" | quantile 0.5)
+    pc=$(printf '%s\n' "${pcs[@]}" | quantile 0.5)
     med=$(printf '%s\n' "${per_round[@]}" | quantile 0.5)
     q1=$(printf '%s\n' "${per_round[@]}" | quantile 0.25)
     q3=$(printf '%s\n' "${per_round[@]}" | quantile 0.75)
@@ -144,10 +158,12 @@ for r in "${ratios[@]}"; do
     p=$(printf '%s\n' "${ps[@]}" | quantile 0.5)
     label=$(label_of "$from" "$to")
     log "$(awk -v l="$label" -v o="$o" -v p="$p" -v m="$med" -v q1="$q1" -v q3="$q3" -v lo="$lo" -v hi="$hi" \
-        'BEGIN {printf "%s: audiopipe %.0f µs, soxr peer %.0f µs; ratio %.2f× (IQR %.2f–%.2f, range %.2f–%.2f)", l, o, p, m, q1, q3, lo, hi}')"
+        'BEGIN {printf "%s: audiopipe %.0f µs, soxr peer %.0f µs; ratio %.2f× (IQR %.2f–%.2f, range %.2f–%.2f)", l, o, p, m, q1, q3, lo, hi}')$(
+        awk -v m="$cmed" -v q1="$cq1" -v q3="$cq3" 'BEGIN {printf "; CPU time %.2f× (IQR %.2f–%.2f)", m, q1, q3}')"
     rows+=("$(awk -v l="$label" -v s="$SECONDS_LONG" -v o="$o" -v p="$p" -v m="$med" -v q1="$q1" -v q3="$q3" \
         -v lo="$lo" -v hi="$hi" 'BEGIN {printf "| `audiopipe convert` %s | %s s float32 mono → PCM16 | %.3f s | %.3f s |", l, s, o / 1e6, p / 1e6
-        printf " %.2f× | %.2f–%.2f× | %.2f–%.2f× |", m, q1, q3, lo, hi}')")
+        printf " %.2f× | %.2f–%.2f× | %.2f–%.2f× |", m, q1, q3, lo, hi}') $(awk -v oc="$oc" -v pc="$pc" -v m="$cmed" \
+        -v q1="$cq1" -v q3="$cq3" 'BEGIN {printf "%.1f / %.1f ms: %.2f× (IQR %.2f–%.2f×) |", oc / 1e3, pc / 1e3, m, q1, q3}')")
 done
 
 cat <<EOF
@@ -161,10 +177,12 @@ reading, resampling, conversion, writing), inputs in the page cache. $ROUNDS rou
 $every s); each round runs every ratio once, the two programs back to back, in alternating order. Ratio = the
 peer's time ÷ ours within one round (above 1: \`audiopipe\` faster); the table gives the median of the $ROUNDS
 per-round ratios, their interquartile range and their min–max: the spread is this machine's noise, and a change
-smaller than it is not shown by the run. Times are medians. \`convert\` runs the native resampler's throughput
-mode (same output as streaming).
+smaller than it is not shown by the run. Times are medians. The last column is the same for CPU time (user +
+system, bash's \`time\`: the medians of ours and the peer's, then the median and IQR of the per-round ratios), which
+leaves out the time a process waits for a core and is steadier on a shared machine; the wall-clock ratio is the
+figure of record. \`convert\` runs the native resampler's throughput mode (same output as streaming).
 
-| job | input | audiopipe | soxr peer | ratio (median of rounds) | IQR | min–max |
-|---|---|---:|---:|---:|---:|---:|
+| job | input | audiopipe | soxr peer | ratio (median of rounds) | IQR | min–max | CPU time: ours / peer, ratio |
+|---|---|---:|---:|---:|---:|---:|---|
 EOF
 printf '%s\n' "${rows[@]}"
