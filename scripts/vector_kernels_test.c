@@ -111,6 +111,7 @@ typedef struct {
                         size_t);
     void (*phase_major)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, size_t,
                         float *, size_t);
+    void (*up2v)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
 } fir_kernels;
 
 static void test_fir_kernels(const fir_kernels *k8) {
@@ -153,6 +154,44 @@ static void test_fir_kernels(const fir_kernels *k8) {
                         CHECK(memcmp(&out[k], &e, sizeof e) == 0,
                               "%s decimate_aligned n=%zu off=%zu stride=%zu count=%zu k=%zu", k8->name, n, off, st,
                               count, k);
+                    }
+                }
+            }
+        }
+        // A NaN or infinity next to a window must not reach its output (aligned decimation reads
+        // whole aligned vectors around the windows): one NaN and one infinity in the signal, every
+        // output NaN exactly when its window holds one, and otherwise dot1's bits.
+        {
+            static float xn[SIG] __attribute__((aligned(64)));
+            memcpy(xn, x, sizeof xn);
+            xn[102] = NAN;  // inside stride 1's windows, in every lane position over them
+            xn[642] = NAN;  // lane 2 of an aligned vector: below the windows' start (stride 16: lane 5)
+            xn[985] = INFINITY;  // lane 9: past the end of some stride-16 windows
+            for (size_t st = 1; st <= 16; st += 15) {
+                const size_t fit = (SIG - n - 40) / st, count = fit < 300 ? fit : 300;
+                k8->decimate_aligned(padded + 16, xn + 5, st, n, count, out, 1);
+                for (size_t k = 0; k < count; k++) {
+                    float e = k8->dot1(coefs, xn + 5 + st * k, n);
+                    CHECK(isnan(out[k]) == isnan(e) && (isnan(e) || memcmp(&out[k], &e, sizeof e) == 0),
+                          "%s decimate_aligned with NaN/inf n=%zu stride=%zu k=%zu: %g vs %g", k8->name, n, st, k,
+                          out[k], e);
+                }
+            }
+        }
+        // 2× upsampling, outputs in the lanes: any tap count, every output equal to cvk_up2v_one's
+        // bits (and near the double reference), windows either side of every vector group, both
+        // output strides (x has room for the 15 floats read past the last window).
+        for (size_t taps = n - 3; taps <= n; taps += 3) {
+            for (size_t windows = 0; windows < 140; windows += windows < 20 ? 1 : 17) {
+                for (size_t os = 1; os <= 2; os++) {
+                    k8->up2v(coefs, coefs + MAXN, x + 5, taps, windows, out, os);
+                    for (size_t w = 0; w < windows; w++) {
+                        float e0 = cvk_up2v_one(coefs, x + 5 + w, taps), e1 = cvk_up2v_one(coefs + MAXN, x + 5 + w, taps);
+                        CHECK(memcmp(&out[2 * w * os], &e0, sizeof e0) == 0 &&
+                                  memcmp(&out[(2 * w + 1) * os], &e1, sizeof e1) == 0,
+                              "%s up2v taps=%zu windows=%zu stride=%zu w=%zu", k8->name, taps, windows, os, w);
+                        double r = ref_dot(coefs, x + 5 + w, taps);
+                        CHECK(fabs(e0 - r) < 1e-4 * (1 + fabs(r)), "up2v_one taps=%zu: %g vs %g", taps, e0, r);
                     }
                 }
             }
@@ -229,12 +268,12 @@ static void test_fir(void) {
     }
     const fir_kernels lanes8 = {"8-lane",          {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
                                 cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs,
-                                cvk_phase_major};
+                                cvk_phase_major, cvk_up2v};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
         const fir_kernels lanes16 = {"16-lane",         {16, 32, 96, 256},        cvk_dot1_w16,
                                      cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_upsample2_w16,
-                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16};
+                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16, cvk_up2v_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");
     } else {
