@@ -111,7 +111,6 @@ typedef struct {
                         size_t);
     void (*phase_major)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, size_t,
                         float *, size_t);
-    void (*up2v)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
 } fir_kernels;
 
 static void test_fir_kernels(const fir_kernels *k8) {
@@ -175,24 +174,6 @@ static void test_fir_kernels(const fir_kernels *k8) {
                     CHECK(isnan(out[k]) == isnan(e) && (isnan(e) || memcmp(&out[k], &e, sizeof e) == 0),
                           "%s decimate_aligned with NaN/inf n=%zu stride=%zu k=%zu: %g vs %g", k8->name, n, st, k,
                           out[k], e);
-                }
-            }
-        }
-        // 2× upsampling, outputs in the lanes: any tap count, every output equal to cvk_up2v_one's
-        // bits (and near the double reference), windows either side of every vector group, both
-        // output strides (x has room for the 15 floats read past the last window).
-        for (size_t taps = n - 3; taps <= n; taps += 3) {
-            for (size_t windows = 0; windows < 140; windows += windows < 20 ? 1 : 17) {
-                for (size_t os = 1; os <= 2; os++) {
-                    k8->up2v(coefs, coefs + MAXN, x + 5, taps, windows, out, os);
-                    for (size_t w = 0; w < windows; w++) {
-                        float e0 = cvk_up2v_one(coefs, x + 5 + w, taps), e1 = cvk_up2v_one(coefs + MAXN, x + 5 + w, taps);
-                        CHECK(memcmp(&out[2 * w * os], &e0, sizeof e0) == 0 &&
-                                  memcmp(&out[(2 * w + 1) * os], &e1, sizeof e1) == 0,
-                              "%s up2v taps=%zu windows=%zu stride=%zu w=%zu", k8->name, taps, windows, os, w);
-                        double r = ref_dot(coefs, x + 5 + w, taps);
-                        CHECK(fabs(e0 - r) < 1e-4 * (1 + fabs(r)), "up2v_one taps=%zu: %g vs %g", taps, e0, r);
-                    }
                 }
             }
         }
@@ -268,12 +249,12 @@ static void test_fir(void) {
     }
     const fir_kernels lanes8 = {"8-lane",          {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
                                 cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs,
-                                cvk_phase_major, cvk_up2v};
+                                cvk_phase_major};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
         const fir_kernels lanes16 = {"16-lane",         {16, 32, 96, 256},        cvk_dot1_w16,
                                      cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_upsample2_w16,
-                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16, cvk_up2v_w16};
+                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");
     } else {

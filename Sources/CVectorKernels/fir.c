@@ -88,20 +88,6 @@ CVK_TARGET static inline __m256 lanes_from8(size_t r) {
     return _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32((int)r - 1)));
 }
 
-// p[2i] = a[i], p[2i + 1] = b[i].
-CVK_TARGET static inline void store_interleaved8(float *p, __m256 a, __m256 b) {
-    const __m256 lo = _mm256_unpacklo_ps(a, b), hi = _mm256_unpackhi_ps(a, b);
-    _mm256_storeu_ps(p, _mm256_permute2f128_ps(lo, hi, 0x20));
-    _mm256_storeu_ps(p + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
-}
-
-// The one-output form of cvk_up2v: a fused multiply-add per tap in order from 0, as each lane does.
-CVK_TARGET float cvk_up2v_one(const float *h, const float *x, size_t taps) {
-    float acc = 0;
-    for (size_t u = 0; u < taps; u++) acc = __builtin_fmaf(h[u], x[u], acc);
-    return acc;
-}
-
 // The kernels, from fir_x86_template.h: 8 lanes (AVX2 + FMA).
 #define FIR_TARGET CVK_TARGET
 #define FIR_VEC __m256
@@ -112,9 +98,6 @@ CVK_TARGET float cvk_up2v_one(const float *h, const float *x, size_t taps) {
 #define FIR_LOADA_FROM(p, r) _mm256_and_ps(_mm256_load_ps(p), lanes_from8(r))
 #define FIR_LOADA_BELOW(p, r) _mm256_andnot_ps(lanes_from8(r), _mm256_load_ps(p))
 #define FIR_ROTATE(v, r) rotate8(v, r)
-#define FIR_SET1(f) _mm256_set1_ps(f)
-#define FIR_STOREU(p, v) _mm256_storeu_ps(p, v)
-#define FIR_STORE_INTERLEAVED(p, a, b) store_interleaved8(p, a, b)
 #define FIR_FMA(a, b, acc) _mm256_fmadd_ps(a, b, acc)
 #define FIR_REDUCE1(v) reduce1(v)
 #define FIR_REDUCE4(p, q, u, v) reduce4(p, q, u, v)
@@ -141,13 +124,6 @@ CVK_TARGET512 static inline __m512 rotate16(__m512 v, size_t r) {
     return _mm512_permutexvar_ps(idx, v);
 }
 
-CVK_TARGET512 static inline void store_interleaved16(float *p, __m512 a, __m512 b) {
-    const __m512i lo = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
-    const __m512i hi = _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
-    _mm512_storeu_ps(p, _mm512_permutex2var_ps(a, lo, b));
-    _mm512_storeu_ps(p + 16, _mm512_permutex2var_ps(a, hi, b));
-}
-
 CVK_TARGET512 static inline float reduce16(__m512 v) { return reduce1(fold16(v)); }
 
 CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512 v) {
@@ -163,9 +139,6 @@ CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512
 #define FIR_LOADA_FROM(p, r) _mm512_maskz_load_ps((__mmask16)(0xFFFFu << (r)), p)
 #define FIR_LOADA_BELOW(p, r) _mm512_maskz_load_ps((__mmask16)((1u << (r)) - 1), p)
 #define FIR_ROTATE(v, r) rotate16(v, r)
-#define FIR_SET1(f) _mm512_set1_ps(f)
-#define FIR_STOREU(p, v) _mm512_storeu_ps(p, v)
-#define FIR_STORE_INTERLEAVED(p, a, b) store_interleaved16(p, a, b)
 #define FIR_FMA(a, b, acc) _mm512_fmadd_ps(a, b, acc)
 #define FIR_REDUCE1(v) reduce16(v)
 #define FIR_REDUCE4(p, q, u, v) reduce4w(p, q, u, v)
@@ -231,33 +204,6 @@ void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_
         quad(ca, xa, n, out + k * out_stride, out_stride);
     }
     for (; k < count; k++) out[k * out_stride] = cvk_dot1(a, b + k * stride, n);
-}
-
-// 2× upsampling with the outputs in the lanes (see fir_x86_template.h): four windows per vector.
-float cvk_up2v_one(const float *h, const float *x, size_t taps) {
-    float acc = 0;
-    for (size_t u = 0; u < taps; u++) acc = __builtin_fmaf(h[u], x[u], acc);
-    return acc;
-}
-
-void cvk_up2v(const float *h0, const float *h1, const float *x, size_t taps, size_t windows, float *out,
-              size_t out_stride) {
-    for (size_t w = 0; w < windows; w += 4) {
-        float32x4_t a = vdupq_n_f32(0), b = vdupq_n_f32(0);
-        for (size_t u = 0; u < taps; u++) {
-            const float32x4_t v = vld1q_f32(x + w + u);
-            a = vfmaq_n_f32(a, v, h0[u]);
-            b = vfmaq_n_f32(b, v, h1[u]);
-        }
-        float t0[4], t1[4];
-        vst1q_f32(t0, a);
-        vst1q_f32(t1, b);
-        const size_t count = windows - w < 4 ? windows - w : 4;
-        for (size_t i = 0; i < count; i++) {
-            out[2 * (w + i) * out_stride] = t0[i];
-            out[(2 * (w + i) + 1) * out_stride] = t1[i];
-        }
-    }
 }
 
 // NEON loads of 16 bytes split less often; the aligned variant is cvk_decimate here (not timed).
@@ -352,11 +298,6 @@ void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, siz
                           size_t out_stride) {
     cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
 }
-float cvk_up2v_one(const float *h, const float *x, size_t taps) { (void)h; (void)x; (void)taps; return 0; }
-void cvk_up2v(const float *h0, const float *h1, const float *x, size_t taps, size_t windows, float *out,
-              size_t out_stride) {
-    (void)h0; (void)h1; (void)x; (void)taps; (void)windows; (void)out; (void)out_stride;
-}
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;
 }
@@ -379,10 +320,6 @@ void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, s
 void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
                               size_t out_stride) {
     cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
-}
-void cvk_up2v_w16(const float *h0, const float *h1, const float *x, size_t taps, size_t windows, float *out,
-                  size_t out_stride) {
-    cvk_up2v(h0, h1, x, taps, windows, out, out_stride);
 }
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     cvk_upsample2(a0, a1, b, n, windows, out, out_stride);

@@ -7,8 +7,6 @@
 //   FIR_LOADA(p)     an aligned load (p a multiple of FIR_LANES floats)
 //   FIR_LOADA_FROM(p, r) / FIR_LOADA_BELOW(p, r)  the same with lanes below r / from r on zeroed
 //   FIR_ROTATE(v, r) lane q of the result is lane (q + r) mod FIR_LANES of v
-//   FIR_SET1(f)      f in every lane; FIR_STOREU(p, v) an unaligned store
-//   FIR_STORE_INTERLEAVED(p, a, b)  p[2i] = a[i], p[2i + 1] = b[i] for every lane i
 //   FIR_REDUCE1(v)   the horizontal sum of one accumulator, in the one fixed order
 //   FIR_REDUCE4(p, q, u, v)  four of them at once (an __m128), each in FIR_REDUCE1's order
 //   FIR_NAME(name)   the exported name
@@ -173,67 +171,6 @@ FIR_TARGET void FIR_NAME(cvk_decimate_aligned)(const float *a_pad, const float *
     for (size_t i = 0; i < pending; i++) out[pk[i] * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a_pad, px[i], n));
 }
 
-// 2× upsampling with the outputs in the lanes ("vertical"): lane i of Y_q is window w + i's output
-// of phase q, Σ_u h_q[u]·x[w + i + u], one fused multiply-add per tap in order from 0 (the same chain
-// cvk_up2v_one computes alone, so every lane width and the scalar code give the same bits). Each
-// input load feeds both phases and no horizontal sum is needed: 1.3× cvk_upsample2_w16 at 24k → 48k
-// here (C micro-benchmark, 37 against 49 µs per second of audio), also since `taps` need not be
-// padded. Four vectors of windows at a time (eight accumulators), then one, then a last partial
-// one, computed whole (reading up to LANES − 1 frames past the last window) and stored in part.
-FIR_TARGET static inline void FIR_NAME(up2v_store)(FIR_VEC a, FIR_VEC b, size_t count, float *out, size_t out_stride) {
-    float t0[FIR_LANES], t1[FIR_LANES];
-    if (out_stride == 1 && count == FIR_LANES) {
-        FIR_STORE_INTERLEAVED(out, a, b);
-        return;
-    }
-    FIR_STOREU(t0, a);
-    FIR_STOREU(t1, b);
-    for (size_t i = 0; i < count; i++) {
-        out[2 * i * out_stride] = t0[i];
-        out[(2 * i + 1) * out_stride] = t1[i];
-    }
-}
-
-FIR_TARGET void FIR_NAME(cvk_up2v)(const float *h0, const float *h1, const float *x, size_t taps, size_t windows,
-                                   float *out, size_t out_stride) {
-    size_t w = 0;
-    for (; w + 4 * FIR_LANES <= windows; w += 4 * FIR_LANES) {
-        FIR_VEC a0 = FIR_ZERO(), a1 = FIR_ZERO(), a2 = FIR_ZERO(), a3 = FIR_ZERO();
-        FIR_VEC b0 = FIR_ZERO(), b1 = FIR_ZERO(), b2 = FIR_ZERO(), b3 = FIR_ZERO();
-        const float *y = x + w;
-        for (size_t u = 0; u < taps; u++) {
-            const FIR_VEC c0 = FIR_SET1(h0[u]), c1 = FIR_SET1(h1[u]);
-            const FIR_VEC v0 = FIR_LOAD(y + u), v1 = FIR_LOAD(y + u + FIR_LANES);
-            const FIR_VEC v2 = FIR_LOAD(y + u + 2 * FIR_LANES), v3 = FIR_LOAD(y + u + 3 * FIR_LANES);
-            a0 = FIR_FMA(c0, v0, a0);
-            b0 = FIR_FMA(c1, v0, b0);
-            a1 = FIR_FMA(c0, v1, a1);
-            b1 = FIR_FMA(c1, v1, b1);
-            a2 = FIR_FMA(c0, v2, a2);
-            b2 = FIR_FMA(c1, v2, b2);
-            a3 = FIR_FMA(c0, v3, a3);
-            b3 = FIR_FMA(c1, v3, b3);
-        }
-        float *o = out + 2 * w * out_stride;
-        const size_t step = 2 * FIR_LANES * out_stride;
-        FIR_NAME(up2v_store)(a0, b0, FIR_LANES, o, out_stride);
-        FIR_NAME(up2v_store)(a1, b1, FIR_LANES, o + step, out_stride);
-        FIR_NAME(up2v_store)(a2, b2, FIR_LANES, o + 2 * step, out_stride);
-        FIR_NAME(up2v_store)(a3, b3, FIR_LANES, o + 3 * step, out_stride);
-    }
-    for (; w < windows; w += FIR_LANES) {
-        FIR_VEC a = FIR_ZERO(), b = FIR_ZERO();
-        const float *y = x + w;
-        for (size_t u = 0; u < taps; u++) {
-            const FIR_VEC v = FIR_LOAD(y + u);
-            a = FIR_FMA(FIR_SET1(h0[u]), v, a);
-            b = FIR_FMA(FIR_SET1(h1[u]), v, b);
-        }
-        const size_t count = windows - w < FIR_LANES ? windows - w : FIR_LANES;
-        FIR_NAME(up2v_store)(a, b, count, out + 2 * w * out_stride, out_stride);
-    }
-}
-
 FIR_TARGET void FIR_NAME(cvk_upsample2)(const float *a0, const float *a1, const float *b, size_t n, size_t windows,
                                         float *out, size_t out_stride) {
     size_t w = 0;
@@ -373,9 +310,6 @@ FIR_TARGET void FIR_NAME(cvk_phase_pairs)(const float *coefs, size_t n, size_t u
 #undef FIR_LOADA_FROM
 #undef FIR_LOADA_BELOW
 #undef FIR_ROTATE
-#undef FIR_SET1
-#undef FIR_STOREU
-#undef FIR_STORE_INTERLEAVED
 #undef FIR_FMA
 #undef FIR_REDUCE1
 #undef FIR_REDUCE4

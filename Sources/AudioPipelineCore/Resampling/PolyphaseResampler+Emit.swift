@@ -27,51 +27,37 @@ extension PolyphaseResampler {
         return n
     }
 
-    /// 2× integer upsampling (24k→48k, 8k→16k …). With the C kernels, outputs in the lanes
-    /// (`cvk_up2v`: each output one chain of fused multiply-adds over its taps, whichever call or lane
-    /// computes it; `cvk_up2v_one` alone); with the Swift kernels four at a time (two phases × two
+    /// 2× integer upsampling (24k→48k, 8k→16k …): outputs four at a time (two phases × two
     /// consecutive input windows), every output with one accumulator.
     @inline(__always)
     func emitUpByTwo(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
         var n = 0
-        let taps = tapsPerPhase, skip = upTwoSkip
+        let taps = tapsPerPhase
         if isVectorized && nextPhase == 1 && n < room && nextBase < end {
             // The second output of a window the previous call left half done, so that the
             // batch below starts on a whole window.
-            let offset = nextBase - (taps - 1) - historyStart + skip
+            let offset = nextBase - (taps - 1) - historyStart
             for c in 0..<channels {
-                out[n * channels + c] = cvk_up2v_one(
-                    coefficients + taps + skip, history + c * capacity + offset, taps - skip)
+                out[n * channels + c] = single(coefficients + taps, history + c * capacity + offset, taps)
             }
             n &+= 1
             nextPhase = 0
             nextBase &+= 1
         }
         if isVectorized && nextPhase == 0 && n < room && nextBase < end {
-            // Every whole window (two outputs) that fits, in one call per channel; then the first
-            // output of one more window if only one output's room is left.
+            // Every whole window (two outputs) that fits, in one call per channel.
             let windows = Swift.min((room - n) / 2, end - nextBase)
-            let offset = nextBase - (taps - 1) - historyStart + skip
+            let offset = nextBase - (taps - 1) - historyStart
             for c in 0..<channels {
                 let x = history + c * capacity + offset, o = out + n * channels + c
-                let h0 = coefficients + skip, h1 = coefficients + taps + skip
                 if isWide {
-                    cvk_up2v_w16(h0, h1, x, taps - skip, windows, o, channels)
+                    cvk_upsample2_w16(coefficients, coefficients + taps, x, taps, windows, o, channels)
                 } else {
-                    cvk_up2v(h0, h1, x, taps - skip, windows, o, channels)
+                    cvk_upsample2(coefficients, coefficients + taps, x, taps, windows, o, channels)
                 }
             }
             n &+= 2 &* windows
             nextBase &+= windows
-            if n < room && nextBase < end {
-                let x = nextBase - (taps - 1) - historyStart + skip
-                for c in 0..<channels {
-                    out[n * channels + c] = cvk_up2v_one(coefficients + skip, history + c * capacity + x, taps - skip)
-                }
-                n &+= 1
-                nextPhase = 1
-            }
-            return n
         }
         while !isVectorized && n &+ 3 < room && nextPhase == 0 && nextBase &+ 1 < end {
             let offset = nextBase - (taps - 1) - historyStart

@@ -91,9 +91,6 @@ public final class PolyphaseResampler: Resampler {
     /// × two consecutive input windows), every output of the instance with one accumulator, so
     /// results do not depend on which path computed them.
     let upByTwo: Bool
-    /// 2× upsampling with the C kernels: the leading taps both phases have as padding zeros, which the
-    /// vertical kernel (`cvk_up2v`, outputs in the lanes, any tap count) skips; 0 otherwise.
-    let upTwoSkip: Int
     /// Output frames a throughput-mode instance waits for before computing a block (0: none, as in
     /// streaming mode or where the ratio gains nothing from it); part of `latency`.
     public let holdBack: Int
@@ -172,8 +169,6 @@ public final class PolyphaseResampler: Resampler {
             }
         }
         upByTwo = up == 2 && down == 1
-        // Phase q has ⌈(h.count − q) / 2⌉ taps, at the end of its row; the rest of the row is zeros.
-        upTwoSkip = upByTwo && isVectorized ? tapsPerPhase - (h.count + 1) / 2 : 0
         // Phase-major blocks (emitPhaseMajor) need 8 cycles of input in history: taps + 8·down.
         let phaseMajor = isVectorized && up > 2 && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
         capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0) + 15) / 16 * 16

@@ -51,13 +51,6 @@ void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, siz
 /// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
 /// written to out[(2w)·out_stride] and out[(2w + 1)·out_stride]. Reads b[0 ..< windows − 1 + n].
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
-/// 2× upsampling, outputs in the lanes: for each of `windows` windows w, out[(2w)·out_stride] =
-/// Σ h0[u]·x[w + u] and out[(2w + 1)·out_stride] = Σ h1[u]·x[w + u] (u < taps), each one chain of
-/// fused multiply-adds over u in order from 0, so every width (and cvk_up2v_one, one output)
-/// gives the same bits. `taps` is any count; reads x up to 15 floats past the last window.
-void cvk_up2v(const float *h0, const float *h1, const float *x, size_t taps, size_t windows, float *out,
-              size_t out_stride);
-float cvk_up2v_one(const float *h, const float *x, size_t taps);
 /// Any ratio: output j is coefs[p_j·n …]·(b + w_j), where (w, p) start at (w0, p0) and advance by
 /// (step, step_phase), p carrying into w at `up`. Computes outputs while j < room and w_j < wend
 /// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
@@ -82,8 +75,6 @@ void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, s
 void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
                               size_t out_stride);
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
-void cvk_up2v_w16(const float *h0, const float *h1, const float *x, size_t taps, size_t windows, float *out,
-                  size_t out_stride);
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
