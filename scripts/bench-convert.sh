@@ -2,7 +2,9 @@
 # Whole-job benchmark for docs/benchmarks.md (issue #20): `audiopipe convert` of a 10-minute float32
 # mono raw file to PCM16 raw, against a minimal C program that streams the same file through
 # libsoxr HQ in 64k-frame blocks (Benchmarks/tools/soxr-convert.c), for the four ratios of the
-# suite. Whole processes, wall clock, the two alternated run by run, medians of ROUNDS runs. Inputs
+# suite. Whole processes, wall clock. ROUNDS rounds, each timing every ratio once with the two programs
+# back to back in alternating order; reported per ratio: the median of the per-round ratios (peer ÷
+# ours) with their interquartile range and min–max, and how many rounds over how long. Inputs
 # are generated once (sox) and read from the page cache; outputs go to OUT_ON. The Markdown section
 # goes to stdout (paste it into docs/benchmarks.md after the batch section, from its marker on),
 # progress to stderr.
@@ -13,7 +15,8 @@
 # Environment:
 #   AUDIOPIPE     the binary (default .build/release/audiopipe)
 #   SECONDS_LONG  seconds of audio per input file (default 600)
-#   ROUNDS        timed runs of each program per ratio (default 9)
+#   ROUNDS        rounds: timed runs of each program per ratio (default 9)
+#   GAP           seconds to wait between rounds, to spread them over more of the machine's load (default 0)
 #   BENCH_CACHE   where the inputs are generated once (default ${TMPDIR:-/tmp}/audiopipe-bench-convert)
 #   OUT_ON        where the outputs are written, deleted at the end (default $BENCH_CACHE)
 set -euo pipefail
@@ -22,6 +25,7 @@ cd "$(dirname "$0")/.."
 AUDIOPIPE=${AUDIOPIPE:-.build/release/audiopipe}
 SECONDS_LONG=${SECONDS_LONG:-600}
 ROUNDS=${ROUNDS:-9}
+GAP=${GAP:-0}
 BENCH_CACHE=${BENCH_CACHE:-${TMPDIR:-/tmp}/audiopipe-bench-convert}
 OUT_ON=${OUT_ON:-$BENCH_CACHE}
 
@@ -29,6 +33,7 @@ log() { printf '[bench-convert] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 [[ -x $AUDIOPIPE ]] || die "no binary at $AUDIOPIPE (swift build -c release, or set AUDIOPIPE)"
+[[ $GAP =~ ^[0-9]+$ ]] || die "GAP must be a whole number of seconds (got '$GAP')"
 for v in SECONDS_LONG ROUNDS; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
 done
@@ -53,54 +58,112 @@ for r in "${ratios[@]}"; do
     fi
 done
 
-# Wall-clock seconds of one run of "$@" (stdout and stderr discarded; a failure stops the script).
-wall() {
-    local t0 t1
+# One run of "$@" (stdout and stderr discarded; a failure stops the script): "WALL CPU", the wall
+# clock and the process's CPU time (user + system, from bash's `time`), in microseconds. CPU time
+# leaves out the time the process waited for a core, the larger part of this machine's noise.
+TIMEFORMAT='%3U %3S'
+run() {
+    local t0 t1 cpu
     t0=$(date +%s%N)
-    "$@" >/dev/null 2>&1 || die "failed: $*"
+    cpu=$({ time "$@" >/dev/null 2>&1; } 2>&1) || die "failed: $*"
     t1=$(date +%s%N)
-    echo $(((t1 - t0) / 1000))
+    echo "$(((t1 - t0) / 1000)) $(awk -v c="$cpu" 'BEGIN {split(c, a, " "); printf "%.0f", (a[1] + a[2]) * 1e6}')"
 }
 
-median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
+# Quantile q (0..1) of the numbers on stdin, linear between order statistics (q = 0.5: the median).
+quantile() {
+    sort -g | awk -v q="$1" '{a[NR] = $1} END {h = (NR - 1) * q; i = int(h); f = h - i
+        printf "%.6f\n", (i + 1 < NR) ? a[i + 1] + f * (a[i + 2] - a[i + 1]) : a[NR]}'
+}
+
+label_of() {
+    if [[ $1 == 44100 ]]; then echo "44.1k → $(($2 / 1000))k"; else echo "$(($1 / 1000))k → $(($2 / 1000))k"; fi
+}
 
 when=$(date -u '+%Y-%m-%d %H:%M UTC')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 git diff --quiet HEAD -- Sources Benchmarks 2>/dev/null || commit+=" with uncommitted changes"
-rows=()
+
+# A warm-up run of each (and the page cache), then ROUNDS rounds; each round times every ratio once,
+# ours and the peer back to back, the order alternating round by round. A round's ratio (peer ÷ ours)
+# compares two runs a fraction of a second apart, so load that drifts over the minutes the whole
+# benchmark takes moves both sides of a round alike, and the rounds are spread over those minutes.
+# Reported per ratio: the median of the per-round ratios and their spread (quartiles, min–max).
+declare -A ours peer ours_cpu peer_cpu
 for r in "${ratios[@]}"; do
     read -r from to <<<"$r"
     f="$BENCH_CACHE/in-$from-$SECONDS_LONG.f32"
-    ours=() peer=()
-    ap=("$AUDIOPIPE" convert "$f" "$work/ours.raw" --in-rate "$from" --in-channels 1 --in-encoding float32
-        -r "$to" --no-progress)
-    sx=("$work/soxr-convert" "$from" "$to" "$f" "$work/peer.raw")
-    "${ap[@]}" >/dev/null 2>&1 || die "audiopipe convert failed on $f"  # warm-up (and page cache)
-    "${sx[@]}" || die "the soxr peer failed on $f"
-    for ((i = 0; i < ROUNDS; i++)); do
+    "$AUDIOPIPE" convert "$f" "$work/ours-$from-$to.raw" --in-rate "$from" --in-channels 1 --in-encoding float32 \
+        -r "$to" --no-progress >/dev/null 2>&1 || die "audiopipe convert failed on $f"
+    "$work/soxr-convert" "$from" "$to" "$f" "$work/peer-$from-$to.raw" || die "the soxr peer failed on $f"
+done
+t_start=$(date +%s)
+for ((i = 0; i < ROUNDS; i++)); do
+    for r in "${ratios[@]}"; do
+        read -r from to <<<"$r"
+        f="$BENCH_CACHE/in-$from-$SECONDS_LONG.f32"
+        ap=("$AUDIOPIPE" convert "$f" "$work/ours-$from-$to.raw" --in-rate "$from" --in-channels 1
+            --in-encoding float32 -r "$to" --no-progress)
+        sx=("$work/soxr-convert" "$from" "$to" "$f" "$work/peer-$from-$to.raw")
         if ((i % 2)); then
-            peer+=("$(wall "${sx[@]}")")
-            ours+=("$(wall "${ap[@]}")")
+            read -r p pc <<<"$(run "${sx[@]}")"
+            read -r o oc <<<"$(run "${ap[@]}")"
         else
-            ours+=("$(wall "${ap[@]}")")
-            peer+=("$(wall "${sx[@]}")")
+            read -r o oc <<<"$(run "${ap[@]}")"
+            read -r p pc <<<"$(run "${sx[@]}")"
         fi
+        ours[$from-$to]+="$o "
+        peer[$from-$to]+="$p "
+        ours_cpu[$from-$to]+="$oc "
+        peer_cpu[$from-$to]+="$pc "
     done
+    log "round $((i + 1))/$ROUNDS done"
+    if ((i + 1 < ROUNDS && GAP > 0)); then sleep "$GAP"; fi
+done
+span=$(($(date +%s) - t_start))
+every=$(awk -v s="$span" -v n="$ROUNDS" 'BEGIN {printf "%.1f", (n > 1) ? s / (n - 1) : 0}')
+
+rows=()
+for r in "${ratios[@]}"; do
+    read -r from to <<<"$r"
     # Both wrote the whole file: PCM16 mono, the length the ratio gives (soxr may differ by a frame).
+    f="$BENCH_CACHE/in-$from-$SECONDS_LONG.f32"
     frames_in=$(($(stat -c %s "$f") / 4))
     want=$(((frames_in * to + from - 1) / from))
-    got=$(($(stat -c %s "$work/ours.raw") / 2))
-    got_peer=$(($(stat -c %s "$work/peer.raw") / 2))
+    got=$(($(stat -c %s "$work/ours-$from-$to.raw") / 2))
+    got_peer=$(($(stat -c %s "$work/peer-$from-$to.raw") / 2))
     ((got == want)) || die "$from -> $to: audiopipe wrote $got frames, expected $want"
     ((got_peer >= want - 2 && got_peer <= want + 2)) || die "$from -> $to: the peer wrote $got_peer frames, expected ~$want"
-    o=$(printf '%s\n' "${ours[@]}" | median)
-    p=$(printf '%s\n' "${peer[@]}" | median)
-    ratio=$(awk -v o="$o" -v p="$p" 'BEGIN {printf "%.2f", p / o}')
-    label="$((from / 1000))k → $((to / 1000))k"
-    [[ $from == 44100 ]] && label="44.1k → $((to / 1000))k"
-    log "$label: audiopipe ${o} µs, soxr peer ${p} µs (median of $ROUNDS): ${ratio}×"
-    rows+=("$(printf '| `audiopipe convert` %s | %s s float32 mono raw → PCM16 raw | %.3f s | %.3f s | %s× the soxr peer |' \
-        "$label" "$SECONDS_LONG" "$(awk -v x="$o" 'BEGIN {print x / 1e6}')" "$(awk -v x="$p" 'BEGIN {print x / 1e6}')" "$ratio")")
+    read -r -a os <<<"${ours[$from-$to]}"
+    read -r -a ps <<<"${peer[$from-$to]}"
+    read -r -a ocs <<<"${ours_cpu[$from-$to]}"
+    read -r -a pcs <<<"${peer_cpu[$from-$to]}"
+    per_round=()
+    per_round_cpu=()
+    for ((i = 0; i < ROUNDS; i++)); do
+        per_round+=("$(awk -v o="${os[i]}" -v p="${ps[i]}" 'BEGIN {print p / o}')")
+        per_round_cpu+=("$(awk -v o="${ocs[i]}" -v p="${pcs[i]}" 'BEGIN {print (o > 0) ? p / o : 0}')")
+    done
+    cmed=$(printf '%s\n' "${per_round_cpu[@]}" | quantile 0.5)
+    cq1=$(printf '%s\n' "${per_round_cpu[@]}" | quantile 0.25)
+    cq3=$(printf '%s\n' "${per_round_cpu[@]}" | quantile 0.75)
+    oc=$(printf '%s\n' "${ocs[@]}" | quantile 0.5)
+    pc=$(printf '%s\n' "${pcs[@]}" | quantile 0.5)
+    med=$(printf '%s\n' "${per_round[@]}" | quantile 0.5)
+    q1=$(printf '%s\n' "${per_round[@]}" | quantile 0.25)
+    q3=$(printf '%s\n' "${per_round[@]}" | quantile 0.75)
+    lo=$(printf '%s\n' "${per_round[@]}" | quantile 0)
+    hi=$(printf '%s\n' "${per_round[@]}" | quantile 1)
+    o=$(printf '%s\n' "${os[@]}" | quantile 0.5)
+    p=$(printf '%s\n' "${ps[@]}" | quantile 0.5)
+    label=$(label_of "$from" "$to")
+    log "$(awk -v l="$label" -v o="$o" -v p="$p" -v m="$med" -v q1="$q1" -v q3="$q3" -v lo="$lo" -v hi="$hi" \
+        'BEGIN {printf "%s: audiopipe %.0f µs, soxr peer %.0f µs; ratio %.2f× (IQR %.2f–%.2f, range %.2f–%.2f)", l, o, p, m, q1, q3, lo, hi}')$(
+        awk -v m="$cmed" -v q1="$cq1" -v q3="$cq3" 'BEGIN {printf "; CPU time %.2f× (IQR %.2f–%.2f)", m, q1, q3}')"
+    rows+=("$(awk -v l="$label" -v s="$SECONDS_LONG" -v o="$o" -v p="$p" -v m="$med" -v q1="$q1" -v q3="$q3" \
+        -v lo="$lo" -v hi="$hi" 'BEGIN {printf "| `audiopipe convert` %s | %s s float32 mono → PCM16 | %.3f s | %.3f s |", l, s, o / 1e6, p / 1e6
+        printf " %.2f× | %.2f–%.2f× | %.2f–%.2f× |", m, q1, q3, lo, hi}') $(awk -v oc="$oc" -v pc="$pc" -v m="$cmed" \
+        -v q1="$cq1" -v q3="$cq3" 'BEGIN {printf "%.1f / %.1f ms: %.2f× (IQR %.2f–%.2f×) |", oc / 1e3, pc / 1e3, m, q1, q3}')")
 done
 
 cat <<EOF
@@ -110,11 +173,16 @@ cat <<EOF
 \`scripts/bench-convert.sh\` (commit $commit): \`audiopipe convert IN.f32 OUT.raw --in-rate R --in-channels 1
 --in-encoding float32 -r R2\` against \`Benchmarks/tools/soxr-convert.c\`, a minimal C program that streams the same
 file through libsoxr HQ in 64k-frame blocks and lets soxr write PCM16 without dither. Whole processes (start-up,
-reading, resampling, conversion, writing), inputs in the page cache, the two alternated, median wall clock of
-$ROUNDS runs each. Ratio = the peer's median ÷ ours (above 1: \`audiopipe\` faster). \`convert\` runs the native
-resampler's throughput mode (same output as streaming; outputs held back in blocks where the ratio has many phases).
+reading, resampling, conversion, writing), inputs in the page cache. $ROUNDS rounds over $span s (one every
+$every s); each round runs every ratio once, the two programs back to back, in alternating order. Ratio = the
+peer's time ÷ ours within one round (above 1: \`audiopipe\` faster); the table gives the median of the $ROUNDS
+per-round ratios, their interquartile range and their min–max: the spread is this machine's noise, and a change
+smaller than it is not shown by the run. Times are medians. The last column is the same for CPU time (user +
+system, bash's \`time\`: the medians of ours and the peer's, then the median and IQR of the per-round ratios), which
+leaves out the time a process waits for a core and is steadier on a shared machine; the wall-clock ratio is the
+figure of record. \`convert\` runs the native resampler's throughput mode (same output as streaming).
 
-| job | input | audiopipe (median) | soxr peer (median) | ratio |
-|---|---|---:|---:|---|
+| job | input | audiopipe | soxr peer | ratio (median of rounds) | IQR | min–max | CPU time: ours / peer, ratio |
+|---|---|---:|---:|---:|---:|---:|---|
 EOF
 printf '%s\n' "${rows[@]}"

@@ -103,11 +103,14 @@ typedef struct {
     size_t sizes[4];  // multiples of the lane count
     float (*dot1)(const float *, const float *, size_t);
     void (*decimate)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
+    void (*decimate_aligned)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
     void (*upsample2)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
     long (*polyphase)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, long, size_t, float *,
                       size_t, long *, size_t *);
     void (*phase_pairs)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, float *,
                         size_t);
+    void (*phase_major)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, size_t,
+                        float *, size_t);
 } fir_kernels;
 
 static void test_fir_kernels(const fir_kernels *k8) {
@@ -129,6 +132,49 @@ static void test_fir_kernels(const fir_kernels *k8) {
             for (size_t k = 0; k < count; k++) {
                 float e = k8->dot1(coefs, x + 3 * k, n);
                 CHECK(memcmp(&out[2 * k], &e, sizeof e) == 0, "%s decimate n=%zu count=%zu k=%zu", k8->name, n, count, k);
+            }
+        }
+        // Aligned decimation: the same bits as dot1, from every window alignment (the signal at
+        // x + off), strides 1…5 and 16, counts either side of 8 per alignment class.
+        static float padded[MAXN + 32] __attribute__((aligned(64)));
+        static float xa[SIG] __attribute__((aligned(64)));
+        memset(padded, 0, sizeof padded);
+        memcpy(padded + 16, coefs, n * sizeof(float));
+        memcpy(xa, x, sizeof xa);
+        const size_t strides[] = {1, 2, 3, 5, 16}, counts[] = {0, 7, 64, 127, 128, 131, 300};
+        for (size_t off = 0; off < 16; off += 3) {
+            for (size_t si2 = 0; si2 < 5; si2++) {
+                for (size_t ci = 0; ci < 7; ci++) {
+                    const size_t st = strides[si2], count = counts[ci];
+                    if (off + st * count + n + 16 > SIG) continue;
+                    k8->decimate_aligned(padded + 16, xa + off, st, n, count, out, 1);
+                    for (size_t k = 0; k < count; k++) {
+                        float e = k8->dot1(coefs, xa + off + st * k, n);
+                        CHECK(memcmp(&out[k], &e, sizeof e) == 0,
+                              "%s decimate_aligned n=%zu off=%zu stride=%zu count=%zu k=%zu", k8->name, n, off, st,
+                              count, k);
+                    }
+                }
+            }
+        }
+        // A NaN or infinity next to a window must not reach its output (aligned decimation reads
+        // whole aligned vectors around the windows): one NaN and one infinity in the signal, every
+        // output NaN exactly when its window holds one, and otherwise dot1's bits.
+        {
+            static float xn[SIG] __attribute__((aligned(64)));
+            memcpy(xn, x, sizeof xn);
+            xn[102] = NAN;  // inside stride 1's windows, in every lane position over them
+            xn[642] = NAN;  // lane 2 of an aligned vector: below the windows' start (stride 16: lane 5)
+            xn[985] = INFINITY;  // lane 9: past the end of some stride-16 windows
+            for (size_t st = 1; st <= 16; st += 15) {
+                const size_t fit = (SIG - n - 40) / st, count = fit < 300 ? fit : 300;
+                k8->decimate_aligned(padded + 16, xn + 5, st, n, count, out, 1);
+                for (size_t k = 0; k < count; k++) {
+                    float e = k8->dot1(coefs, xn + 5 + st * k, n);
+                    CHECK(isnan(out[k]) == isnan(e) && (isnan(e) || memcmp(&out[k], &e, sizeof e) == 0),
+                          "%s decimate_aligned with NaN/inf n=%zu stride=%zu k=%zu: %g vs %g", k8->name, n, st, k,
+                          out[k], e);
+                }
             }
         }
         // 2× upsampling.
@@ -156,6 +202,26 @@ static void test_fir_kernels(const fir_kernels *k8) {
         }
         CHECK(got == (long)j && wa == w && pa == p, "%s polyphase n=%zu: %ld outputs (expected %zu)", k8->name, n, got, j);
         CHECK(memcmp(out, one, j * sizeof(float)) == 0, "%s polyphase n=%zu: outputs differ", k8->name, n);
+        // Whole cycles phase by phase: up 7, down 12 (step 1, phase step 5), from phase 4, 1…9
+        // cycles; output (j, k) at out[(j + 7k)·2] equals dot1 of its phase and window.
+        for (size_t cycles = 1; cycles < 10; cycles++) {
+            k8->phase_major(coefs, n, 7, 1, 5, x, 2, 4, 12, cycles, out, 2);
+            w = 2;
+            p = 4;
+            for (size_t jj = 0; jj < 7; jj++) {
+                for (size_t k = 0; k < cycles; k++) {
+                    float e = k8->dot1(coefs + p * n, x + w + 12 * k, n);
+                    CHECK(memcmp(&out[(jj + 7 * k) * 2], &e, sizeof e) == 0, "%s phase_major n=%zu cycles=%zu j=%zu k=%zu",
+                          k8->name, n, cycles, jj, k);
+                }
+                w += 1;
+                p += 5;
+                if (p >= 7) {
+                    p -= 7;
+                    w += 1;
+                }
+            }
+        }
         // Two cycles phase by phase: up 7 (four phases, then three), down 5 (step 0, phase step 5),
         // from phase 2; output (j, k) at out[(j + 7k)·2] equals dot1 of its phase and window.
         k8->phase_pairs(coefs, n, 7, 0, 5, x, 3, 2, 5, out, 2);
@@ -181,12 +247,14 @@ static void test_fir(void) {
         printf("FIR kernels: not available on this CPU, skipped\n");
         return;
     }
-    const fir_kernels lanes8 = {"8-lane", {8, 24, 88, 256}, cvk_dot1, cvk_decimate, cvk_upsample2, cvk_polyphase,
-                                cvk_phase_pairs};
+    const fir_kernels lanes8 = {"8-lane",          {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
+                                cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs,
+                                cvk_phase_major};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
-        const fir_kernels lanes16 = {"16-lane", {16, 32, 96, 256}, cvk_dot1_w16, cvk_decimate_w16, cvk_upsample2_w16,
-                                     cvk_polyphase_w16, cvk_phase_pairs_w16};
+        const fir_kernels lanes16 = {"16-lane",         {16, 32, 96, 256},        cvk_dot1_w16,
+                                     cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_upsample2_w16,
+                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");
     } else {

@@ -75,12 +75,29 @@ CVK_TARGET static inline void store4(__m128 r, float *out, size_t stride) {
     out[3 * stride] = t[3];
 }
 
+// Lane q of the result is lane (q + r) mod 8 of v.
+CVK_TARGET static inline __m256 rotate8(__m256 v, size_t r) {
+    const __m256i idx = _mm256_and_si256(_mm256_add_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                                                          _mm256_set1_epi32((int)r)), _mm256_set1_epi32(7));
+    return _mm256_permutevar8x32_ps(v, idx);
+}
+
+// All ones in lanes r…7, zeros below.
+CVK_TARGET static inline __m256 lanes_from8(size_t r) {
+    const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    return _mm256_castsi256_ps(_mm256_cmpgt_epi32(idx, _mm256_set1_epi32((int)r - 1)));
+}
+
 // The kernels, from fir_x86_template.h: 8 lanes (AVX2 + FMA).
 #define FIR_TARGET CVK_TARGET
 #define FIR_VEC __m256
 #define FIR_LANES 8
 #define FIR_ZERO() _mm256_setzero_ps()
 #define FIR_LOAD(p) _mm256_loadu_ps(p)
+#define FIR_LOADA(p) _mm256_load_ps(p)
+#define FIR_LOADA_FROM(p, r) _mm256_and_ps(_mm256_load_ps(p), lanes_from8(r))
+#define FIR_LOADA_BELOW(p, r) _mm256_andnot_ps(lanes_from8(r), _mm256_load_ps(p))
+#define FIR_ROTATE(v, r) rotate8(v, r)
 #define FIR_FMA(a, b, acc) _mm256_fmadd_ps(a, b, acc)
 #define FIR_REDUCE1(v) reduce1(v)
 #define FIR_REDUCE4(p, q, u, v) reduce4(p, q, u, v)
@@ -99,6 +116,14 @@ CVK_TARGET512 static inline __m256 fold16(__m512 v) {
     return _mm256_add_ps(_mm512_castps512_ps256(v), hi);
 }
 
+// Lane q of the result is lane (q + r) mod 16 of v.
+CVK_TARGET512 static inline __m512 rotate16(__m512 v, size_t r) {
+    const __m512i idx = _mm512_and_si512(_mm512_add_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                                                            14, 15),
+                                                          _mm512_set1_epi32((int)r)), _mm512_set1_epi32(15));
+    return _mm512_permutexvar_ps(idx, v);
+}
+
 CVK_TARGET512 static inline float reduce16(__m512 v) { return reduce1(fold16(v)); }
 
 CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512 v) {
@@ -110,6 +135,10 @@ CVK_TARGET512 static inline __m128 reduce4w(__m512 p, __m512 q, __m512 u, __m512
 #define FIR_LANES 16
 #define FIR_ZERO() _mm512_setzero_ps()
 #define FIR_LOAD(p) _mm512_loadu_ps(p)
+#define FIR_LOADA(p) _mm512_load_ps(p)
+#define FIR_LOADA_FROM(p, r) _mm512_maskz_load_ps((__mmask16)(0xFFFFu << (r)), p)
+#define FIR_LOADA_BELOW(p, r) _mm512_maskz_load_ps((__mmask16)((1u << (r)) - 1), p)
+#define FIR_ROTATE(v, r) rotate16(v, r)
 #define FIR_FMA(a, b, acc) _mm512_fmadd_ps(a, b, acc)
 #define FIR_REDUCE1(v) reduce16(v)
 #define FIR_REDUCE4(p, q, u, v) reduce4w(p, q, u, v)
@@ -177,6 +206,12 @@ void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_
     for (; k < count; k++) out[k * out_stride] = cvk_dot1(a, b + k * stride, n);
 }
 
+// NEON loads of 16 bytes split less often; the aligned variant is cvk_decimate here (not timed).
+void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                          size_t out_stride) {
+    cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
+}
+
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     size_t w = 0;
     for (; w + 2 <= windows; w += 2) {
@@ -209,6 +244,21 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
     *w_after = w;
     *p_after = p;
     return (long)j;
+}
+
+void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
+    long w = w0;
+    size_t p = p0;
+    for (size_t j = 0; j < up; j++) {
+        cvk_decimate(coefs + p * n, b + w, down, n, cycles, out + j * out_stride, up * out_stride);
+        w += (long)step;
+        p += step_phase;
+        if (p >= up) {
+            p -= up;
+            w += 1;
+        }
+    }
 }
 
 // Output by output (correct, not tuned: this project has no ARM machine to time it on).
@@ -244,8 +294,16 @@ long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t 
     *p_after = p0;
     return 0;
 }
+void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                          size_t out_stride) {
+    cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
+}
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;
+}
+void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
+    (void)coefs; (void)n; (void)up; (void)step; (void)step_phase; (void)b; (void)w0; (void)p0; (void)down; (void)cycles; (void)out; (void)out_stride;
 }
 void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                      size_t p0, size_t down, float *out, size_t out_stride) {
@@ -259,12 +317,20 @@ float cvk_dot1_w16(const float *a, const float *b, size_t n) { return cvk_dot1(a
 void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride) {
     cvk_decimate(a, b, stride, n, count, out, out_stride);
 }
+void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                              size_t out_stride) {
+    cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
+}
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
     cvk_upsample2(a0, a1, b, n, windows, out, out_stride);
 }
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
     return cvk_polyphase(coefs, n, up, step, step_phase, b, w0, p0, wend, room, out, out_stride, w_after, p_after);
+}
+void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
+                         long w0, size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
+    cvk_phase_major(coefs, n, up, step, step_phase, b, w0, p0, down, cycles, out, out_stride);
 }
 void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                          size_t p0, size_t down, float *out, size_t out_stride) {

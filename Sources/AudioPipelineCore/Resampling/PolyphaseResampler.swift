@@ -76,8 +76,12 @@ public final class PolyphaseResampler: Resampler {
     let down: Int  // M
     let windowStep: Int, phaseStep: Int  // ⌊M / L⌋ and M mod L: one output on (`advance`)
     let centre: Int  // C, in the virtual rate's samples
-    let coefficients: UnsafeMutablePointer<Float>  // up × tapsPerPhase, each phase reversed
-    let history: UnsafeMutablePointer<Float>  // channels × capacity, planar
+    /// up × tapsPerPhase, each phase reversed, with `Self.pad` zeros before and after the table (what
+    /// the aligned decimation kernel reads around its one phase).
+    let coefficients: UnsafeMutablePointer<Float>
+    /// channels × capacity, planar; 64-byte aligned, `capacity` a multiple of 16 and `Self.pad`
+    /// floats after the last row, so aligned vector loads around any window stay inside.
+    let history: UnsafeMutablePointer<Float>
     let capacity: Int
     let channels: Int
 
@@ -99,6 +103,9 @@ public final class PolyphaseResampler: Resampler {
     public let holdBack: Int
     /// Most cycles one phase-major block computes (8, more when the phases are few).
     let phaseMajorCycles: Int
+
+    /// Zero floats around the coefficient table and after the history (one 16-lane vector).
+    static let pad = 16
 
     /// Largest filter the design will build (taps over all phases), so a ratio such as
     /// 768000/767999 fails at configuration instead of allocating gigabytes.
@@ -157,8 +164,11 @@ public final class PolyphaseResampler: Resampler {
         let h = KaiserFilterDesign.lowPass(
             half: centre, cutoff: cutoff, beta: KaiserFilterDesign.beta(attenuation: preset.attenuation),
             gain: Double(up))
-        coefficients = .allocate(capacity: up * tapsPerPhase)
-        coefficients.initialize(repeating: 0, count: up * tapsPerPhase)
+        // 64-byte aligned (so is every phase: taps a multiple of 16 floats with the 16-lane kernels),
+        // so no coefficient load splits a cache line.
+        let table = Self.allocateAligned(up * tapsPerPhase + 2 * Self.pad)
+        table.initialize(repeating: 0, count: up * tapsPerPhase + 2 * Self.pad)
+        coefficients = table + Self.pad
         for phase in 0..<up {
             for t in 0..<tapsPerPhase {
                 let j = phase + (tapsPerPhase - 1 - t) * up  // tap for input frame base − (T−1−t)
@@ -168,8 +178,8 @@ public final class PolyphaseResampler: Resampler {
         upByTwo = up == 2 && down == 1
         // Phase-major blocks (emitPhaseMajor) need 8 cycles of input in history: taps + 8·down.
         let phaseMajor = isVectorized && up > 2 && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
-        capacity = tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0)
-        history = .allocate(capacity: channels * capacity)
+        capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0) + 15) / 16 * 16
+        history = Self.allocateAligned(channels * capacity + Self.pad)
         // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
         // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
         holdBack = mode == .throughput && phaseMajor ? 8 * up : 0
@@ -180,13 +190,19 @@ public final class PolyphaseResampler: Resampler {
     }
 
     deinit {
-        coefficients.deallocate()
-        history.deallocate()
+        UnsafeMutableRawPointer(coefficients - Self.pad).deallocate()
+        UnsafeMutableRawPointer(history).deallocate()
+    }
+
+    /// `count` floats at a 64-byte boundary (a cache line; one 16-lane vector).
+    static func allocateAligned(_ count: Int) -> UnsafeMutablePointer<Float> {
+        UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
     }
 
     /// Forgets the stream (history zeroed, counters at 0); allocates nothing.
     public func reset() {
-        history.initialize(repeating: 0, count: channels * capacity)
+        history.initialize(repeating: 0, count: channels * capacity + Self.pad)
         // The T−1 frames before the stream are zeros.
         historyStart = -(tapsPerPhase - 1)
         filled = 0

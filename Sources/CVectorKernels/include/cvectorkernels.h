@@ -42,6 +42,12 @@ const char *cvk_fir_instruction_set(void);
 float cvk_dot1(const float *a, const float *b, size_t n);
 /// Decimation: `count` outputs, output k = a·(b + k·stride), written to out[k·out_stride].
 void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
+/// cvk_decimate's outputs, bit for bit (for finite input), read with aligned input loads: `a_pad`
+/// must have 16 zero floats before a_pad[0] and after a_pad[n − 1], and b[…] is read from the
+/// vector-aligned address at or before each window up to 16 floats past its end. Outputs whose
+/// windows share an alignment go eight at a time (about 2× cvk_decimate on AVX-512 here).
+void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                          size_t out_stride);
 /// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
 /// written to out[(2w)·out_stride] and out[(2w + 1)·out_stride]. Reads b[0 ..< windows − 1 + n].
 void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
@@ -50,6 +56,11 @@ void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, s
 /// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
 long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                    size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
+/// `cycles` whole cycles of a ratio with `up` phases, phase by phase: output j of cycle k (j < up,
+/// k < cycles) is coefs[p_j·n …]·(b + w_j + k·down), written to out[(j + k·up)·out_stride], where
+/// (w_j, p_j) start at (w0, p0) and advance as in cvk_polyphase; each phase as cvk_decimate.
+void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
+                     size_t p0, size_t down, size_t cycles, float *out, size_t out_stride);
 /// Two whole cycles of a ratio with `up` phases, phase by phase: output j of cycle k (j < up,
 /// k < 2) is coefs[p_j·n …]·(b + w_j + k·down), written to out[(j + k·up)·out_stride], where
 /// (w_j, p_j) start at (w0, p0) and advance as in cvk_polyphase. Reads b[w0 … w_last + down + n).
@@ -61,11 +72,15 @@ void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_
 /// themselves bit for bit.
 float cvk_dot1_w16(const float *a, const float *b, size_t n);
 void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
+void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
+                              size_t out_stride);
 void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                          size_t p0, size_t down, float *out, size_t out_stride);
+void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
+                         long w0, size_t p0, size_t down, size_t cycles, float *out, size_t out_stride);
 
 // --- PCM conversion (AVX2) for PCMKernels ------------------------------------------------------------
 // Bit-identical to the Swift SIMD loops (same operations in the same order). Each call handles whole
