@@ -76,18 +76,6 @@ struct SessionSimulate: ParsableCommand {
                 "--network": network, "--sweep": sweep, "--scenarios": scenarios, "--rooms": rooms.map(String.init),
                 "--room": room.first,
             ])
-        if let scenarios {
-            let o = try BatchOptions(jobs: jobs)
-            let r = try SessionScenarios.run(directory: scenarios, output: outputPath, options: o) { f in
-                f.error.map(Terminal.error)
-                f.warnings.forEach { printer.note("warning: \($0)") }
-            }
-            try printer.print(r, text: r.text)
-            if r.summary.exitCode != 0 {
-                throw FailureExit(status: ExitStatus(rawValue: r.summary.exitCode) ?? .ioError)
-            }
-            return
-        }
         var c = SessionConfiguration()
         c.agent = agent
         c.user = user
@@ -111,19 +99,15 @@ struct SessionSimulate: ParsableCommand {
         if let ignoreFirstMs { c.policy.ignoreFirstMs = ignoreFirstMs }
         c.vad = try vad.configuration()
         c.jitter = buffer.settings
-        if let rooms {
-            let o = try BatchOptions(jobs: jobs)
-            let r = try SessionRooms.run(
-                configuration: c, rooms: rooms, seed: roomSeed, ranges: try SessionRooms.ranges(room),
-                output: outputPath, options: o
-            ) { f in f.error.map(Terminal.error) }
-            try printer.print(r, text: r.text)
-        } else if let sweep {
-            let r = try SessionSweep.run(configuration: c, sweep: sweep, output: outputPath)
-            try printer.print(r, text: r.text)
-        } else {
-            let r = try SessionSimulator(configuration: c).run(outputDirectory: outputPath)
-            try printer.print(r, text: r.text)
-        }
+        var request = SessionModes.Request(output: outputPath)
+        request.scenarios = scenarios
+        request.rooms = rooms
+        request.roomSeed = roomSeed
+        request.roomRanges = room
+        request.sweep = sweep
+        request.jobs = jobs
+        let outcome = try SessionModes.run(c, request, failure: Terminal.error) { printer.note("warning: \($0)") }
+        try printer.print(outcome.report, text: outcome.text)
+        if outcome.exitCode != 0 { throw FailureExit(status: ExitStatus(rawValue: outcome.exitCode) ?? .ioError) }
     }
 }

@@ -59,19 +59,14 @@ struct VADTune: ParsableCommand {
         if emulate == nil {
             o.base = try parameters.configuration()
             o.basePolicy = try parameters.policy()
-            o.grid = try VADGrid.load(file: grid, set: axes)
-            o.bargeInAxes = grid == nil  // a grid file is swept as it is
         }
         o.compare = compare
         let printer = ReportPrinter(output)
         let bar = output.progressBar()
         defer { bar.finish() }
-        let summary =
-            try emulate.map { f in
-                let framework = try FrameworkTuneOptions(
-                    f, like: o, scores: scores, grid: grid, axes: axes, config: parameters.config)
-                return try FrameworkTuner.tune(framework, notes: printer.note, progress: bar.update)
-            } ?? VADTuner.tune(o, notes: printer.note, progress: bar.update)
+        let summary = try VADTuner.tune(
+            o, emulate: emulate, scores: scores, gridFile: grid, axes: axes, config: parameters.config,
+            notes: printer.note, progress: bar.update)
         bar.finish()
         try printer.print(summary, text: emulate.map(summary.frameworkText) ?? summary.text)
         // No setting meets the limits: a check the user asked for failed.

@@ -302,3 +302,33 @@ public enum FrameworkTuner {
         }
     }
 }
+
+extension VADTuner {
+    /// `vad tune` as the command line asks: with `emulate`, the framework's VAD tuned over the score
+    /// files in `scores` (its grid from `gridFile` and `axes`, its baseline from `config`), else the
+    /// energy VAD, its grid from `gridFile` (swept as it is) or the default grid with each of `axes`
+    /// (`--set NAME=V1,V2,…`) replacing its axis.
+    /// - Parameters:
+    ///   - o: the corpus, limits and report, and for the energy VAD its baseline.
+    ///   - emulate: the framework whose VAD to tune, nil for the energy VAD.
+    ///   - scores: the framework's score files (`--scores`).
+    ///   - gridFile: a JSON grid (`--grid`).
+    ///   - axes: `--set` axes.
+    ///   - config: the framework's current configuration (`--config`), its baseline.
+    ///   - notes: what was skipped or adjusted, before the sweep.
+    ///   - progress: called as files are analysed and settings swept.
+    public static func tune(
+        _ o: VADTuneOptions, emulate: FrameworkVAD?, scores: String?, gridFile: String?, axes: [String],
+        config: String?, notes: (String) -> Void = { _ in }, progress: ProgressHandler = { _ in }
+    ) throws(AudioPipelineError) -> VADTuningSummary {
+        if let emulate {
+            let framework = try FrameworkTuneOptions(
+                emulate, like: o, scores: scores, grid: gridFile, axes: axes, config: config)
+            return try FrameworkTuner.tune(framework, notes: notes, progress: progress)
+        }
+        var energy = o
+        energy.grid = try VADGrid.load(file: gridFile, set: axes)
+        energy.bargeInAxes = gridFile == nil  // a grid file is swept as it is
+        return try tune(energy, notes: notes, progress: progress)
+    }
+}
