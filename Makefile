@@ -97,9 +97,10 @@ format-check:
 	python3 scripts/check-layout.py
 
 # Hour-long inputs in bounded memory: generates a 60-minute capture (JSON Lines and HAR) and 60
-# minutes of audio in a scratch folder, and checks each job's peak RSS (≤ 150 MB).
+# minutes of audio in a scratch folder (removed after; CHECK_MEMORY_CACHE=DIR keeps the inputs there
+# for the next run), and checks each job's peak RSS (≤ 150 MB).
 check-memory: release test-deps
-	python3 scripts/check-memory.py "$$(swift build -c release --show-bin-path)/audiopipe" $${TMPDIR:-/tmp}/audiopipe-check-memory
+	python3 scripts/check-memory.py "$$(swift build -c release --show-bin-path)/audiopipe" $(CHECK_MEMORY_CACHE)
 
 # libFuzzer targets (Fuzz/): the JSON parser, the scanner against it, base64 (both kernels), the
 # captured-session readers, traces, labels and profile templates. A crash fails and is kept.

@@ -10,12 +10,18 @@ user's clean track), then runs deframe, jitter play, convert, vad detect (also w
 and a 200-room sweep of the 28 s sample scenario) on them and checks each peak RSS against the
 budget (the jobs stream: memory does not grow with the input).
 Usage: check-memory.py PATH/TO/audiopipe [WORKDIR]
+Without WORKDIR the inputs (about 5 GB) go to a temporary folder that is removed at the end; a WORKDIR
+is kept, so a rerun reuses its inputs (`make check-memory CHECK_MEMORY_CACHE=DIR`).
 """
-import base64, json, math, os, random, resource, struct, subprocess, sys, tempfile, wave
+import atexit, base64, json, math, os, random, resource, shutil, struct, subprocess, sys, tempfile, wave
 
 BUDGET_MB = 150
 binary = sys.argv[1]
-work = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="audiopipe-memory-")
+if len(sys.argv) > 2:
+    work = sys.argv[2]
+else:
+    work = tempfile.mkdtemp(prefix="audiopipe-memory-")
+    atexit.register(shutil.rmtree, work, ignore_errors=True)
 os.makedirs(work, exist_ok=True)
 jsonl, har, wav = (os.path.join(work, n) for n in ("session60.jsonl", "session60.har", "long60.wav"))
 

@@ -15,6 +15,7 @@ swift build "${flags[@]}" 2>&1 | grep -E "error|Compiling|Build" | tail -3
 bin=$(swift build "${flags[@]}" --show-bin-path)
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/audiopipe-fuzz.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
+export TMPDIR=$scratch  # the targets' own temporary files go with the scratch corpus
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 failed=0
 for t in "${targets[@]}"; do
