@@ -146,7 +146,10 @@ public struct VADDecider: Sendable {
         let hasReference = rp != nil
         var expected = VADEchoModel.Estimate()
         if let rp {
-            expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking)
+            // What stood out over the expected echo in the frame before (an onset's lead-in, or a
+            // run being counted) may be the user: the echo model does not learn its gains from it.
+            let stoodOut = previousScore - max(0, bias.value(or: 0)) >= Self.leadInMinimum
+            expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking, unexplained: stoodOut || run > 0)
             echoEstimate = expected
         }
         let bands = excess(m, expected: expected, hasReference: hasReference, detail: &detail)

@@ -16,7 +16,9 @@
 ///   reference's level changes correlate with themselves a syllable apart, and it picked lags far
 ///   too early.) It follows the room: an estimate three or more frames away that holds for the whole
 ///   time constant replaces it. Neither the correlation nor the gains learn while the detector
-///   hears the user (`nearEnd`): double talk is not echo.
+///   hears the user (`nearEnd`): double talk is not echo. Nor do the gains while what the
+///   microphone holds is not yet explained (`unexplained`: the frame before stood out over the
+///   expected echo, or an onset is being counted): it may be a user not yet declared.
 /// - **What the echo follows.** With the delay found, the reference from one frame before that lag
 ///   (the delay's fraction of a frame) through its reverberant tail, the older frames counting
 ///   `60 dB · frame / RT60` less per frame (a room of `echoReverbMilliseconds`). Before it is found,
@@ -191,9 +193,20 @@ public struct VADEchoModel: Sendable {
     }
 
     /// One frame: the microphone's band levels `m` (dB) and the reference's band powers `rp`.
-    /// `nearEnd`: the detector hears the user (its last decision): the delay and the gains do not
-    /// learn from the frame — double talk is not echo.
-    public mutating func update(mic m: SIMD4<Double>, reference rp: SIMD4<Double>, nearEnd: Bool = false) -> Estimate {
+    /// - Parameters:
+    ///   - m: The microphone's band levels, dB.
+    ///   - rp: The reference's band powers.
+    ///   - nearEnd: The detector hears the user (its last decision): the delay and the gains do not
+    ///     learn from the frame — double talk is not echo.
+    ///   - unexplained: The microphone stood out over what this model expected in the frame before,
+    ///     or the detector is counting toward an onset: the gains do not learn from the frame (the
+    ///     delay still does). It may be the user, not yet declared — a user talking over the agent's
+    ///     first words taught the window model a gain as loud as his voice within a few frames, and
+    ///     was then not heard at all (docs/design/vad-experiments.md).
+    /// - Returns: The echo expected in this frame, with what it rests on.
+    public mutating func update(
+        mic m: SIMD4<Double>, reference rp: SIMD4<Double>, nearEnd: Bool = false, unexplained: Bool = false
+    ) -> Estimate {
         let r = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
         changes[head] = Self.change(r, from: frames > 0 ? history[slot(1)] : r)
         history[head] = r
@@ -214,7 +227,7 @@ public struct VADEchoModel: Sendable {
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
         let start = delay.map { max(searchMin, $0 - 1) }
         let tracked = start.map { trackedReference(from: $0) }
-        if active && !nearEnd { learn(mic: m, flat: flat, tracked: tracked, start: start) }
+        if active && !nearEnd && !unexplained { learn(mic: m, flat: flat, tracked: tracked, start: start) }
         let x: SIMD4<Double>
         if let tracked, trackedLearnt >= learnFrames {
             relearning = false
