@@ -167,6 +167,26 @@ private func decide(
         #expect(run[..<first].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// Headphones: the reference plays but no echo arrives. The window model settles low (the median
+    /// over frames while the reference plays within the search range), and a user at an ordinary
+    /// level is heard within 300 ms of each utterance, nothing before.
+    @Test func withHeadphonesTheUserIsHeard() throws {
+        let agent = speechLike(10 * rate, dbfs: -20, f0: 200, seed: 14)
+        var mic = noise(agent.count, dbfs: -62, seed: 15)
+        let user = speechLike(2 * rate, dbfs: -35, f0: 120, seed: 16)
+        for start in [4 * rate, 7 * rate] {
+            for (k, v) in user.enumerated() { mic[start + k] += v }
+        }
+        let run = try decide(mic, agent)
+        let firstSyllable = try #require((0..<200).first { abs(user[$0 * 160]) > 0 })
+        for start in [400, 700] {
+            let first = start + firstSyllable
+            let heard = (first..<(first + 100)).first { run[$0].frame.speech }
+            #expect((heard ?? .max) - first <= 30, "utterance at \(start / 100) s: heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
+        }
+        #expect(run[..<(400 + firstSyllable)].allSatisfy { !$0.frame.speech }, "nothing before the user")
+    }
+
     /// Frames marked `unexplained` teach the gains nothing; the same frames otherwise lift them.
     @Test func unexplainedFramesTeachNoGain() {
         var taught = VADEchoModel(configuration: VADConfiguration())

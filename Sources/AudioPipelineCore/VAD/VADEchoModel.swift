@@ -35,7 +35,8 @@
 ///   reference has filled the window and its tail (an echo would have arrived by then), the median
 ///   over every frame plus `settledMargin` (with headphones no echo arrives, and the envelope of
 ///   what did arrive is the user's voice: the median of the quiet frames is as low as it should
-///   be). Once learnt, a frame teaches a gain at most `learnStep` over its value. Each needs
+///   be; only while the reference plays within the search range, not in its tail alone). Once
+///   learnt, a frame teaches a gain at most `learnStep` over its value. Each needs
 ///   `learnSeconds` of frames; until then — the session's start, or after the delay moved — the
 ///   expected echo is the worst plausible, `initialEchoGain` over the window.
 /// - **Onsets.** The reference is known before its echo arrives: for `echoOnsetGuardMilliseconds`
@@ -212,8 +213,15 @@ public struct VADEchoModel: Sendable {
         history[head] = r
         // The flat window: the whole search range and, beyond it, the reverberant tail at full level.
         var flat = SIMD4<Double>(repeating: -140)
+        // The same over the search range alone (without the tail): whether an echo may still be
+        // arriving through the direct path.
+        var direct = flat
         if searchMin <= frames {
-            for d in searchMin...min(searchMax + tail, frames) { flat = pointwiseMax(flat, history[slot(d)]) }
+            for d in searchMin...min(searchMax + tail, frames) {
+                flat = pointwiseMax(flat, history[slot(d)])
+                if d == searchMax { direct = flat }
+            }
+            if searchMax > frames { direct = flat }
         }
         let active = flat.max() > threshold
         activeFrames = active ? activeFrames + 1 : 0
@@ -227,7 +235,7 @@ public struct VADEchoModel: Sendable {
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
         let start = delay.map { max(searchMin, $0 - 1) }
         let tracked = start.map { trackedReference(from: $0) }
-        if active && !nearEnd && !unexplained { learn(mic: m, flat: flat, tracked: tracked, start: start) }
+        if active && !nearEnd && !unexplained { learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start) }
         let x: SIMD4<Double>
         if let tracked, trackedLearnt >= learnFrames {
             relearning = false
@@ -333,16 +341,22 @@ public struct VADEchoModel: Sendable {
         return x
     }
 
-    /// Learns the window model's gain from every frame with reference in the window, and the tracked
+    /// Learns the window model's gains from frames with reference in the window (`flat`: its loudest
+    /// frame with the tail; `direct`: without it), and the tracked
     /// model's from frames whose direct path (the delay's frame and the two after it) played and is
     /// not stopping.
     @inline(__always)
-    private mutating func learn(mic m: SIMD4<Double>, flat: SIMD4<Double>, tracked: SIMD4<Double>?, start: Int?) {
+    private mutating func learn(
+        mic m: SIMD4<Double>, flat: SIMD4<Double>, direct: SIMD4<Double>, tracked: SIMD4<Double>?, start: Int?
+    ) {
         // The envelope only where something arrived: before the echo of the reference's first frames
         // can reach the microphone, it holds the noise alone, and a gain learnt from that is far too
-        // low. The settled median from every frame once an echo has had time to arrive.
+        // low. The settled median from every frame once an echo has had time to arrive, while the
+        // reference plays within the search range: in a pause only the window's tail holds it (up to
+        // 1 s), the echo has died away, and those frames put the gain 27 dB too low (a false barge-in
+        // on the next utterance, generated item 010_s103).
         var arrived = false
-        let settled = activeFrames > searchMax + tail
+        let settled = activeFrames > searchMax + tail && direct.max() > threshold
         for b in 0..<4 where flat[b] > -120 {
             if m[b] > micQuiet[b].value(or: m[b]) + Self.arrivedMargin {
                 envelopeGains[b].add(
