@@ -182,7 +182,8 @@ private func decide(
         for start in [400, 700] {
             let first = start + firstSyllable
             let heard = (first..<(first + 100)).first { run[$0].frame.speech }
-            #expect((heard ?? .max) - first <= 30, "utterance at \(start / 100) s: heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
+            let when = heard.map { "\(10 * ($0 - first)) ms" } ?? "never"
+            #expect((heard ?? .max) - first <= 30, "utterance at \(start / 100) s: heard \(when)")
         }
         #expect(run[..<(400 + firstSyllable)].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }

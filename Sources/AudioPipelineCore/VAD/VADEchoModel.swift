@@ -235,7 +235,9 @@ public struct VADEchoModel: Sendable {
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
         let start = delay.map { max(searchMin, $0 - 1) }
         let tracked = start.map { trackedReference(from: $0) }
-        if active && !nearEnd && !unexplained { learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start) }
+        if active && !nearEnd && !unexplained {
+            learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start)
+        }
         let x: SIMD4<Double>
         if let tracked, trackedLearnt >= learnFrames {
             relearning = false
