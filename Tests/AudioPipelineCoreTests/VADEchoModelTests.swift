@@ -148,7 +148,7 @@ private func decide(
     /// to learn a gain as loud as a slowly swelling voice within a few frames — `unexplained`
     /// stops that; this synthetic room is heard with or without it, so it guards the window stage,
     /// and `unexplainedFramesTeachNoGain` the rule.)
-    @Test(arguments: [0.7, 0.9, 1.1])
+    @Test(arguments: [0.35, 0.5, 0.6])
     func aUserOverTheAgentsFirstWordsIsHeard(onsetSeconds: Double) throws {
         let agent = speechLike(6 * rate, dbfs: -20, f0: 200, seed: 11)
         var mic = echo(of: agent, delayMs: [60], gainDb: -22)
@@ -186,6 +186,22 @@ private func decide(
             #expect((heard ?? .max) - first <= 30, "utterance at \(start / 100) s: heard \(when)")
         }
         #expect(run[..<(400 + firstSyllable)].allSatisfy { !$0.frame.speech }, "nothing before the user")
+    }
+
+    /// When the delay is first found, the last second teaches the tracked gain at once: the tracked
+    /// model is in use from that frame (not `learnSeconds` of echo later), with a gain near the
+    /// echo's, and the echo alone still never starts speech.
+    @Test func theTrackedGainLearnsFromTheLastSecondWhenTheDelayIsFound() throws {
+        let agent = speechLike(6 * rate, dbfs: -20, f0: 190, seed: 17)
+        var mic = echo(of: agent, delayMs: [70], gainDb: -12)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 18).enumerated() { mic[k] += v }
+        let run = try decide(mic, agent)
+        let found = try #require(run.firstIndex { $0.detail.echoDelayFrames != nil })
+        #expect(run[found].detail.echoStage == .tracked, "\(run[found].detail.echoStage.map { "\($0)" } ?? "-")")
+        #expect(run[found - 1].detail.echoStage != .tracked)
+        // The echo path's gain is −12 dB and its loudspeaker top (3 kHz) takes more off the upper bands.
+        #expect(run[found].detail.echoGains[1] > -20 && run[found].detail.echoGains[1] < -6)
+        #expect(run.allSatisfy { !$0.frame.speech })
     }
 
     /// Frames marked `unexplained` teach the gains nothing; the same frames otherwise lift them.

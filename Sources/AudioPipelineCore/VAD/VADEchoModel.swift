@@ -81,6 +81,11 @@ public struct VADEchoModel: Sendable {
 
     /// Playing reference the gain needs before it is used, s.
     public static let learnSeconds = 0.3
+    /// How far back the tracked gain learns when the delay is first found, s: the microphone's and
+    /// the reference's last second are kept, and the frames in it that the gains could have learnt
+    /// from teach the tracked gain at once, at the delay just found — it is in use from that frame,
+    /// not `learnSeconds` of echo later (a user who talked over the agent's first words waited for it).
+    public static let replaySeconds = 1.0
     /// A reference onset after at least this much silence is guarded, s.
     public static let onsetPauseSeconds = 0.2
     /// The delay is found when the correlation's peak is this many times its mean magnitude.
@@ -98,9 +103,14 @@ public struct VADEchoModel: Sendable {
     private let alpha: Double, warmUp: Int, learnFrames: Int
     private let decay: Double, worst: Double, marginMax: Double, marginMin: Double
     private let pauseFrames: Int, guardFrames: Int
+    /// Frames of `replaySeconds`.
+    private let replayFrames: Int
     /// Rings (one slot per lag 0…searchMax): reference band levels (dB) and their change from the
     /// frame before.
     private var history: [SIMD4<Double>], changes: [SIMD4<Double>]
+    /// Rings of the same length: the microphone's band levels, and whether the gains learnt from the
+    /// frame (the reference played, the detector did not hear the user, nothing stood out).
+    private var micHistory: [SIMD4<Double>], learnable: [Bool]
     private var head = 0, frames = 0
     private var previousMic = SIMD4<Double>(repeating: -100)
     /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag).
@@ -152,8 +162,12 @@ public struct VADEchoModel: Sendable {
         marginMin = min(c.echoMarginMinimum, c.echoMargin)
         pauseFrames = frames(Self.onsetPauseSeconds)
         guardFrames = Int((c.echoOnsetGuardMilliseconds / c.frameMilliseconds).rounded())
-        history = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: searchMax + tail + 1)
-        changes = [SIMD4<Double>](repeating: SIMD4(), count: searchMax + tail + 1)
+        replayFrames = frames(Self.replaySeconds)
+        let ring = searchMax + tail + 1 + replayFrames
+        history = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: ring)
+        changes = [SIMD4<Double>](repeating: SIMD4(), count: ring)
+        micHistory = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: ring)
+        learnable = [Bool](repeating: false, count: ring)
         scores = [Double](repeating: 0, count: searchMax + 1)
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.9) }
@@ -168,6 +182,8 @@ public struct VADEchoModel: Sendable {
         for i in history.indices {
             history[i] = SIMD4(repeating: -140)
             changes[i] = SIMD4()
+            micHistory[i] = SIMD4(repeating: -140)
+            learnable[i] = false
         }
         for i in scores.indices { scores[i] = 0 }
         head = 0
@@ -226,6 +242,8 @@ public struct VADEchoModel: Sendable {
         let active = flat.max() > threshold
         activeFrames = active ? activeFrames + 1 : 0
         for b in 0..<4 { micQuiet[b].add(m[b]) }
+        micHistory[head] = m
+        learnable[head] = active && !nearEnd && !unexplained
         estimateDelay(mic: m, active: active && !nearEnd)
         trackOnsets(r)
         var e = Estimate()
@@ -321,7 +339,8 @@ public struct VADEchoModel: Sendable {
         }
         candidateUpdates += 1
         guard candidateUpdates >= (delay == nil ? warmUp / 2 : warmUp) else { return }
-        relearning = delay != nil
+        let firstFound = delay == nil
+        relearning = !firstFound
         delay = found
         candidateUpdates = 0
         for b in 0..<4 {
@@ -329,16 +348,31 @@ public struct VADEchoModel: Sendable {
             spreads[b].reset()
         }
         trackedLearnt = 0
+        // Found for the first time: the last second teaches the tracked gain now. (After a move, the
+        // last second may hold the old path: the worst plausible echo until it has learnt anew.)
+        if firstFound { replay(start: max(searchMin, found - 1)) }
+    }
+
+    /// The kept frames the gains could have learnt from, oldest first, teach the tracked gain at the
+    /// direct path's lag `start`, as if the delay had been known then.
+    private mutating func replay(start: Int) {
+        let oldest = min(replayFrames, frames)
+        guard oldest >= 1 else { return }
+        for age in stride(from: oldest, through: 1, by: -1) where learnable[slot(age)] {
+            learnTracked(
+                mic: micHistory[slot(age)], tracked: trackedReference(from: start, age: age), start: start, age: age)
+        }
     }
 
     /// The reference the echo follows once the delay is known: per band, the max over the lags from
-    /// `start` to `start + tail` of the reference less `decay` per frame beyond `start`.
+    /// `start` to `start + tail` of the reference less `decay` per frame beyond `start` — for the
+    /// frame `age` frames before the current one (0: this one).
     @inline(__always)
-    private func trackedReference(from start: Int) -> SIMD4<Double> {
+    private func trackedReference(from start: Int, age: Int = 0) -> SIMD4<Double> {
         var x = SIMD4<Double>(repeating: -140)
-        guard start <= frames else { return x }
-        for d in start...min(start + tail, frames) {
-            x = pointwiseMax(x, history[slot(d)] - decay * Double(d - start))
+        guard start + age <= frames else { return x }
+        for d in start...min(start + tail, frames - age) {
+            x = pointwiseMax(x, history[slot(age + d)] - decay * Double(d - start))
         }
         return x
     }
@@ -371,10 +405,21 @@ public struct VADEchoModel: Sendable {
         }
         if arrived { windowLearnt += 1 }
         if settled { settledLearnt += 1 }
-        guard let tracked, let start, start <= frames else { return }
+        guard let tracked, let start else { return }
+        learnTracked(mic: m, tracked: tracked, start: start, age: 0)
+    }
+
+    /// The tracked model's gain learns from the frame `age` frames back (its microphone levels `m`,
+    /// the reference it follows `tracked`) if its direct path (the lag `start` and the two after it)
+    /// played and is not stopping.
+    @inline(__always)
+    private mutating func learnTracked(mic m: SIMD4<Double>, tracked: SIMD4<Double>, start: Int, age: Int) {
+        guard start + age <= frames else { return }
         var quietest = Double.infinity
-        for d in start...min(start + 2, searchMax, frames) { quietest = min(quietest, history[slot(d)].max()) }
-        guard quietest > threshold, history[slot(start)].max() >= tracked.max() - Self.offsetGap else { return }
+        for d in start...min(start + 2, searchMax, frames - age) {
+            quietest = min(quietest, history[slot(age + d)].max())
+        }
+        guard quietest > threshold, history[slot(age + start)].max() >= tracked.max() - Self.offsetGap else { return }
         for b in 0..<4 where tracked[b] > -120 {
             let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
             trackedGains[b].add(v)
