@@ -204,6 +204,25 @@ private func decide(
         #expect(run.allSatisfy { !$0.frame.speech })
     }
 
+    /// In a room whose reverberation is well under the direct path, the tail's level is learnt where
+    /// the reference stopped, and the expected echo in the echo's dips drops with it: a user 6 or 9 dB
+    /// under the echo (−26 dBFS) is found in them within 300 ms, and the echo alone is never speech.
+    /// (With the tail at the direct path's level, as before: 350 ms and never.)
+    @Test(arguments: [-32.0, -35])
+    func aUserUnderTheEchoIsFoundInItsDipsOnceTheTailIsLearnt(userDbfs: Double) throws {
+        let agent = speechLike(14 * rate, dbfs: -20, f0: 200, seed: 19)
+        var mic = echo(of: agent, delayMs: [60], gainDb: -6)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 20).enumerated() { mic[k] += v }
+        let user = speechLike(3 * rate, dbfs: userDbfs, f0: 120, seed: 21)
+        for (k, v) in user.enumerated() { mic[8 * rate + k] += v }
+        let run = try decide(mic, agent)
+        let first = try #require((0..<300).first { abs(user[$0 * 160]) > 0 }) + 800
+        let heard = (first..<1100).first { run[$0].frame.speech }
+        let when = heard.map { "\(10 * ($0 - first)) ms" } ?? "never"
+        #expect((heard ?? .max) - first <= 30, "heard \(when) after the user's first syllable")
+        #expect(run[..<first].allSatisfy { !$0.frame.speech }, "nothing before the user")
+    }
+
     /// Frames marked `unexplained` teach the gains nothing; the same frames otherwise lift them.
     @Test func unexplainedFramesTeachNoGain() {
         var taught = VADEchoModel(configuration: VADConfiguration())
