@@ -171,7 +171,7 @@ extension PolyphaseResampler {
         let step = windowStep, stepPhase = phaseStep
         let taps = tapsPerPhase
         if isVectorized {
-            if up > 2 {
+            if up > 2 || phaseMajorForTwo {
                 // Throughput mode waits for 8 cycles, except when draining (`finish`).
                 n = emitPhaseMajor(
                     into: out, capacity: room, availableUpTo: end, from: n,

@@ -50,6 +50,29 @@ public final class PolyphaseResampler: Resampler {
         /// coefficient load (`emitPhaseMajor`). Adds up to 8·L output frames of latency (1 ms at
         /// 16→24 kHz, 80 ms at 44.1→16 kHz); 1.5–2.2× the streaming mode at 44.1→16 kHz here (README).
         case throughput
+        /// For whole files, where a different design may compute them faster: on large downsampling
+        /// ratios (`HalfBandCascadeResampler.applies(to:)`: 48→16, 44.1→16, 48→8 kHz …) a 2:1
+        /// half-band stage and then this resampler at half the input rate (`make` builds it; same
+        /// quality class, not the same output bit for bit); elsewhere `.throughput`. A
+        /// `PolyphaseResampler` built with it runs as `.throughput`.
+        case multiStage
+    }
+
+    /// The resampler `mode` asks for: a `HalfBandCascadeResampler` for `.multiStage` where it
+    /// applies, else a `PolyphaseResampler` (`.multiStage` running as `.throughput`).
+    /// - Parameters:
+    ///   - format: the conversion.
+    ///   - preset: the filter preset.
+    ///   - kernel: the C vector kernels (`.best`) or the portable code.
+    ///   - mode: streaming, throughput or multi-stage.
+    /// - Throws: what the resampler's init throws (`invalidConfiguration`).
+    public static func make(
+        format: ResamplingFormat, preset: Preset = .high, kernel: VectorKernel = .best, mode: Mode = .streaming
+    ) throws(AudioPipelineError) -> any Resampler {
+        if mode == .multiStage && HalfBandCascadeResampler.applies(to: format) {
+            return try HalfBandCascadeResampler(format: format, preset: preset, kernel: kernel)
+        }
+        return try PolyphaseResampler(format: format, preset: preset, kernel: kernel, mode: mode)
     }
 
     /// Passband edge and stopband edge as fractions of the lower of the two rates.
@@ -103,6 +126,8 @@ public final class PolyphaseResampler: Resampler {
     public let holdBack: Int
     /// Most cycles one phase-major block computes (8, more when the phases are few).
     let phaseMajorCycles: Int
+    /// Whether a two-phase ratio (L = 2, M > 1) runs phase-major blocks (throughput mode only).
+    let phaseMajorForTwo: Bool
 
     /// Zero floats around the coefficient table and after the history (one 16-lane vector).
     static let pad = 16
@@ -177,12 +202,16 @@ public final class PolyphaseResampler: Resampler {
         }
         upByTwo = up == 2 && down == 1
         // Phase-major blocks (emitPhaseMajor) need 8 cycles of input in history: taps + 8·down.
-        let phaseMajor = isVectorized && up > 2 && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
+        // Two phases (24→16 kHz, the half-band cascade's second stage at 48→16 kHz) only off the
+        // streaming path, which stays as it was measured: blocks of 128 cycles there.
+        phaseMajorForTwo = isVectorized && up == 2 && down > 1 && mode != .streaming
+        let phaseMajor =
+            isVectorized && (up > 2 || phaseMajorForTwo) && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
         capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0) + 15) / 16 * 16
         history = Self.allocateAligned(channels * capacity + Self.pad)
         // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
         // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
-        holdBack = mode == .throughput && phaseMajor ? 8 * up : 0
+        holdBack = mode != .streaming && phaseMajor ? 8 * up : 0
         // Few phases: longer blocks (about 256 outputs) spread the per-phase call over more outputs.
         phaseMajorCycles = Swift.max(8, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
         latency = (centre + down - 1) / down + holdBack
