@@ -94,7 +94,7 @@ public final class HalfBandCascadeResampler: Resampler {
         let inHz = Double(format.inputRate.hz), outHz = Double(format.outputRate.hz)
         // Transition from outHz/2 to inHz/2 − outHz/2, symmetric about inHz/4: a half-band filter.
         let width = (inHz / 2 - outHz) / inHz
-        let attenuation = preset.attenuation + 10
+        let attenuation = preset.attenuation + 5
         let length = KaiserFilterDesign.length(attenuation: attenuation, transitionWidth: width)
         // Centre C ≥ (length − 1) / 2, odd, so that the outermost taps (C away) are odd ones (nonzero).
         var c = Swift.max(1, length / 2)
@@ -113,7 +113,7 @@ public final class HalfBandCascadeResampler: Resampler {
         second = try PolyphaseResampler(
             format: try ResamplingFormat(
                 from: try SampleRate(format.inputRate.hz / 2), to: format.outputRate, channels: format.channels),
-            preset: preset, kernelLevel: kernelLevel, mode: .throughput)
+            preset: preset, kernelLevel: kernelLevel, mode: .throughput, fillPadding: true)
         midCapacity = 1024
         capacity = 2 * midCapacity + 4 * half + 16
         history = .allocate(capacity: channels * capacity)
