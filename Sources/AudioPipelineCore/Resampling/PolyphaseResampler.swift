@@ -51,7 +51,7 @@ public final class PolyphaseResampler: Resampler {
         /// 16→24 kHz, 80 ms at 44.1→16 kHz); 1.5–2.2× the streaming mode at 44.1→16 kHz here (README).
         case throughput
         /// For whole files, where a different design may compute them faster: on large downsampling
-        /// ratios (`HalfBandCascadeResampler.applies(to:)`: 48→16, 44.1→16, 48→8 kHz …) a 2:1
+        /// ratios (`HalfBandCascadeResampler.applies(to:)`: 48→16, 44.1→16, 96→16 kHz …) a 2:1
         /// half-band stage and then this resampler at half the input rate (`make` builds it; same
         /// quality class, not the same output bit for bit); elsewhere `.throughput`. A
         /// `PolyphaseResampler` built with it runs as `.throughput`.
