@@ -153,6 +153,26 @@ private func format(_ a: Int, _ b: Int, channels: Int = 1) throws -> ResamplingF
         #expect(worst < 1e-4, "worst difference \(worst)")
     }
 
+    /// Fed 20 ms chunks, it takes each whole into `maxOutputCount`'s room and its output lags the
+    /// input by at most `latency` frames (both stages, the second's 32-cycle blocks included).
+    @Test(arguments: ratios)
+    func outputLagsByAtMostItsLatency(ratio: (Int, Int)) throws {
+        let f = try format(ratio.0, ratio.1)
+        let r = try HalfBandCascadeResampler(format: f)
+        let chunk = ratio.0 / 50
+        let xs = sine(chunk)
+        var out = [Float](repeating: 0, count: r.maxOutputCount(forInput: chunk))
+        var fed = 0
+        var produced = 0
+        for _ in 0..<300 {
+            let res = xs.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { r.process(i, into: $0) } }
+            #expect(res.consumed == chunk)
+            fed += res.consumed
+            produced += res.produced
+            #expect(produced >= f.totalOutputFrames(forInputFrames: fed) - r.latency)
+        }
+    }
+
     /// A throughput-mode resampler with two phases (24→16 kHz, the cascade's second stage at
     /// 48→16 kHz) computes phase-major blocks: the streaming output bit for bit, whatever the chunking.
     @Test(arguments: [1, 2])

@@ -122,7 +122,7 @@ public final class HalfBandCascadeResampler: Resampler {
         second = try PolyphaseResampler(
             format: try ResamplingFormat(
                 from: try SampleRate(format.inputRate.hz / 2), to: format.outputRate, channels: format.channels),
-            preset: preset, kernelLevel: kernelLevel, mode: .throughput, fillPadding: true)
+            preset: preset, kernelLevel: kernelLevel, mode: .throughput, fillPadding: true, blockCycles: 32)
         midCapacity = 1024
         capacity = 2 * midCapacity + 4 * half + 16
         history = .allocate(capacity: channels * capacity)

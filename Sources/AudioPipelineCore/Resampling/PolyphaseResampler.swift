@@ -128,6 +128,8 @@ public final class PolyphaseResampler: Resampler {
     let phaseMajorCycles: Int
     /// Whether a two-phase ratio (L = 2, M > 1) runs phase-major blocks (throughput mode only).
     let phaseMajorForTwo: Bool
+    /// Cycles a throughput-mode instance waits for before a phase-major block (8, or `blockCycles`).
+    let holdBackCycles: Int
 
     /// Zero floats around the coefficient table and after the history (one 16-lane vector).
     static let pad = 16
@@ -160,10 +162,11 @@ public final class PolyphaseResampler: Resampler {
     /// what this CPU runs (tests choose a narrower one than `.best`). `fillPadding` (the half-band
     /// cascade's second stage): the filter is made as long as the padded phases hold, for the
     /// attenuation those taps give at no cost (44.1 → 16 kHz's second stage, 22.05 → 16 kHz: 117
-    /// taps a phase padded to 128, 130 → 141 dB designed).
+    /// taps a phase padded to 128, 130 → 141 dB designed). `blockCycles`: the cycles a throughput-mode
+    /// instance waits for and computes per phase-major block (8; the cascade's second stage 32).
     init(
         format: ResamplingFormat, preset: Preset, kernelLevel: Int, mode: Mode = .streaming,
-        fillPadding: Bool = false
+        fillPadding: Bool = false, blockCycles: Int = 8
     ) throws(AudioPipelineError) {
         self.format = format
         self.preset = preset
@@ -215,15 +218,17 @@ public final class PolyphaseResampler: Resampler {
         // Two phases (24→16 kHz, the half-band cascade's second stage at 48→16 kHz) only off the
         // streaming path, which stays as it was measured: blocks of 128 cycles there.
         phaseMajorForTwo = isVectorized && up == 2 && down > 1 && mode != .streaming
+        let cycles = mode == .streaming ? 8 : Swift.max(8, blockCycles)
         let phaseMajor =
-            isVectorized && (up > 2 || phaseMajorForTwo) && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
-        capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0) + 15) / 16 * 16
+            isVectorized && (up > 2 || phaseMajorForTwo) && cycles * up <= 1 << 16 && cycles * down + 8 <= 1 << 16
+        holdBackCycles = cycles
+        capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? cycles * down + 8 : 0) + 15) / 16 * 16
         history = Self.allocateAligned(channels * capacity + Self.pad)
         // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
         // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
-        holdBack = mode != .streaming && phaseMajor ? 8 * up : 0
+        holdBack = mode != .streaming && phaseMajor ? cycles * up : 0
         // Few phases: longer blocks (about 256 outputs) spread the per-phase call over more outputs.
-        phaseMajorCycles = Swift.max(8, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
+        phaseMajorCycles = Swift.max(cycles, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
         latency = (centre + down - 1) / down + holdBack
         reset()
     }
