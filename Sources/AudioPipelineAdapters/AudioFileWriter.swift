@@ -177,9 +177,11 @@ public final class AudioFileWriter {
         let frames = samples.count / format.channels
         guard frames > 0, let base = samples.baseAddress else { return }
         let count = frames * format.channels
+        // Blocks of half the staging buffer or more go straight out (a 24→48 kHz convert's are
+        // 256 KB: copying them would only add a pass); smaller ones are gathered.
         if staging.count > 0 {
-            if staged + count > staging.count { try flushStaging() }
-            if count <= staging.count {
+            if staged + count > staging.count || 2 * count >= staging.count { try flushStaging() }
+            if 2 * count < staging.count {
                 (staging.baseAddress! + staged).update(from: base, count: count)
                 staged += count
                 framesWritten += frames
