@@ -65,6 +65,10 @@ public enum ResamplerAnalyzer {
 
     /// Measures the resampler `make` builds (one per tone: each starts fresh). `measureSpeed` also
     /// times it in 20 ms chunks; `label` names the row instead of the resampler's own name.
+    /// - Parameters:
+    ///   - make: builds a fresh resampler.
+    ///   - measureSpeed: also time it in 20 ms chunks.
+    ///   - label: the row's name (nil: the resampler's `name`).
     /// - Throws: what `make` throws.
     public static func analyze(
         _ make: @escaping () throws(AudioPipelineError) -> any Resampler, measureSpeed: Bool = true,
