@@ -133,10 +133,9 @@ print(
     drives `native-high` and libsoxr HQ (through `soxr_process`, float32, streaming) alike. The native resampler's
     throughput mode gives the same samples as its streaming mode (tested), so one row stands for both; where `convert`'s
     file path is a different design (the half-band cascade on large downsampling ratios), it has a row of its own
-    ("file path"). What the table
-    does not show: soxr HQ keeps its passband to 91 % of the lower Nyquist, `native-high` to 80 % (0.40 × the lower
-    rate), which is why soxr's filter is longer; the analyzer tests the band both keep. soxr's latency: how far its
-    output lags its input fed 20 ms chunks (`Benchmarks/tools/soxr-latency.c`).
+    ("file path"). What the table does not show: soxr HQ keeps its passband to 91 % of the lower Nyquist,
+    `native-high` to 80 % (0.40 × the lower rate), which is why soxr's filter is longer; the analyzer tests the band
+    both keep. soxr's latency: how far its output lags its input fed 20 ms chunks (`Benchmarks/tools/soxr-latency.c`).
 
     | resampler | worst tone SNR | five-tone SNR | passband ripple | worst leakage | latency |
     |---|---:|---:|---:|---:|---|
