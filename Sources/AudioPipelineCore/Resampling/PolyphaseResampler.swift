@@ -41,7 +41,8 @@ public final class PolyphaseResampler: Resampler {
         public var attenuation: Double { self == .high ? 130 : 100 }
     }
 
-    /// When outputs are computed. Both give the same output, bit for bit.
+    /// When outputs are computed (and, for `multiStage`, how): `streaming` and `throughput` give the
+    /// same output, bit for bit; `multiStage` its own where it takes the half-band cascade.
     public enum Mode: String, Sendable, CaseIterable {
         /// Every output as soon as its input is in: the least latency (a live stream's choice).
         case streaming
@@ -214,7 +215,8 @@ public final class PolyphaseResampler: Resampler {
             }
         }
         upByTwo = up == 2 && down == 1
-        // Phase-major blocks (emitPhaseMajor) need 8 cycles of input in history: taps + 8·down.
+        // Phase-major blocks (emitPhaseMajor) need a block's cycles of input in history: taps + 8·down
+        // (taps + 32·down for the cascade's second stage).
         // Two phases (24→16 kHz, the half-band cascade's second stage at 48→16 kHz) only off the
         // streaming path, which stays as it was measured: blocks of 128 cycles there.
         phaseMajorForTwo = isVectorized && up == 2 && down > 1 && mode != .streaming
@@ -224,8 +226,9 @@ public final class PolyphaseResampler: Resampler {
         holdBackCycles = cycles
         capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? cycles * down + 8 : 0) + 15) / 16 * 16
         history = Self.allocateAligned(channels * capacity + Self.pad)
-        // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
-        // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
+        // Throughput mode holds outputs back in blocks of 8 cycles (`blockCycles`) where the
+        // phase-major path runs (the C kernels, L > 2 phases or L = 2 with M > 1; 2× up and pure
+        // decimation are batched already).
         holdBack = mode != .streaming && phaseMajor ? cycles * up : 0
         // Few phases: longer blocks (about 256 outputs) spread the per-phase call over more outputs.
         phaseMajorCycles = Swift.max(cycles, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
