@@ -269,7 +269,7 @@ extension ResamplerQuality {
             s += String(format: "  speed                                  %7.0f x realtime\n", rt)
         }
         if let rt = throughputRealtimeFactor {
-            s += String(format: "  speed, file path (throughput mode)     %7.0f x realtime\n", rt)
+            s += String(format: "  speed, file path (as convert runs it)  %7.0f x realtime\n", rt)
         }
         return s
     }
