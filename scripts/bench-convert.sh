@@ -180,7 +180,8 @@ per-round ratios, their interquartile range and their min–max: the spread is t
 smaller than it is not shown by the run. Times are medians. The last column is the same for CPU time (user +
 system, bash's \`time\`: the medians of ours and the peer's, then the median and IQR of the per-round ratios), which
 leaves out the time a process waits for a core and is steadier on a shared machine; the wall-clock ratio is the
-figure of record. \`convert\` runs the native resampler's throughput mode (same output as streaming).
+figure of record. \`convert\` runs the native resampler's file path: throughput mode (same output as streaming),
+and at 48k → 16k and 44.1k → 16k the half-band cascade (its own design; its quality in the bench-quality section).
 
 | job | input | audiopipe | soxr peer | ratio (median of rounds) | IQR | min–max | CPU time: ours / peer, ratio |
 |---|---|---:|---:|---:|---:|---:|---|

@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-sources=(scripts/vector_kernels_test.c Sources/CVectorKernels/base64.c Sources/CVectorKernels/fir.c Sources/CVectorKernels/pcm.c)
+sources=(scripts/vector_kernels_test.c Sources/CVectorKernels/base64.c Sources/CVectorKernels/fir.c Sources/CVectorKernels/pcm.c
+    Sources/CVectorKernels/halfband.c)
 flags=(-O2 -Wall -Wextra -Werror -I Sources/CVectorKernels/include)
 cc=$(command -v clang || command -v cc)
 echo "== native ($(uname -m))"

@@ -330,8 +330,50 @@ static void test_names(void) {
     printf("instruction sets: base64 %s, FIR %s\n", b ? b : "none", f ? f : "none");
 }
 
+// The half-band kernels (halfband.c) against the definition in double precision, and against each
+// other bit for bit at every width this CPU runs (the cascade's chunk invariance rests on that):
+// every tap count the cascade uses (2 … 24, the fixed AVX-512 ones) and beyond, counts around the
+// vector and block sizes, both output strides.
+static void test_halfband(void) {
+    srand(34);
+    const int level = cvk_fir_level();
+    for (size_t half = 1; half <= 30; half++) {
+        for (size_t count = 1; count <= 1100; count += count < 70 ? 1 : 97) {
+            for (size_t stride = 1; stride <= 2; stride++) {
+                float g[32];
+                for (size_t k = 0; k < half; k++) g[k] = ((float)rand() / (float)RAND_MAX - 0.5f) / (float)(k + 1);
+                const size_t nx = 2 * count + 4 * half + 8;
+                float *xb = malloc(nx * sizeof *xb);
+                for (size_t i = 0; i < nx; i++) xb[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+                const float *x = xb + 2 * half + 2;
+                float *o0 = calloc(count * stride, sizeof *o0), *o1 = calloc(count * stride, sizeof *o1);
+                float *o2 = calloc(count * stride, sizeof *o2);
+                cvk_halfband(g, half, 0.5f, x, count, o0, stride);
+                if (level >= 1) cvk_halfband_w8(g, half, 0.5f, x, count, o1, stride);
+                else memcpy(o1, o0, count * stride * sizeof *o0);
+                if (level >= 2) cvk_halfband_w16(g, half, 0.5f, x, count, o2, stride);
+                else memcpy(o2, o0, count * stride * sizeof *o0);
+                for (size_t i = 0; i < count; i++) {
+                    double want = 0.5 * x[2 * i];
+                    for (size_t k = 0; k < half; k++)
+                        want += g[k] * ((double)x[2 * (long)i - 2 * (long)k - 1] + x[2 * i + 2 * k + 1]);
+                    CHECK(fabs(want - o0[i * stride]) < 1e-5, "halfband half %zu count %zu i %zu: %g vs %g", half, count, i,
+                          (double)o0[i * stride], want);
+                }
+                CHECK(memcmp(o0, o1, count * stride * sizeof *o0) == 0, "halfband_w8 differs: half %zu count %zu", half, count);
+                CHECK(memcmp(o0, o2, count * stride * sizeof *o0) == 0, "halfband_w16 differs: half %zu count %zu", half, count);
+                free(xb);
+                free(o0);
+                free(o1);
+                free(o2);
+            }
+        }
+    }
+}
+
 int main(void) {
     test_names();
+    test_halfband();
     test_base64();
     test_fir();
     test_tpdf();

@@ -142,7 +142,9 @@ public final class AudioFileReader {
     }
 
     /// Eight at a time: v − v is 0 for a finite v and NaN otherwise, so a block of finite samples
-    /// costs one subtract and compare per eight (0.27 ns a sample against 0.62 for a scalar check).
+    /// costs one subtract and compare per eight (0.27 ns a sample against 0.62 for a scalar check),
+    /// after `SignalStatistics.finitePrefix` has passed the leading all-finite groups with the C
+    /// kernels (64 samples per compare with AVX-512: 3 % of a 10-minute `convert` before it).
     private func replaceNonFinite(_ x: UnsafeMutablePointer<Float>, count: Int) {
         func fix(_ range: Range<Int>) {
             for k in range where !x[k].isFinite {
@@ -152,7 +154,8 @@ public final class AudioFileReader {
             }
         }
         let raw = UnsafeRawPointer(x)
-        var k = 0
+        // The C kernels first (AVX-512 here: 64 samples per compare); the loop below does the rest.
+        var k = SignalStatistics.finitePrefix(x, count: count)
         while k + 8 <= count {
             let v = raw.loadUnaligned(fromByteOffset: k * MemoryLayout<Float>.stride, as: SIMD8<Float>.self)
             let d = v - v

@@ -21,8 +21,16 @@ public final class AudioFileWriter {
     private var handle: OpaquePointer?
     /// The descriptor this writer opened itself (the path initialiser), closed after libsndfile's handle.
     private var ownedDescriptor: Int32?
-    /// Frames written so far.
+    /// Frames written so far (those still in the PCM16 staging buffer included).
     public private(set) var framesWritten = 0
+    /// PCM16 samples gathered into writes of `stagingSamples` on a seekable output (empty on a
+    /// pipe, which gets every block as it comes): a file written 43 KB at a time (a 48→16 kHz
+    /// convert's blocks) cost ext4 twice the system time of 256 KB writes here (58 MB: 28.8 against
+    /// 14.4 ms of CPU time, `dd` with either block size).
+    private let staging: UnsafeMutableBufferPointer<Int16>
+    private var staged = 0
+    /// 256 KB of PCM16.
+    static let stagingSamples = 1 << 17
 
     /// Writes the file at `path` ("-": standard output).
     ///
@@ -100,6 +108,7 @@ public final class AudioFileWriter {
             throw AudioPipelineError(.outputFailed, "\(display): cannot create: \(reason)")
         }
         if owns { ownedDescriptor = fd }
+        staging = .allocate(capacity: seekable && encoding == .pcm16 ? Self.stagingSamples : 0)
     }
 
     /// The libsndfile format for a type, encoding and format, or the reason it cannot be written.
@@ -131,6 +140,11 @@ public final class AudioFileWriter {
     }
 
     deinit {
+        // A writer dropped without `commit()` still writes what it was given, as before staging.
+        if let handle, staged > 0, let base = staging.baseAddress {
+            _ = sf_writef_short(handle, base, sf_count_t(staged / format.channels))
+        }
+        staging.deallocate()
         if let handle { sf_close(handle) }
         if let ownedDescriptor { close(ownedDescriptor) }
     }
@@ -157,16 +171,40 @@ public final class AudioFileWriter {
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, on ? Int32(SF_TRUE) : Int32(SF_FALSE))
     }
 
-    /// Writes whole interleaved frames of 16-bit PCM.
+    /// Writes whole interleaved frames of 16-bit PCM (on a seekable output, gathered into large
+    /// writes: the file is complete after `commit()`).
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) {
         let frames = samples.count / format.channels
         guard frames > 0, let base = samples.baseAddress else { return }
+        let count = frames * format.channels
+        // Blocks of half the staging buffer or more go straight out (a 24→48 kHz convert's are
+        // 256 KB: copying them would only add a pass); smaller ones are gathered.
+        if staging.count > 0 {
+            if staged + count > staging.count || 2 * count >= staging.count { try flushStaging() }
+            if 2 * count < staging.count {
+                (staging.baseAddress! + staged).update(from: base, count: count)
+                staged += count
+                framesWritten += frames
+                return
+            }
+        }
+        let n = Int(sf_writef_short(handle, base, sf_count_t(frames)))
+        try check(written: n, of: frames)
+    }
+
+    /// Hands the staged PCM16 samples to libsndfile.
+    private func flushStaging() throws(AudioPipelineError) {
+        guard staged > 0, let base = staging.baseAddress else { return }
+        let frames = staged / format.channels
+        staged = 0
+        framesWritten -= frames
         let n = Int(sf_writef_short(handle, base, sf_count_t(frames)))
         try check(written: n, of: frames)
     }
 
     /// Writes whole interleaved frames of Float32 (converted by libsndfile if the file is PCM16).
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
+        try flushStaging()
         let frames = samples.count / format.channels
         guard frames > 0, let base = samples.baseAddress else { return }
         let n = Int(sf_writef_float(handle, base, sf_count_t(frames)))
@@ -183,6 +221,8 @@ public final class AudioFileWriter {
 
     /// Finishes the file (header sizes, FLAC's last frame) and closes it. Call once, after the last write.
     public func commit() throws(AudioPipelineError) {
+        guard handle != nil else { return }
+        try flushStaging()
         guard let h = handle else { return }
         handle = nil
         let rc = sf_close(h)

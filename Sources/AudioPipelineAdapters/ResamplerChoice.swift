@@ -36,13 +36,14 @@ public enum ResamplerChoice: String, Sendable, CaseIterable, CustomStringConvert
     }
 
     /// A new resampler of this kind for `format`; `mode` for the native ones (`.throughput` for
-    /// whole files: same output, more latency, faster on ratios with many phases).
+    /// whole files: same output, more latency, faster on ratios with many phases; `.multiStage`:
+    /// also a half-band first stage on large downsampling ratios, `HalfBandCascadeResampler`).
     public func make(
         _ format: ResamplingFormat, mode: PolyphaseResampler.Mode = .streaming
     ) throws(AudioPipelineError) -> any Resampler {
         switch self {
-        case .nativeHigh: return try PolyphaseResampler(format: format, preset: .high, mode: mode)
-        case .nativeFast: return try PolyphaseResampler(format: format, preset: .fast, mode: mode)
+        case .nativeHigh: return try PolyphaseResampler.make(format: format, preset: .high, mode: mode)
+        case .nativeFast: return try PolyphaseResampler.make(format: format, preset: .fast, mode: mode)
         case .srcBest: return try LibSampleRateResampler(format: format, converter: .sincBest)
         case .srcMedium: return try LibSampleRateResampler(format: format, converter: .sincMedium)
         case .srcFastest: return try LibSampleRateResampler(format: format, converter: .sincFastest)

@@ -323,6 +323,36 @@ size_t cvk_stereo_mean(const float *src, float *dst, size_t frames) {
     size_t done = cvk_pcm_level_now() >= 2 ? stereo_mean_avx512(src, dst, frames) : 0;
     return frames - done >= 8 ? done + stereo_mean_avx2(src + 2 * done, dst + done, frames - done) : done;
 }
+
+// x − x is 0 for a finite x and NaN otherwise; the sum of four such vectors is NaN when any lane
+// of any of them is, so 64 samples cost four subtracts, three adds and one compare.
+CVK_PCM static size_t finite_prefix_avx2(const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+        __m256 c = _mm256_loadu_ps(x + i + 16), d = _mm256_loadu_ps(x + i + 24);
+        __m256 s = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(a, a), _mm256_sub_ps(b, b)),
+                                 _mm256_add_ps(_mm256_sub_ps(c, c), _mm256_sub_ps(d, d)));
+        if (_mm256_movemask_ps(_mm256_cmp_ps(s, s, _CMP_UNORD_Q))) break;
+    }
+    return i;
+}
+CVK_PCM512 static size_t finite_prefix_avx512(const float *x, size_t n) {
+    size_t i = 0;
+    for (; i + 64 <= n; i += 64) {
+        __m512 a = _mm512_loadu_ps(x + i), b = _mm512_loadu_ps(x + i + 16);
+        __m512 c = _mm512_loadu_ps(x + i + 32), d = _mm512_loadu_ps(x + i + 48);
+        __m512 s = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(a, a), _mm512_sub_ps(b, b)),
+                                 _mm512_add_ps(_mm512_sub_ps(c, c), _mm512_sub_ps(d, d)));
+        if (_mm512_cmp_ps_mask(s, s, _CMP_UNORD_Q)) break;
+    }
+    return i;
+}
+
+size_t cvk_finite_prefix(const float *x, size_t n) {
+    if (cvk_pcm_level_now() >= 2) return finite_prefix_avx512(x, n);
+    return cvk_pcm_level_now() >= 1 ? finite_prefix_avx2(x, n) : 0;
+}
 #else
 int cvk_pcm_available(void) { return 0; }
 int cvk_pcm_level(void) { return 0; }
@@ -337,4 +367,5 @@ size_t cvk_f32_to_i16_ios(const float *src, int16_t *dst, size_t n, size_t *clip
 }
 size_t cvk_i16_to_f32(const int16_t *src, float *dst, size_t n, int ios) { (void)src; (void)dst; (void)n; (void)ios; return 0; }
 size_t cvk_stereo_mean(const float *src, float *dst, size_t frames) { (void)src; (void)dst; (void)frames; return 0; }
+size_t cvk_finite_prefix(const float *x, size_t n) { (void)x; (void)n; return 0; }
 #endif

@@ -84,6 +84,7 @@ import _AudioPipelineTestSupport
                 "analyze", "resampler", "--from", "48000", "--to", "16000",
                 "--resampler", "native-fast", "--no-speed",
             ])
-        #expect(r.count == 1 && r[0].resampler == "native-fast")
+        // 48 → 16 kHz: the file path's own design (the half-band cascade) has a row of its own.
+        #expect(r.map(\.resampler) == ["native-fast", "native-fast (file path)"])
     }
 }

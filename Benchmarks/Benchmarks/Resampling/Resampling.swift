@@ -1,7 +1,8 @@
 // Streaming resampling in 20 ms input chunks, every backend and preset beside libsoxr HQ in the
 // same run, two ways:
 //   "Resample 1s …"    one iteration = 50 chunks = 1 s of audio: wall clock per second of audio,
-//                      for every backend, and native-high-throughput (the file path `convert` takes),
+//                      for every backend, native-high-throughput (throughput mode) and
+//                      native-high-file (the file path `convert` takes: the half-band cascade where it applies),
 //                      so × realtime = 1 s / wall clock. Fair to soxr, which buffers input and
 //                      works in large blocks (most of its calls return nothing).
 //   "Resample chunk …" one iteration = one 20 ms chunk: per-chunk latency percentiles (p99).
@@ -90,6 +91,14 @@ let benchmarks: @Sendable () -> Void = {
                 let format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))
                 measure(
                     benchmark, try PolyphaseResampler(format: format, preset: .high, mode: .throughput), input,
+                    chunksPerIteration)
+            }
+            // The file path as `convert` runs it (PolyphaseResampler.Mode.multiStage): the half-band
+            // cascade on 48k→16k and 44.1k→16k, throughput mode elsewhere (then the row above again).
+            Benchmark("Resample \(family) \(label) native-high-file") { benchmark in
+                let format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))
+                measure(
+                    benchmark, try PolyphaseResampler.make(format: format, preset: .high, mode: .multiStage), input,
                     chunksPerIteration)
             }
             Benchmark("Resample \(family) \(label) peer soxr-hq") { benchmark in

@@ -55,7 +55,7 @@ extension FormatConverter {
         mode: PolyphaseResampler.Mode = .streaming
     ) -> ResamplerFactory {
         { (format) throws(AudioPipelineError) in
-            try PolyphaseResampler(format: format, preset: preset, kernel: kernel, mode: mode)
+            try PolyphaseResampler.make(format: format, preset: preset, kernel: kernel, mode: mode)
         }
     }
 }

@@ -121,7 +121,12 @@ public final class FormatConverter {
     public var resamplerName: String? { resampler?.name }
     /// Output frames the resampler holds back for speed (`PolyphaseResampler`'s throughput mode;
     /// 0 otherwise), included in `latency`.
-    public var resamplerHoldBack: Int { (resampler as? PolyphaseResampler)?.holdBack ?? 0 }
+    public var resamplerHoldBack: Int {
+        if let cascade = resampler as? HalfBandCascadeResampler { return cascade.holdBack }
+        return (resampler as? PolyphaseResampler)?.holdBack ?? 0
+    }
+    /// Whether the resampler is the whole-file half-band cascade (`PolyphaseResampler.Mode.multiStage`).
+    public var resamplerIsMultiStage: Bool { resampler is HalfBandCascadeResampler }
     /// `Int16` output samples outside [-1, 1] before quantising (saturated), since init or `reset()`.
     public var clippedCount: Int { quantiser.clippedCount }
     /// `Int16` output samples that were NaN (written as the compatibility mode says).

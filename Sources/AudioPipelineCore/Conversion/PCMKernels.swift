@@ -11,6 +11,12 @@ enum PCMKernels {
     typealias F8 = SIMD8<Float>
     typealias I8 = SIMD8<Int32>
 
+    /// How many leading samples of `x[0 ..< n]` are known finite (whole groups of 32 or 64, scanned
+    /// with the C kernels; 0 without them): the rest is for the caller's own check.
+    static func finitePrefix(_ x: UnsafePointer<Float>, _ n: Int) -> Int {
+        vectorized ? cvk_finite_prefix(x, n) : 0
+    }
+
     /// Whether `.best` uses the C kernels on this machine (AVX2, or AVX-512 where present).
     static let vectorized = cvk_pcm_available() != 0
     /// The widest C kernels this CPU runs: 0 none, 1 AVX2, 2 AVX-512.

@@ -75,3 +75,16 @@ public struct SignalStatistics: Sendable {
     /// 20·log10(x); −∞ for silence.
     public static func dBFS(_ linear: Double) -> Double { amplitudeDB(linear) }
 }
+
+extension SignalStatistics {
+    /// How many leading samples of `x[0 ..< count]` are known to be finite, scanned with the C
+    /// vector kernels where the CPU has them (whole groups of 32 or 64 samples; 0 without them, or
+    /// when the first group holds a NaN or an infinity): a reader checks the rest itself.
+    /// - Parameters:
+    ///   - x: the samples.
+    ///   - count: how many.
+    /// - Returns: a prefix length in `0...count` whose samples are all finite.
+    public static func finitePrefix(_ x: UnsafePointer<Float>, count: Int) -> Int {
+        PCMKernels.finitePrefix(x, count)
+    }
+}

@@ -171,11 +171,11 @@ extension PolyphaseResampler {
         let step = windowStep, stepPhase = phaseStep
         let taps = tapsPerPhase
         if isVectorized {
-            if up > 2 {
+            if up > 2 || phaseMajorForTwo {
                 // Throughput mode waits for 8 cycles, except when draining (`finish`).
                 n = emitPhaseMajor(
                     into: out, capacity: room, availableUpTo: end, from: n,
-                    minCycles: holdBack > 0 && !draining ? 8 : 2)
+                    minCycles: holdBack > 0 && !draining ? holdBackCycles : 2)
                 if holdBack > 0 && !draining && room - n >= holdBack { return n }
             }
             if n < room && nextBase < end {

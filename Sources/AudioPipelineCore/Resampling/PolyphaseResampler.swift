@@ -41,7 +41,8 @@ public final class PolyphaseResampler: Resampler {
         public var attenuation: Double { self == .high ? 130 : 100 }
     }
 
-    /// When outputs are computed. Both give the same output, bit for bit.
+    /// When outputs are computed (and, for `multiStage`, how): `streaming` and `throughput` give the
+    /// same output, bit for bit; `multiStage` its own where it takes the half-band cascade.
     public enum Mode: String, Sendable, CaseIterable {
         /// Every output as soon as its input is in: the least latency (a live stream's choice).
         case streaming
@@ -50,6 +51,29 @@ public final class PolyphaseResampler: Resampler {
         /// coefficient load (`emitPhaseMajor`). Adds up to 8·L output frames of latency (1 ms at
         /// 16→24 kHz, 80 ms at 44.1→16 kHz); 1.5–2.2× the streaming mode at 44.1→16 kHz here (README).
         case throughput
+        /// For whole files, where a different design may compute them faster: on large downsampling
+        /// ratios (`HalfBandCascadeResampler.applies(to:)`: 48→16, 44.1→16, 96→16 kHz …) a 2:1
+        /// half-band stage and then this resampler at half the input rate (`make` builds it; same
+        /// quality class, not the same output bit for bit); elsewhere `.throughput`. A
+        /// `PolyphaseResampler` built with it runs as `.throughput`.
+        case multiStage
+    }
+
+    /// The resampler `mode` asks for: a `HalfBandCascadeResampler` for `.multiStage` where it
+    /// applies, else a `PolyphaseResampler` (`.multiStage` running as `.throughput`).
+    /// - Parameters:
+    ///   - format: the conversion.
+    ///   - preset: the filter preset.
+    ///   - kernel: the C vector kernels (`.best`) or the portable code.
+    ///   - mode: streaming, throughput or multi-stage.
+    /// - Throws: what the resampler's init throws (`invalidConfiguration`).
+    public static func make(
+        format: ResamplingFormat, preset: Preset = .high, kernel: VectorKernel = .best, mode: Mode = .streaming
+    ) throws(AudioPipelineError) -> any Resampler {
+        if mode == .multiStage && HalfBandCascadeResampler.applies(to: format) {
+            return try HalfBandCascadeResampler(format: format, preset: preset, kernel: kernel)
+        }
+        return try PolyphaseResampler(format: format, preset: preset, kernel: kernel, mode: mode)
     }
 
     /// Passband edge and stopband edge as fractions of the lower of the two rates.
@@ -103,6 +127,10 @@ public final class PolyphaseResampler: Resampler {
     public let holdBack: Int
     /// Most cycles one phase-major block computes (8, more when the phases are few).
     let phaseMajorCycles: Int
+    /// Whether a two-phase ratio (L = 2, M > 1) runs phase-major blocks (throughput mode only).
+    let phaseMajorForTwo: Bool
+    /// Cycles a throughput-mode instance waits for before a phase-major block (8, or `blockCycles`).
+    let holdBackCycles: Int
 
     /// Zero floats around the coefficient table and after the history (one 16-lane vector).
     static let pad = 16
@@ -132,9 +160,15 @@ public final class PolyphaseResampler: Resampler {
     static let vectorKernelLevel = Int(cvk_fir_level())
 
     /// `kernelLevel`: 0 the Swift kernels, 1 the 8-lane C kernels, 2 the 16-lane ones; capped at
-    /// what this CPU runs (tests choose a narrower one than `.best`).
-    init(format: ResamplingFormat, preset: Preset, kernelLevel: Int, mode: Mode = .streaming) throws(AudioPipelineError)
-    {
+    /// what this CPU runs (tests choose a narrower one than `.best`). `fillPadding` (the half-band
+    /// cascade's second stage): the filter is made as long as the padded phases hold, for the
+    /// attenuation those taps give at no cost (44.1 → 16 kHz's second stage, 22.05 → 16 kHz: 117
+    /// taps a phase padded to 128, 130 → 141 dB designed). `blockCycles`: the cycles a throughput-mode
+    /// instance waits for and computes per phase-major block (8; the cascade's second stage 32).
+    init(
+        format: ResamplingFormat, preset: Preset, kernelLevel: Int, mode: Mode = .streaming,
+        fillPadding: Bool = false, blockCycles: Int = 8
+    ) throws(AudioPipelineError) {
         self.format = format
         self.preset = preset
         self.mode = mode
@@ -156,13 +190,18 @@ public final class PolyphaseResampler: Resampler {
                 "\(format): the ratio \(up)/\(down) needs a \(length)-tap filter, more than the "
                     + "\(Self.maximumFilterLength) the native resampler builds; use a libsamplerate resampler")
         }
-        let minTaps = (length + up - 1) / up
         let lanes = isWide ? 16 : 8
-        tapsPerPhase = (minTaps + lanes - 1) / lanes * lanes
+        tapsPerPhase = ((length + up - 1) / up + lanes - 1) / lanes * lanes
+        let minTaps = fillPadding ? tapsPerPhase : (length + up - 1) / up
+        // The attenuation the filter's length gives (Kaiser's formula solved for it): the preset's,
+        // or with `fillPadding` what the padded length reaches.
+        let attenuation =
+            fillPadding
+            ? Swift.max(preset.attenuation, 7.95 + 14.36 * width * Double(up * minTaps - 2)) : preset.attenuation
         // Centre on an integer position using the whole length L·T0 (odd length 2C + 1 ≤ L·T0).
         centre = (up * minTaps - 1) / 2
         let h = KaiserFilterDesign.lowPass(
-            half: centre, cutoff: cutoff, beta: KaiserFilterDesign.beta(attenuation: preset.attenuation),
+            half: centre, cutoff: cutoff, beta: KaiserFilterDesign.beta(attenuation: attenuation),
             gain: Double(up))
         // 64-byte aligned (so is every phase: taps a multiple of 16 floats with the 16-lane kernels),
         // so no coefficient load splits a cache line.
@@ -176,15 +215,23 @@ public final class PolyphaseResampler: Resampler {
             }
         }
         upByTwo = up == 2 && down == 1
-        // Phase-major blocks (emitPhaseMajor) need 8 cycles of input in history: taps + 8·down.
-        let phaseMajor = isVectorized && up > 2 && 8 * up <= 1 << 16 && 8 * down + 8 <= 1 << 16
-        capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? 8 * down + 8 : 0) + 15) / 16 * 16
+        // Phase-major blocks (emitPhaseMajor) need a block's cycles of input in history: taps + 8·down
+        // (taps + 32·down for the cascade's second stage).
+        // Two phases (24→16 kHz, the half-band cascade's second stage at 48→16 kHz) only off the
+        // streaming path, which stays as it was measured: blocks of 128 cycles there.
+        phaseMajorForTwo = isVectorized && up == 2 && down > 1 && mode != .streaming
+        let cycles = mode == .streaming ? 8 : Swift.max(8, blockCycles)
+        let phaseMajor =
+            isVectorized && (up > 2 || phaseMajorForTwo) && cycles * up <= 1 << 16 && cycles * down + 8 <= 1 << 16
+        holdBackCycles = cycles
+        capacity = (tapsPerPhase + Swift.max(2048, phaseMajor ? cycles * down + 8 : 0) + 15) / 16 * 16
         history = Self.allocateAligned(channels * capacity + Self.pad)
-        // Throughput mode holds outputs back in blocks of 8 cycles where the phase-major path runs
-        // (the C kernels, L > 2 phases; 2× up and pure decimation are batched already).
-        holdBack = mode == .throughput && phaseMajor ? 8 * up : 0
+        // Throughput mode holds outputs back in blocks of 8 cycles (`blockCycles`) where the
+        // phase-major path runs (the C kernels, L > 2 phases or L = 2 with M > 1; 2× up and pure
+        // decimation are batched already).
+        holdBack = mode != .streaming && phaseMajor ? cycles * up : 0
         // Few phases: longer blocks (about 256 outputs) spread the per-phase call over more outputs.
-        phaseMajorCycles = Swift.max(8, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
+        phaseMajorCycles = Swift.max(cycles, Swift.min(256 / up / 8 * 8, (capacity - tapsPerPhase) / down / 8 * 8))
         latency = (centre + down - 1) / down + holdBack
         reset()
     }

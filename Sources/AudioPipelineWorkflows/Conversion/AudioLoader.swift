@@ -90,6 +90,7 @@ public enum AudioLoader {
         o.channels = 1
         o.encoding = .float32
         o.resampler = resampler
+        o.resamplerMode = .throughput  // the live path's output, bit for bit (see ConvertOptions)
         o.sampleRate = try rate.map { (r) throws(AudioPipelineError) in try SampleRate(r) }
         return try FileConversion(reader: try AudioFileReader(path: path), options: o)
     }

@@ -21,6 +21,11 @@ public struct ConvertOptions: Sendable {
     public var compatibility: PCMCompatibility = .standard
     /// The resampler, when the rate changes.
     public var resampler: ResamplerChoice = .default
+    /// The native resampler's mode: `.multiStage` (the default, `convert`'s file path: throughput
+    /// mode, and a half-band first stage on large downsampling ratios) or `.throughput` (the single
+    /// polyphase stage, the streaming path's output bit for bit: the whole-file loaders of `vad` and
+    /// `analyze` keep it, so their results match the live path's).
+    public var resamplerMode: PolyphaseResampler.Mode = .multiStage
     /// Most frames per block read from the input; memory use is proportional to this, not to the
     /// file. A file of known length reads blocks of a sixteenth of it, from 4096 up to this (see
     /// `FileConversion.blockFrames`).
@@ -115,6 +120,7 @@ public enum FileConverter {
             nanSamples: chain.converter.nanCount + reader.nonFiniteSamples,
             resampler: chain.converter.resamplerName, resamplerLatencyFrames: chain.converter.latency,
             resamplerHeldBackFrames: chain.converter.resamplerHoldBack,
+            resamplerStages: chain.converter.resamplerName == nil ? 0 : chain.converter.resamplerIsMultiStage ? 2 : 1,
             elapsedSeconds: Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9, warnings: warnings)
     }
 }
@@ -177,8 +183,9 @@ final class FileConversion {
                 input: input, outputRate: o.sampleRate, channels: plan, compatibility: o.compatibility,
                 dither: o.dither,
                 blockFrames: Self.blockFrames(most: o.blockFrames, fileFrames: reader.description.frames)),
-            // A whole file: the native resampler's throughput mode (same output, computed faster).
-            resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f, mode: .throughput) })
+            // A whole file: the native resampler's file path (throughput mode, and a half-band first
+            // stage on large downsampling ratios: see PolyphaseResampler.Mode.multiStage).
+            resampler: { (f) throws(AudioPipelineError) in try o.resampler.make(f, mode: o.resamplerMode) })
         encoding = o.encoding
         let c = converter, isPCM16 = reader.description.isPCM16, toPCM = o.encoding == .pcm16
         let inCount = c.configuration.blockFrames * c.inputStride

@@ -52,6 +52,10 @@ public struct ConvertReport: WorkflowReport, Codable, Hashable {
     /// throughput mode, which `convert` uses; 0 where the ratio gains nothing from it, and when a
     /// report written before this key existed is read back).
     @ZeroWhenAbsent public var resamplerHeldBackFrames: Int = 0
+    /// Stages the resampler ran: 2 for the whole-file half-band cascade (`convert` on large
+    /// downsampling ratios: 48→16, 44.1→16 kHz …), 1 for one polyphase stage; 0 when the rate was
+    /// kept, and when a report written before this key existed is read back.
+    @ZeroWhenAbsent public var resamplerStages: Int = 0
     /// Wall time of the conversion, s.
     public var elapsedSeconds: Double
     /// What was wrong with the input but did not stop the job (a truncated file).
@@ -71,7 +75,9 @@ extension ConvertReport {
         s += "\n  -> \(output) (\(o.type ?? "?"), \(o.encoding), \(o.sampleRate) Hz, \(o.channels) ch)"
         s += "\n  frames \(framesIn) -> \(framesOut)"
         if let name = resampler {
-            let path = resamplerHeldBackFrames > 0 ? ", throughput path" : ""
+            let path =
+                resamplerStages == 2
+                ? ", file path: half-band + polyphase" : resamplerHeldBackFrames > 0 ? ", throughput path" : ""
             s += "; resampler \(name)\(path) (latency \(resamplerLatencyFrames) frames, delay-compensated)"
         }
         if o.encoding == SampleEncoding.pcm16.rawValue {

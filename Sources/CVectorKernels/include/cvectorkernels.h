@@ -82,6 +82,26 @@ void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, s
 void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
                          long w0, size_t p0, size_t down, size_t cycles, float *out, size_t out_stride);
 
+// --- 2:1 half-band decimation for HalfBandCascadeResampler (halfband.c) ---------------------------
+// Output i (i < count) is the symmetric half-band filter centred on x[2i]:
+//   Σ_k g[k]·(x[2i − 2k − 1] + x[2i + 2k + 1]) + centre·x[2i], k < half,
+// summed from k = half − 1 down to 0 (a multiply, then fused multiply-adds), the centre tap last;
+// written to out[i·out_stride]. Reads x[−2·half + 1 … 2·count + 2·half − 2]. Every output is the same
+// chain of operations in every kernel and lane, so the three agree bit for bit. `half` ≤
+// cvk_halfband_max_half().
+
+/// The largest `half` (taps on one side) the half-band kernels take.
+size_t cvk_halfband_max_half(void);
+/// Portable C (any CPU).
+void cvk_halfband(const float *g, size_t half, float centre, const float *x, size_t count, float *out,
+                  size_t out_stride);
+/// 8 outputs per vector (AVX2 + FMA; call only when cvk_fir_level() ≥ 1 on x86-64; elsewhere the portable code).
+void cvk_halfband_w8(const float *g, size_t half, float centre, const float *x, size_t count, float *out,
+                     size_t out_stride);
+/// 16 outputs per vector (AVX-512F; call only when cvk_fir_level() is 2).
+void cvk_halfband_w16(const float *g, size_t half, float centre, const float *x, size_t count, float *out,
+                      size_t out_stride);
+
 // --- PCM conversion (AVX2) for PCMKernels ------------------------------------------------------------
 // Bit-identical to the Swift SIMD loops (same operations in the same order). Each call handles whole
 // groups of 16 samples (8 frames for the stereo mean) and returns how many it did; the Swift code
@@ -106,5 +126,8 @@ size_t cvk_f32_to_i16_ios(const float *src, int16_t *dst, size_t n, size_t *clip
 size_t cvk_i16_to_f32(const int16_t *src, float *dst, size_t n, int ios);
 /// Interleaved stereo → mono: (L + R) · 0.5 per frame.
 size_t cvk_stereo_mean(const float *src, float *dst, size_t frames);
+/// How many leading samples of x[0 ..< n] are known finite (a multiple of 32 or 64; 0 where the
+/// kernels are not used): the scan stops at the first group holding a NaN or an infinity.
+size_t cvk_finite_prefix(const float *x, size_t n);
 
 #endif

@@ -6,7 +6,7 @@ import Foundation
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure processing stages on this machine.",
+        commandName: "analyze", abstract: "Measure processing stages on this machine.",
         subcommands: [AnalyzeResampler.self])
 
     func run() throws { throw UsageError(missingSubcommandOf: Self.self) }

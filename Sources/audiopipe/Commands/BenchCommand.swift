@@ -5,6 +5,7 @@ import AudioPipelineWorkflows
 
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "bench",
         abstract: "Measure the mic and speaker paths per chunk on this machine, with your settings.",
         discussion: """
             Latency per chunk per path and stage (indented under what it is part of; the share of the \

@@ -5,6 +5,7 @@ import AudioPipelineWorkflows
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert an audio file: rate, channels, encoding, container (streaming, constant memory).",
         discussion: """
             Like `sox IN -r 16000 -c 1 -b 16 OUT`; the type from OUT's extension or --type; '-' is \

@@ -5,7 +5,7 @@ import AudioPipelineWorkflows
 
 struct Frame: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Turn an audio file into the WebSocket messages a voice-API client sends.",
+        commandName: "frame", abstract: "Turn an audio file into the WebSocket messages a voice-API client sends.",
         discussion: """
             Converts IN to the profile's format, cuts --chunk-ms chunks and writes the messages, \
             byte for byte as sent: JSON Lines, or for binary profiles (deepgram) per message a 4-byte \
@@ -55,6 +55,7 @@ struct Frame: ParsableCommand {
 
 struct Deframe: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "deframe",
         abstract: "Turn captured WebSocket messages back into audio, with the session's events.",
         discussion: """
             Reads JSON Lines (messages, or HAR-style entries with type/time/opcode/data), a browser \

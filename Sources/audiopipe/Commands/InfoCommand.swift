@@ -5,6 +5,7 @@ import Foundation
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "info",
         abstract: "Describe audio files: container, encoding, rate, channels, length, levels, clipping, DC offset.",
         discussion: """
             Levels in dBFS as sox reports them (a full-scale sine is -3.01 dB RMS); clipped: at or \

@@ -4,7 +4,7 @@ import AudioPipelineWorkflows
 
 struct Jitter: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Jitter buffer: replay arrival traces and captured sessions through it.",
+        commandName: "jitter", abstract: "Jitter buffer: replay arrival traces and captured sessions through it.",
         subcommands: [JitterSimulate.self, JitterPlay.self])
 
     func run() throws { throw UsageError(missingSubcommandOf: Self.self) }

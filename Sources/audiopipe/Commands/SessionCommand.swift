@@ -4,6 +4,7 @@ import AudioPipelineWorkflows
 
 struct Session: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "session",
         abstract: "Simulate a whole barge-in conversation offline: how soon the agent stops, how often for nothing.",
         subcommands: [SessionSimulate.self])
 
@@ -12,8 +13,7 @@ struct Session: ParsableCommand {
 
 struct SessionSimulate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "simulate",
-        abstract: "Run one conversation through the client pipeline on a simulated clock.",
+        commandName: "simulate", abstract: "Run one conversation through the client pipeline on a simulated clock.",
         discussion: """
             Synthetic: the agent's audio (WAV, or a captured session) arrives per --trace or \
             --network, plays through the jitter buffer; its echo plus the user's track and a noise \

@@ -5,8 +5,7 @@ import AudioPipelineWorkflows
 
 struct VAD: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "vad",
-        abstract: "Energy voice-activity detection for barge-in, optionally echo-aware.",
+        commandName: "vad", abstract: "Energy voice-activity detection for barge-in, optionally echo-aware.",
         subcommands: [VADDetect.self, VADTune.self])
 
     func run() throws { throw UsageError(missingSubcommandOf: Self.self) }
@@ -14,8 +13,7 @@ struct VAD: ParsableCommand {
 
 struct VADDetect: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "detect",
-        abstract: "Speech segments of a recording, as a streaming detector would decide them.",
+        commandName: "detect", abstract: "Speech segments of a recording, as a streaming detector would decide them.",
         discussion: """
             Segments start when a streaming detector decided (as a live client experiences it); \
             --align back-dates onsets for offline labelling. --reference (what the client was \
