@@ -53,106 +53,51 @@
 /// Per frame it costs a pass over the search window and the tail (the correlation and the maxima),
 /// five running quantiles per band and no allocation.
 public struct VADEchoModel: Sendable {
-    /// What the expected echo rests on.
-    public enum Stage: String, Sendable, Hashable, Codable {
-        /// Nothing learnt yet (the session's start, or after the delay moved): the worst plausible
-        /// gain over the whole search window.
-        case worstCase = "worst-case"
-        /// No delay found yet: the learnt upper envelope over the whole search window.
-        case window
-        /// The delay found and the gain learnt over the reference from that delay on.
-        case tracked
-    }
-
-    /// One frame's expectation.
-    public struct Estimate: Sendable, Hashable {
-        /// Per band: the expected echo (dB; −inf where the reference was silent) and its margin.
-        public var echo = SIMD4<Double>(repeating: -.infinity)
-        /// Per band, the margin the expected echo is raised by (dB).
-        public var margins = SIMD4<Double>()
-        /// Per band, the echo gain in use (dB, echo over reference: the echo return loss is its
-        /// negative).
-        public var gains = SIMD4<Double>()
-        /// The estimated echo delay (frames: the direct path's lag), once found.
-        public var delayFrames: Int?
-        /// What the expectation rests on.
-        public var stage = Stage.worstCase
-        /// Speech may not start in this frame: the echo of a new utterance is arriving.
-        public var onsetGuard = false
-
-        /// Nothing expected yet (−inf per band).
-        public init() {}
-    }
-
-    /// Playing reference the gain needs before it is used, s.
-    public static let learnSeconds = 0.3
-    /// How far back the tracked gain learns when the delay is first found, s: the microphone's and
-    /// the reference's last second are kept, and the frames in it that the gains could have learnt
-    /// from teach the tracked gain at once, at the delay just found — it is in use from that frame,
-    /// not `learnSeconds` of echo later (a user who talked over the agent's first words waited for it).
-    public static let replaySeconds = 1.0
-    /// A reference onset after at least this much silence is guarded, s.
-    public static let onsetPauseSeconds = 0.2
-    /// The delay is found when the correlation's peak is this many times its mean magnitude.
-    public static let confidence = 3.0
-    /// How far below the delay window's loudest frame the reference at the direct path may be for
-    /// the gain to learn (dB): lower means the reference is stopping, and the echo dies away while
-    /// the window still holds the word before (a pause learnt so put the gains 15–20 dB too low).
-    static let offsetGap = 15.0
 
     let searchMin: Int, searchMax: Int
     /// Frames of reverberant tail the expected echo covers beyond a lag (RT60's, at most 1 s): the
     /// rings reach back `searchMax + tail` frames.
     let tail: Int
-    private let threshold: Double
-    private let alpha: Double, warmUp: Int, learnFrames: Int
-    private let decay: Double, worst: Double, marginMax: Double, marginMin: Double
-    private let pauseFrames: Int, guardFrames: Int
+    let threshold: Double
+    let alpha: Double, warmUp: Int, learnFrames: Int
+    let decay: Double, worst: Double, marginMax: Double, marginMin: Double
+    let pauseFrames: Int, guardFrames: Int
     /// Frames of `replaySeconds`.
-    private let replayFrames: Int
+    let replayFrames: Int
     /// Rings (one slot per lag 0…searchMax): reference band levels (dB) and their change from the
     /// frame before.
-    private var history: [SIMD4<Double>], changes: [SIMD4<Double>]
+    var history: [SIMD4<Double>], changes: [SIMD4<Double>]
     /// Rings of the same length: the microphone's band levels, and whether the gains learnt from the
     /// frame (the reference played, the detector did not hear the user, nothing stood out).
-    private var micHistory: [SIMD4<Double>], learnable: [Bool]
-    private var head = 0, frames = 0
-    private var previousMic = SIMD4<Double>(repeating: -100)
+    var micHistory: [SIMD4<Double>], learnable: [Bool]
+    var head = 0, frames = 0
+    var previousMic = SIMD4<Double>(repeating: -100)
     /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag).
-    private var scores: [Double]
-    private var scored = 0
-    private(set) var delay: Int?
+    var scores: [Double]
+    var scored = 0
+    var delay: Int?
     /// A new delay the estimate points at, and for how many updates in a row it has.
-    private var candidate = 0, candidateUpdates = 0
+    var candidate = 0, candidateUpdates = 0
     /// The window model's gains, per band: the upper envelope (90th percentile over frames where
     /// something arrived) and the settled median (over every frame once the reference has filled the
     /// window and its tail); the tracked model's (median, with the 75th percentile for the error's
     /// spread); and how many frames each has learnt from.
-    private var envelopeGains: [RunningQuantile], settledGains: [RunningQuantile]
-    private var trackedGains: [RunningQuantile], spreads: [RunningQuantile]
+    var envelopeGains: [RunningQuantile], settledGains: [RunningQuantile]
+    var trackedGains: [RunningQuantile], spreads: [RunningQuantile]
     /// Per band, the reverberant tail's level relative to the direct path's, learnt (dB, ≤ 0; see
     /// `tailGap`), and how many frames it has learnt from.
-    private var tailOffsets: [RunningQuantile]
-    private var tailLearnt = 0
-    private var windowLearnt = 0, settledLearnt = 0, trackedLearnt = 0
+    var tailOffsets: [RunningQuantile]
+    var tailLearnt = 0
+    var windowLearnt = 0, settledLearnt = 0, trackedLearnt = 0
     /// The delay moved: until the tracked gain has learnt again, the worst plausible echo.
-    private var relearning = false
+    var relearning = false
     /// Per band, the microphone's quiet level (the 10th percentile of its last 5 s, echo or not): the
     /// window model learns from frames where something arrived above it.
-    private var micQuiet: [RunningQuantile]
+    var micQuiet: [RunningQuantile]
     /// Frames in a row the window has held reference: after the whole window and its tail, every
     /// frame teaches the settled median (an echo has had time to arrive).
-    private var activeFrames = 0
-    /// What the settled median adds to the margin, dB: it lies below the echo's peaks (the window's
-    /// maximum is often later than the echo, and pauses count), by about this much on speech.
-    static let settledMargin = 6.0
-    /// How far above its quiet level a band must be for the window model to learn from it, dB.
-    static let arrivedMargin = 6.0
-    /// Once a gain has learnt, a frame teaches it at most this much (dB) over its value: a user not
-    /// yet heard (double talk before the first decision) moves it a little, not at once; a louder
-    /// echo path still lifts it, step by step.
-    static let learnStep = 6.0
-    private var quietFrames = Int.max / 2, sinceOnset = Int.max / 2
+    var activeFrames = 0
+    var quietFrames = Int.max / 2, sinceOnset = Int.max / 2
 
     /// A model with nothing learnt (it expects the worst plausible echo); all state allocated here.
     public init(configuration c: VADConfiguration) {
@@ -185,40 +130,6 @@ public struct VADEchoModel: Sendable {
         spreads = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.75) }
         tailOffsets = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.5) }
         micQuiet = (0..<4).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
-    }
-
-    /// Forgets the room: delay, gains and history start again.
-    public mutating func reset() {
-        for i in history.indices {
-            history[i] = SIMD4(repeating: -140)
-            changes[i] = SIMD4()
-            micHistory[i] = SIMD4(repeating: -140)
-            learnable[i] = false
-        }
-        for i in scores.indices { scores[i] = 0 }
-        head = 0
-        frames = 0
-        previousMic = SIMD4(repeating: -100)
-        scored = 0
-        delay = nil
-        candidate = 0
-        candidateUpdates = 0
-        for b in 0..<4 {
-            envelopeGains[b].reset()
-            settledGains[b].reset()
-            trackedGains[b].reset()
-            spreads[b].reset()
-            tailOffsets[b].reset()
-        }
-        tailLearnt = 0
-        windowLearnt = 0
-        settledLearnt = 0
-        trackedLearnt = 0
-        relearning = false
-        for b in 0..<4 { micQuiet[b].reset() }
-        activeFrames = 0
-        quietFrames = Int.max / 2
-        sinceOnset = Int.max / 2
     }
 
     /// One frame: the microphone's band levels `m` (dB) and the reference's band powers `rp`.
@@ -302,7 +213,7 @@ public struct VADEchoModel: Sendable {
 
     /// The ring slot of the reference frame `d` frames before the current one (`head`).
     @inline(__always)
-    private func slot(_ d: Int) -> Int {
+    func slot(_ d: Int) -> Int {
         let s = head - d
         return s < 0 ? s + history.count : s
     }
@@ -372,17 +283,6 @@ public struct VADEchoModel: Sendable {
         if firstFound { replay(start: max(searchMin, found - 1)) }
     }
 
-    /// The kept frames the gains could have learnt from, oldest first, teach the tracked gain at the
-    /// direct path's lag `start`, as if the delay had been known then.
-    private mutating func replay(start: Int) {
-        let oldest = min(replayFrames, frames)
-        guard oldest >= 1 else { return }
-        for age in stride(from: oldest, through: 1, by: -1) where learnable[slot(age)] {
-            learnTracked(
-                mic: micHistory[slot(age)], tracked: trackedReference(from: start, age: age), start: start, age: age)
-        }
-    }
-
     /// The reference the echo follows once the delay is known, in two parts: the direct path (the
     /// lags `start` to `start + 2`) and the reverberant tail beyond it (to `start + tail`), each per
     /// band the max over its lags of the reference less `decay` per frame beyond `start`.
@@ -402,10 +302,6 @@ public struct VADEchoModel: Sendable {
         return (direct, tailPart)
     }
 
-    /// How far the direct path must be under the tail for a frame to teach the tail's level, dB: the
-    /// reference has stopped and what the microphone holds of it is the room's reverberation.
-    static let tailGap = 10.0
-
     /// The tail's level relative to the direct path's, per band, from frames where the reference
     /// stopped `tailGap` ago or more: the microphone over the gain and the tail, at most 0 (the
     /// model's tail starts at the direct path's level) and at least −20 dB.
@@ -423,7 +319,7 @@ public struct VADEchoModel: Sendable {
     /// `start` to `start + tail` of the reference less `decay` per frame beyond `start` — for the
     /// frame `age` frames before the current one (0: this one).
     @inline(__always)
-    private func trackedReference(from start: Int, age: Int = 0) -> SIMD4<Double> {
+    func trackedReference(from start: Int, age: Int = 0) -> SIMD4<Double> {
         var x = SIMD4<Double>(repeating: -140)
         guard start + age <= frames else { return x }
         for d in start...min(start + tail, frames - age) {
@@ -468,7 +364,7 @@ public struct VADEchoModel: Sendable {
     /// the reference it follows `tracked`) if its direct path (the lag `start` and the two after it)
     /// played and is not stopping.
     @inline(__always)
-    private mutating func learnTracked(mic m: SIMD4<Double>, tracked: SIMD4<Double>, start: Int, age: Int) {
+    mutating func learnTracked(mic m: SIMD4<Double>, tracked: SIMD4<Double>, start: Int, age: Int) {
         guard start + age <= frames else { return }
         var quietest = Double.infinity
         for d in start...min(start + 2, searchMax, frames - age) {
