@@ -29,7 +29,11 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/audiopipe-dist.XXXXXX")
-cleanup() { rm -rf "$work"; }
+# (SwiftPM also leaves its lock files for the scratch path in the temporary folder, named after it.)
+cleanup() {
+  rm -rf "$work"
+  if [[ -n ${scratch:-} ]]; then rm -f "${TMPDIR:-/tmp}/${scratch//\//_}"*.lock; fi
+}
 trap cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
