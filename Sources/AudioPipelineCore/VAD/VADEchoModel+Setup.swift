@@ -101,8 +101,9 @@ extension VADEchoModel {
         let oldest = min(replayFrames, frames)
         guard oldest >= 1 else { return }
         for age in stride(from: oldest, through: 1, by: -1) where learnable[slot(age)] {
-            learnTracked(
-                mic: micHistory[slot(age)], tracked: trackedReference(from: start, age: age), start: start, age: age)
+            let parts = trackedParts(from: start, age: age)
+            let tracked = pointwiseMax(parts.direct, parts.tail)
+            learnTracked(mic: micHistory[slot(age)], tracked: tracked, start: start, age: age)
         }
     }
 }

@@ -285,14 +285,15 @@ public struct VADEchoModel: Sendable {
 
     /// The reference the echo follows once the delay is known, in two parts: the direct path (the
     /// lags `start` to `start + 2`) and the reverberant tail beyond it (to `start + tail`), each per
-    /// band the max over its lags of the reference less `decay` per frame beyond `start`.
+    /// band the max over its lags of the reference less `decay` per frame beyond `start` — for the
+    /// frame `age` frames before the current one (0: this one; the replay uses older ones).
     @inline(__always)
-    private func trackedParts(from start: Int) -> (direct: SIMD4<Double>, tail: SIMD4<Double>) {
+    func trackedParts(from start: Int, age: Int = 0) -> (direct: SIMD4<Double>, tail: SIMD4<Double>) {
         var direct = SIMD4<Double>(repeating: -140)
         var tailPart = direct
-        guard start <= frames else { return (direct, tailPart) }
-        for d in start...min(start + tail, frames) {
-            let v = history[slot(d)] - decay * Double(d - start)
+        guard start + age <= frames else { return (direct, tailPart) }
+        for d in start...min(start + tail, frames - age) {
+            let v = history[slot(age + d)] - decay * Double(d - start)
             if d <= start + 2 {
                 direct = pointwiseMax(direct, v)
             } else {
@@ -313,19 +314,6 @@ public struct VADEchoModel: Sendable {
             tailOffsets[b].add(min(0, max(-20, v)))
         }
         tailLearnt += 1
-    }
-
-    /// The reference the echo follows once the delay is known: per band, the max over the lags from
-    /// `start` to `start + tail` of the reference less `decay` per frame beyond `start` — for the
-    /// frame `age` frames before the current one (0: this one).
-    @inline(__always)
-    func trackedReference(from start: Int, age: Int = 0) -> SIMD4<Double> {
-        var x = SIMD4<Double>(repeating: -140)
-        guard start + age <= frames else { return x }
-        for d in start...min(start + tail, frames - age) {
-            x = pointwiseMax(x, history[slot(age + d)] - decay * Double(d - start))
-        }
-        return x
     }
 
     /// Learns the window model's gains from frames with reference in the window (`flat`: its loudest
