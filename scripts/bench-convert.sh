@@ -19,6 +19,11 @@
 #   GAP           seconds to wait between rounds, to spread them over more of the machine's load (default 0)
 #   BENCH_CACHE   where the inputs are generated once (default ${TMPDIR:-/tmp}/audiopipe-bench-convert)
 #   OUT_ON        where the outputs are written, deleted at the end (default $BENCH_CACHE)
+#   OUTPUTS       replace (default): each run overwrites the last round's output, as a re-run does;
+#                 fresh: the outputs are removed before each timed run (untimed), as a corpus conversion
+#                 writes new files. On ext4 replacing a file costs both programs a flush the file
+#                 system starts itself (auto_da_alloc: ours in rename, the peer's at open with O_TRUNC
+#                 and at close), 10-30 ms of a 60-90 ms job, the same for every ratio.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +31,7 @@ AUDIOPIPE=${AUDIOPIPE:-.build/release/audiopipe}
 SECONDS_LONG=${SECONDS_LONG:-600}
 ROUNDS=${ROUNDS:-9}
 GAP=${GAP:-0}
+OUTPUTS=${OUTPUTS:-replace}
 BENCH_CACHE=${BENCH_CACHE:-${TMPDIR:-/tmp}/audiopipe-bench-convert}
 OUT_ON=${OUT_ON:-$BENCH_CACHE}
 
@@ -33,6 +39,7 @@ log() { printf '[bench-convert] %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 [[ -x $AUDIOPIPE ]] || die "no binary at $AUDIOPIPE (swift build -c release, or set AUDIOPIPE)"
+[[ $OUTPUTS == replace || $OUTPUTS == fresh ]] || die "OUTPUTS must be replace or fresh (got '$OUTPUTS')"
 [[ $GAP =~ ^[0-9]+$ ]] || die "GAP must be a whole number of seconds (got '$GAP')"
 for v in SECONDS_LONG ROUNDS; do
     [[ ${!v} =~ ^[1-9][0-9]*$ ]] || die "$v must be a positive integer (got '${!v}')"
@@ -105,6 +112,7 @@ for ((i = 0; i < ROUNDS; i++)); do
         ap=("$AUDIOPIPE" convert "$f" "$work/ours-$from-$to.raw" --in-rate "$from" --in-channels 1
             --in-encoding float32 -r "$to" --no-progress)
         sx=("$work/soxr-convert" "$from" "$to" "$f" "$work/peer-$from-$to.raw")
+        if [[ $OUTPUTS == fresh ]]; then rm -f "$work/ours-$from-$to.raw" "$work/peer-$from-$to.raw"; fi
         if ((i % 2)); then
             read -r p pc <<<"$(run "${sx[@]}")"
             read -r o oc <<<"$(run "${ap[@]}")"
@@ -173,7 +181,9 @@ cat <<EOF
 \`scripts/bench-convert.sh\` (commit $commit): \`audiopipe convert IN.f32 OUT.raw --in-rate R --in-channels 1
 --in-encoding float32 -r R2\` against \`Benchmarks/tools/soxr-convert.c\`, a minimal C program that streams the same
 file through libsoxr HQ in 64k-frame blocks and lets soxr write PCM16 without dither. Whole processes (start-up,
-reading, resampling, conversion, writing), inputs in the page cache. $ROUNDS rounds over $span s (one every
+reading, resampling, conversion, writing), inputs in the page cache; outputs: $OUTPUTS (replace: each run
+overwrites the last round's file, which on ext4 costs both programs a flush the file system starts itself; fresh:
+removed before each timed run, as when a corpus is converted into new files). $ROUNDS rounds over $span s (one every
 $every s); each round runs every ratio once, the two programs back to back, in alternating order. Ratio = the
 peer's time ÷ ours within one round (above 1: \`audiopipe\` faster); the table gives the median of the $ROUNDS
 per-round ratios, their interquartile range and their min–max: the spread is this machine's noise, and a change
