@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `make check-kernels` (run by .ci/run): the C vector kernels against plain references, natively
-# (x86-64: SSSE3 base64, AVX2/FMA resampler kernels) and cross-compiled for AArch64 and run under
+# (x86-64: SSSE3 base64, AVX2/FMA resampler and VAD band kernels) and cross-compiled for AArch64 and run under
 # qemu-aarch64 (the NEON kernels). Correctness only; speed is the benchmark suite's job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 sources=(scripts/vector_kernels_test.c Sources/CVectorKernels/base64.c Sources/CVectorKernels/fir.c Sources/CVectorKernels/pcm.c
-    Sources/CVectorKernels/halfband.c)
+    Sources/CVectorKernels/halfband.c Sources/CVectorKernels/steepbands.c)
 flags=(-O2 -Wall -Wextra -Werror -I Sources/CVectorKernels/include)
 cc=$(command -v clang || command -v cc)
 echo "== native ($(uname -m))"

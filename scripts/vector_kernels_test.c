@@ -371,8 +371,73 @@ static void test_halfband(void) {
     }
 }
 
+
+// The VAD's steep bands: the portable kernel against the same recursion in double (a stable
+// low-pass/high-pass cascade, so the float rounding stays small), lanes 0-3 fed x0 and 4-7 x1 (or
+// zeros), the quarters' sums; the AVX2 kernel against the portable one bit for bit.
+static void test_steep_bands(void) {
+    enum { N = 331, L = 8 };
+    float coefs[4 * 5 * L], x0[N], x1[N];
+    for (int s = 0; s < 4; s++)
+        for (int l = 0; l < L; l++) {
+            // A second-order low-pass-like section per lane, poles inside the unit circle.
+            double r = 0.5 + 0.05 * (l % 4) + 0.05 * s, th = 0.3 + 0.2 * l;
+            coefs[(s * 5 + 0) * L + l] = 0.2f + 0.01f * l;
+            coefs[(s * 5 + 1) * L + l] = 0.1f;
+            coefs[(s * 5 + 2) * L + l] = 0.05f * (float)s;
+            coefs[(s * 5 + 3) * L + l] = (float)(2 * r * cos(th));
+            coefs[(s * 5 + 4) * L + l] = (float)(-r * r);
+        }
+    for (int k = 0; k < N; k++) {
+        x0[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+        x1[k] = (float)((int)(rnd() % 2001) - 1000) / 3000.0f;
+    }
+    for (int with_x1 = 0; with_x1 < 2; with_x1++) {
+        float state[4 * 2 * L] = {0}, energy[L], quarters[4];
+        const size_t ql = (N + 3) / 4;
+        cvk_steep_bands(coefs, state, x0, with_x1 ? x1 : NULL, N, ql, energy, quarters);
+        double ds1[4][L] = {{0}}, ds2[4][L] = {{0}}, de[L] = {0}, dq[4] = {0};
+        for (int k = 0; k < N; k++) {
+            for (int l = 0; l < L; l++) {
+                double y = l < 4 ? x0[k] : (with_x1 ? x1[k] : 0.0);
+                for (int s = 0; s < 4; s++) {
+                    const float *c = coefs + s * 5 * L;
+                    double x = y;
+                    y = c[l] * x + ds1[s][l];
+                    ds1[s][l] = c[L + l] * x + c[3 * L + l] * y + ds2[s][l];
+                    ds2[s][l] = c[2 * L + l] * x + c[4 * L + l] * y;
+                }
+                de[l] += y * y;
+                if (l >= 1 && l <= 3) dq[k / ql < 3 ? k / ql : 3] += y * y;
+            }
+        }
+        for (int l = 0; l < L; l++)
+            CHECK(fabs(energy[l] - de[l]) < 1e-4 * (1 + de[l]), "steep x1=%d lane %d: %g vs %g", with_x1, l, energy[l], de[l]);
+        for (int q = 0; q < 4; q++)
+            CHECK(fabs(quarters[q] - dq[q]) < 1e-4 * (1 + dq[q]), "steep x1=%d quarter %d: %g vs %g", with_x1, q, quarters[q], dq[q]);
+        if (!with_x1)
+            for (int l = 4; l < L; l++) CHECK(energy[l] == 0, "steep lane %d without x1: %g", l, energy[l]);
+#if defined(__x86_64__)
+        if (cvk_fir_level() >= 1) {
+            float vstate[4 * 2 * L] = {0}, venergy[L], vquarters[4];
+            // Two calls (a frame cut in two) against the portable kernel's two calls: state carried.
+            float pstate[4 * 2 * L] = {0}, penergy[L], pquarters[4];
+            cvk_steep_bands(coefs, pstate, x0, with_x1 ? x1 : NULL, 160, 40, penergy, pquarters);
+            cvk_steep_bands(coefs, pstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, penergy, pquarters);
+            cvk_steep_bands_avx2(coefs, vstate, x0, with_x1 ? x1 : NULL, 160, 40, venergy, vquarters);
+            cvk_steep_bands_avx2(coefs, vstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, venergy, vquarters);
+            CHECK(memcmp(penergy, venergy, sizeof venergy) == 0 && memcmp(pquarters, vquarters, sizeof vquarters) == 0 &&
+                      memcmp(pstate, vstate, sizeof vstate) == 0,
+                  "steep AVX2 x1=%d: differs from the portable kernel", with_x1);
+        }
+#endif
+    }
+    printf("VAD steep band kernels: checked\n");
+}
+
 int main(void) {
     test_names();
+    test_steep_bands();
     test_halfband();
     test_base64();
     test_fir();

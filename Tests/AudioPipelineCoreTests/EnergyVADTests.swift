@@ -349,6 +349,60 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(try detect(Array(x[0..<(x.count - 37)]), reference: Array(ref[0..<(ref.count - 37)])).count == 400)
     }
 
+    /// With a reference, the detector's bands are the steep ones, for the microphone and the
+    /// reference alike: its decisions are the decider's over `VADBandPairAnalyzer`'s bands (and not
+    /// over the one-pole bands). A block without a reference in such a stream counts as one of
+    /// silence: the same decisions as zeros passed.
+    @Test func withAReferenceTheBandsAreTheSteepOnes() throws {
+        let agent = voice(4 * rate, dbfs: -24, f0: 190)
+        var mic = noise(4 * rate, dbfs: -60, seed: 5)
+        for k in mic.indices where k >= 800 { mic[k] += 0.3 * agent[k - 800] }
+        add(&mic, voice(rate / 2, dbfs: -22, f0: 120), at: 3 * rate)
+        var d = try VADDecider(configuration: .init())
+        var pair = VADBandPairAnalyzer(sampleRate: rate, frameLength: 160)
+        var expected: [VADDecider.Frame] = []
+        mic.withUnsafeBufferPointer { m in
+            agent.withUnsafeBufferPointer { a in
+                pair.process(mic: m, reference: a) { expected.append(d.process(mic: $0, reference: $1)) }
+            }
+        }
+        func onePole() throws -> [VADDecider.Frame] {
+            var m = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
+            var r = m
+            var bands: [VADBandFrame] = [], far: [SIMD4<Double>] = []
+            mic.withUnsafeBufferPointer { m.process($0) { bands.append($0) } }
+            agent.withUnsafeBufferPointer { r.process($0) { far.append($0.bands) } }
+            var d = try VADDecider(configuration: .init())
+            return bands.indices.map { d.process(mic: bands[$0], reference: far[$0]) }
+        }
+        var rng = TestRNG(seed: 77)
+        let got = try detect(mic, reference: agent, blocks: randomBlocks(total: mic.count, maxBlock: 700, rng: &rng))
+        #expect(firstDifference(got, expected) == nil)
+        #expect(got != (try onePole()))
+        #expect(got[300..<350].contains { $0.speech })
+
+        // The last second without a reference, against zeros passed for it.
+        var vad = try EnergyVAD(sampleRate: rate, configuration: .init())
+        var zeroed = agent
+        for k in (3 * rate)..<zeroed.count { zeroed[k] = 0 }
+        let withZeros = try detect(mic, reference: zeroed, blocks: [3 * rate, rate])
+        var frames: [VADDecider.Frame] = []
+        var out = [VADDecider.Frame](repeating: blank, count: 400)
+        mic.withUnsafeBufferPointer { m in
+            agent.withUnsafeBufferPointer { a in
+                out.withUnsafeMutableBufferPointer { o in
+                    let first = vad.process(
+                        UnsafeBufferPointer(rebasing: m[0..<(3 * rate)]),
+                        reference: UnsafeBufferPointer(rebasing: a[0..<(3 * rate)]), into: o)
+                    frames += o[0..<first.produced]
+                    let rest = vad.process(UnsafeBufferPointer(rebasing: m[(3 * rate)...]), into: o)
+                    frames += o[0..<rest.produced]
+                }
+            }
+        }
+        #expect(firstDifference(frames, withZeros) == nil)
+    }
+
     @Test func detailExplainsTheSameDecisions() throws {
         // The detail path decides exactly as the plain one, with and without a reference, and its
         // parts add up: the score is the mean of the two largest band excesses, each excess is the

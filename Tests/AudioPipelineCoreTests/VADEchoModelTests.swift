@@ -69,14 +69,21 @@ private func echo(of reference: [Float], delayMs: [Double], gainDb: Double) -> [
     return out
 }
 
-/// The decider over the band analysis of `mic` and `reference`, with every frame's detail.
+/// The decider over the band analysis of `mic` and `reference` (the steep bands, as `EnergyVAD`
+/// analyses a stream with a reference), with every frame's detail.
 private func decide(
     _ mic: [Float], _ reference: [Float], _ c: VADConfiguration = .init()
 ) throws -> [(frame: VADDecider.Frame, detail: VADDecider.Detail)] {
-    var m = VADBandAnalyzer(sampleRate: rate, frameLength: 160), r = m
+    var pair = VADBandPairAnalyzer(sampleRate: rate, frameLength: 160)
     var frames: [VADBandFrame] = [], far: [SIMD4<Double>] = []
-    mic.withUnsafeBufferPointer { m.process($0) { frames.append($0) } }
-    reference.withUnsafeBufferPointer { r.process($0) { far.append($0.bands) } }
+    mic.withUnsafeBufferPointer { m in
+        reference.withUnsafeBufferPointer { r in
+            pair.process(mic: m, reference: r) {
+                frames.append($0)
+                far.append($1)
+            }
+        }
+    }
     var decider = try VADDecider(configuration: c)
     var detail = VADDecider.Detail()
     return frames.indices.map { k in
@@ -248,9 +255,11 @@ private func decide(
         let mic = echo(of: agent, delayMs: [60], gainDb: -6)
         let run = try decide(mic, agent)
         // Reference onsets after ≥ 200 ms of silence: its loudest band above −55 dBFS, as the model sees it.
-        var analyzer = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
+        var analyzer = VADBandPairAnalyzer(sampleRate: rate, frameLength: 160)
         var loudest: [Double] = []
-        agent.withUnsafeBufferPointer { analyzer.process($0) { loudest.append(10 * log10($0.bands.max() + 1e-20)) } }
+        agent.withUnsafeBufferPointer { a in
+            analyzer.process(mic: a, reference: a) { loudest.append(10 * log10($1.max() + 1e-20)) }
+        }
         var onsets: [Int] = []
         var quiet = 100
         for (k, level) in loudest.enumerated() {

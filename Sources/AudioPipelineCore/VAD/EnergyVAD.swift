@@ -3,7 +3,10 @@
 /// ## Method
 /// 1. **Bands.** Each sample goes through a DC/rumble high-pass and a cascade of one-pole
 ///    splits into four bands (below 300 Hz, 300–1000, 1000–3000, above 3000 Hz); a frame's
-///    energy per band is its mean square in dB (full scale = 0 dB, as dBFS RMS).
+///    energy per band is its mean square in dB (full scale = 0 dB, as dBFS RMS). With a far-end
+///    reference, the microphone and the reference are cut into the same bands by steep filters
+///    (fourth-order Butterworth, `VADBandPairAnalyzer`): the echo model predicts a
+///    band of the microphone from the same band of the reference, which one-pole bands blur.
 /// 2. **Noise floor per band**: a running quantile (`floorQuantile`, default the 20th percentile)
 ///    of the band energy over the last `floorWindow` seconds. Stationary noise, hum and a talker's
 ///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
@@ -68,10 +71,18 @@ public struct EnergyVAD: StreamingStage, Sendable {
     public let frameLength: Int
     private var mic: VADBandAnalyzer
     private var ref: VADBandAnalyzer
+    /// The steep bands of the microphone and the reference, for a stream that starts with a reference.
+    private var pair: VADBandPairAnalyzer
+    /// What a block without a reference feeds `pair` in such a stream (the far end played nothing).
+    private let silentBlock: [Float]
     /// The decision logic, with its state (`speaking`, the echo estimate).
     public private(set) var decider: VADDecider
     /// Whether this stream came with a reference (so `finish` closes the reference's frame too).
     private var hasReference = false
+    /// Whether the stream's first block came with a reference (decided then, until `reset`): its
+    /// bands are then the steep ones, for every block. A stream that starts without one and gets one
+    /// later keeps the one-pole bands.
+    private var steep: Bool?
 
     /// A detector for mono audio at `sampleRate`; all state allocated here.
     /// - Throws: `invalidConfiguration` for a configuration out of range or a rate outside 4–384 kHz.
@@ -85,6 +96,8 @@ public struct EnergyVAD: StreamingStage, Sendable {
         frameLength = Int((Double(sampleRate) * configuration.frameMilliseconds / 1000).rounded())
         mic = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
         ref = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
+        pair = VADBandPairAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
+        silentBlock = [Float](repeating: 0, count: max(1, frameLength))
         decider = try VADDecider(configuration: configuration)
     }
 
@@ -93,12 +106,17 @@ public struct EnergyVAD: StreamingStage, Sendable {
 
     /// Decisions `count` more samples can complete; with 0, what `finish` writes (at most one).
     public func maxOutputCount(forInput count: Int) -> Int {
-        count == 0 ? 1 : (mic.pending + count) / frameLength
+        count == 0 ? 1 : ((steep == true ? pair.pending : mic.pending) + count) / frameLength
     }
 
     /// Forgets the stream: floors, echo model and decision state start again.
     public mutating func reset() {
-        mic.reset(); ref.reset(); decider.reset(); hasReference = false
+        mic.reset()
+        ref.reset()
+        pair.reset()
+        decider.reset()
+        hasReference = false
+        steep = nil
     }
 
     /// Microphone samples in any block size, one decision per completed frame; allocates nothing.
@@ -123,6 +141,15 @@ public struct EnergyVAD: StreamingStage, Sendable {
 
     /// Decides the last, incomplete frame (if any samples are pending): writes at most one decision.
     public mutating func finish(into output: UnsafeMutableBufferPointer<VADDecider.Frame>) -> Int {
+        if steep == true {
+            guard output.count > 0, pair.pending > 0 else { return 0 }
+            var produced = 0
+            pair.finish { mic, reference in
+                output[0] = decider.process(mic: mic, reference: reference)
+                produced = 1
+            }
+            return produced
+        }
         guard output.count > 0, mic.pending > 0 else { return 0 }
         var refFrame: SIMD4<Double>?
         if hasReference { ref.finish { refFrame = $0.bands } }
@@ -141,6 +168,8 @@ public struct EnergyVAD: StreamingStage, Sendable {
         _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>?,
         into output: UnsafeMutableBufferPointer<VADDecider.Frame>
     ) -> ProcessResult {
+        if steep == nil { steep = reference != nil }
+        if steep == true { return runSteep(input, reference: reference, into: output) }
         var consumed = 0, produced = 0
         while consumed < input.count && produced < output.count {
             let step = min(input.count - consumed, frameLength - mic.pending)
@@ -154,6 +183,36 @@ public struct EnergyVAD: StreamingStage, Sendable {
                 output[produced] = decider.process(
                     mic: frame, reference: reference == nil ? nil : refFrame ?? VADBandAnalyzer.silence)
                 produced += 1
+            }
+            consumed += step
+        }
+        return ProcessResult(consumed: consumed, produced: produced)
+    }
+
+    /// `run` for a stream that started with a reference: the steep bands of both, a block without a
+    /// reference counting as one of silence.
+    private mutating func runSteep(
+        _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>?,
+        into output: UnsafeMutableBufferPointer<VADDecider.Frame>
+    ) -> ProcessResult {
+        var consumed = 0
+        var produced = 0
+        while consumed < input.count && produced < output.count {
+            let step = min(input.count - consumed, frameLength - pair.pending)
+            let mic = UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])
+            if let reference {
+                let far = UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])
+                pair.process(mic: mic, reference: far) { m, r in
+                    output[produced] = decider.process(mic: m, reference: r)
+                    produced += 1
+                }
+            } else {
+                silentBlock.withUnsafeBufferPointer { silence in
+                    pair.process(mic: mic, reference: UnsafeBufferPointer(rebasing: silence[0..<step])) { m, r in
+                        output[produced] = decider.process(mic: m, reference: r)
+                        produced += 1
+                    }
+                }
             }
             consumed += step
         }

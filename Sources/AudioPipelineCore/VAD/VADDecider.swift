@@ -154,7 +154,12 @@ public struct VADDecider: Sendable {
         }
         let bands = excess(m, expected: expected, hasReference: hasReference, detail: &detail)
         let score = Self.meanOfTwoLargest(bands.excess)
-        let (exitScore, noiseScore) = exitTestScore(score)
+        // What the noise alone shows: with a reference, only frames where no echo is expected teach
+        // it (a frame scored against an expected echo and its margin scores far below the noise's own
+        // flicker, and a median of those left the noise's score at 0: speech then held on noise
+        // alone, and the agent's next words were interrupted).
+        let noiseOnly = !hasReference || expected.echo.max() == -.infinity
+        let (exitScore, noiseScore) = exitTestScore(score, learn: noiseOnly)
         let levelDB = db(pointwiseMax(p, SIMD4(repeating: 1e-14)).sum())
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
@@ -242,11 +247,12 @@ public struct VADDecider: Sendable {
     }
 
     /// The exit test's score — the mean score of the last `exitAverageFrames` frames less what the
-    /// noise alone shows (the median score of recent non-speech frames) — and that noise score.
+    /// noise alone shows (the median score of recent non-speech frames; with a reference, of those
+    /// where no echo was expected: `learn`) — and that noise score.
     @inline(__always)
-    private mutating func exitTestScore(_ score: Double) -> (exitScore: Double, noiseScore: Double) {
+    private mutating func exitTestScore(_ score: Double, learn: Bool) -> (exitScore: Double, noiseScore: Double) {
         let noiseScore = max(0, bias.value(or: 0))
-        if !speaking { bias.add(score) }
+        if !speaking && learn { bias.add(score) }
         recentScores[scoreCount % 8] = score
         scoreCount += 1
         var sum = 0.0

@@ -55,7 +55,10 @@ extension VADCorpus {
         referenceBlock: (UnsafeBufferPointer<Float>) -> Void = { _ in },
         frame: (Int, VADBandFrame, SIMD4<Double>?) -> Void
     ) throws(AudioPipelineError) -> (frameSeconds: [Double], rate: Int, samples: Int, warnings: [String]) {
-        var mics: [VADBandAnalyzer] = [], refs: [VADBandAnalyzer] = []
+        // Without a reference the one-pole bands; with one, the microphone and the reference through
+        // the steep bands together (`VADBandPairAnalyzer`), as `EnergyVAD` analyses them.
+        var mics: [VADBandAnalyzer] = []
+        var pairs: [VADBandPairAnalyzer] = []
         // One block's frames of each analyser: both see the same samples, so as many frames.
         var micFrames: [VADBandFrame] = [], refFrames: [SIMD4<Double>] = []
         var far: MonoPuller?
@@ -70,10 +73,12 @@ extension VADCorpus {
             try checkRate(r, path: path)
             try prepare(r)
             rate = r
-            mics = lengths.map { VADBandAnalyzer(sampleRate: r, frameLength: Int((Double(r) * $0 / 1000).rounded())) }
+            let frameLengths = lengths.map { Int((Double(r) * $0 / 1000).rounded()) }
             if let reference {
-                refs = mics
+                pairs = frameLengths.map { VADBandPairAnalyzer(sampleRate: r, frameLength: $0) }
                 far = try MonoPuller(path: reference, rate: r, resampler: resampler)
+            } else {
+                mics = frameLengths.map { VADBandAnalyzer(sampleRate: r, frameLength: $0) }
             }
         } _: { (samples) throws(AudioPipelineError) in
             block(samples)
@@ -89,11 +94,13 @@ extension VADCorpus {
             }
             for i in mics.indices {
                 mics[i].process(samples) { micFrames.append($0) }
-                if far != nil {
-                    farBlock.withUnsafeBufferPointer { f in
-                        refs[i].process(UnsafeBufferPointer(rebasing: f[0..<samples.count])) {
-                            refFrames.append($0.bands)
-                        }
+                pair(i)
+            }
+            for i in pairs.indices {
+                farBlock.withUnsafeBufferPointer { f in
+                    pairs[i].process(mic: samples, reference: UnsafeBufferPointer(rebasing: f[0..<samples.count])) {
+                        micFrames.append($0)
+                        refFrames.append($1)
                     }
                 }
                 pair(i)
@@ -101,13 +108,20 @@ extension VADCorpus {
         }
         for i in mics.indices {
             mics[i].finish { micFrames.append($0) }
-            if far != nil { refs[i].finish { refFrames.append($0.bands) } }
+            pair(i)
+        }
+        for i in pairs.indices {
+            pairs[i].finish {
+                micFrames.append($0)
+                refFrames.append($1)
+            }
             pair(i)
         }
         if let far, let reference {
             warnings += try far.referenceWarnings(path: reference, microphone: samples)
         }
-        return (mics.map { Double($0.frameLength) / Double(rate) }, rate, samples, warnings)
+        let frameLengths = far == nil ? mics.map(\.frameLength) : pairs.map(\.frameLength)
+        return (frameLengths.map { Double($0) / Double(rate) }, rate, samples, warnings)
     }
 }
 

@@ -214,9 +214,28 @@ public struct VADCorpus: Sendable {
             analyzer.finish { out.append($0) }  // the last, incomplete frame, as `EnergyVAD.finish` decides it
             return out
         }
-        return Features(
-            mic: analysis(mic), reference: reference.map { analysis($0).map(\.bands) },
-            frameSeconds: Double(length) / Double(rate))
+        let frameSeconds = Double(length) / Double(rate)
+        guard let reference else { return Features(mic: analysis(mic), reference: nil, frameSeconds: frameSeconds) }
+        // With a reference, both through the steep bands together, as `EnergyVAD` analyses them (the
+        // reference cut or padded with silence to the microphone's length).
+        var far = [Float](reference.prefix(mic.count))
+        far += [Float](repeating: 0, count: mic.count - far.count)
+        var pair = VADBandPairAnalyzer(sampleRate: rate, frameLength: length)
+        var micFrames: [VADBandFrame] = []
+        var farFrames: [SIMD4<Double>] = []
+        mic.withUnsafeBufferPointer { m in
+            far.withUnsafeBufferPointer { r in
+                pair.process(mic: m, reference: r) { a, b in
+                    micFrames.append(a)
+                    farFrames.append(b)
+                }
+            }
+        }
+        pair.finish { a, b in
+            micFrames.append(a)
+            farFrames.append(b)
+        }
+        return Features(mic: micFrames, reference: farFrames, frameSeconds: frameSeconds)
     }
 
     /// Min and max per plot column, scaled so the loudest sample is 1 (`EnvelopeBuilder`, which the

@@ -130,4 +130,17 @@ size_t cvk_stereo_mean(const float *src, float *dst, size_t frames);
 /// kernels are not used): the scan stops at the first group holding a NaN or an infinity.
 size_t cvk_finite_prefix(const float *x, size_t n);
 
+
+// The VAD's steep band analysis (steepbands.c): per lane four biquad sections in cascade, lanes 0–3
+// fed `x0`, lanes 4–7 `x1` (or zeros when it is NULL). `coefs`: per section five rows of eight
+// lanes (b0, b1, b2, −a1, −a2); `state`: per section two rows (s1, s2), updated. Writes the eight
+// lanes' sums of squares to `energy` and, per quarter of the n samples (quarter_length each, the
+// last to n), lanes 1–3's to `quarters`. The same bits from both.
+void cvk_steep_bands(const float *coefs, float *state, const float *x0, const float *x1, size_t n, size_t quarter_length,
+                     float *energy, float *quarters);
+#if defined(__x86_64__) || defined(_M_X64)
+/// AVX2 + FMA (call only when cvk_fir_level() ≥ 1).
+void cvk_steep_bands_avx2(const float *coefs, float *state, const float *x0, const float *x1, size_t n,
+                          size_t quarter_length, float *energy, float *quarters);
+#endif
 #endif

@@ -1,0 +1,115 @@
+/// A microphone and its far-end reference cut into the four bands of `VADBandAnalyzer` by steep
+/// filters (fourth-order Butterworth, `VADSteepBank`), frame by frame: what `EnergyVAD` analyses a
+/// stream with a reference with, and `vad tune` and `vad detect --explain` likewise. The echo
+/// model predicts a band of the microphone from the same band of the reference, which one-pole
+/// bands blur (docs/design/vad-experiments.md).
+///
+/// Streaming over any block sizes (the two signals in equal blocks): samples are gathered into
+/// whole frames and each frame goes through the same computation, so block sizes cannot change a
+/// result. A NaN or infinite sample loses its frame (its powers are NaN); the filters start clean
+/// in the next.
+public struct VADBandPairAnalyzer: Sendable {
+    /// Samples per frame.
+    public let frameLength: Int
+    private var bank: VADSteepBank
+    private var micBuffer: [Float]
+    private var referenceBuffer: [Float]
+    private var filled = 0
+
+    /// Samples of the current, incomplete frame.
+    public var pending: Int { filled }
+
+    /// An analyzer of audio at `sampleRate` in frames of `frameLength` samples; all state allocated here.
+    /// - Parameters:
+    ///   - sampleRate: Rate of both signals, Hz.
+    ///   - frameLength: Samples per frame.
+    public init(sampleRate: Int, frameLength: Int) {
+        self.frameLength = frameLength
+        bank = VADSteepBank(sampleRate: sampleRate)
+        micBuffer = [Float](repeating: 0, count: max(1, frameLength))
+        referenceBuffer = micBuffer
+    }
+
+    /// Forgets the streams: filters and the pending frame start again.
+    public mutating func reset() {
+        bank.reset()
+        filled = 0
+    }
+
+    /// Feeds equal blocks of the microphone and the reference; calls `frame` with the microphone's
+    /// band powers and quarters and the reference's band powers of every completed frame.
+    /// - Parameters:
+    ///   - mic: Microphone samples.
+    ///   - reference: As many reference samples, on the microphone's timeline.
+    ///   - frame: Called per completed frame.
+    @inline(__always)
+    public mutating func process(
+        mic: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
+        _ frame: (_ mic: VADBandFrame, _ reference: SIMD4<Double>) -> Void
+    ) {
+        precondition(
+            mic.count == reference.count,
+            "VAD: reference block (\(reference.count)) differs from the mic block (\(mic.count))")
+        guard let m = mic.baseAddress, let r = reference.baseAddress else { return }
+        var i = 0
+        let n = mic.count
+        while i < n {
+            if filled == 0 && n - i >= frameLength {
+                let f = analyze(m + i, r + i, frameLength)
+                frame(f.mic, f.reference)
+                i += frameLength
+                continue
+            }
+            let count = min(frameLength - filled, n - i)
+            let at = filled
+            micBuffer.withUnsafeMutableBufferPointer {
+                $0.baseAddress!.advanced(by: at).update(from: m + i, count: count)
+            }
+            referenceBuffer.withUnsafeMutableBufferPointer {
+                $0.baseAddress!.advanced(by: at).update(from: r + i, count: count)
+            }
+            filled += count
+            i += count
+            if filled == frameLength {
+                filled = 0
+                let f = analyzeBuffers(frameLength)
+                frame(f.mic, f.reference)
+            }
+        }
+    }
+
+    /// End of input: the last, incomplete frame (over the samples it has), if there is one.
+    public mutating func finish(_ frame: (_ mic: VADBandFrame, _ reference: SIMD4<Double>) -> Void) {
+        guard filled > 0 else { return }
+        let n = filled
+        filled = 0
+        let f = analyzeBuffers(n)
+        frame(f.mic, f.reference)
+    }
+
+    private mutating func analyzeBuffers(_ n: Int) -> (mic: VADBandFrame, reference: SIMD4<Double>) {
+        let m = micBuffer
+        let r = referenceBuffer
+        return m.withUnsafeBufferPointer { mp in
+            r.withUnsafeBufferPointer { rp in analyze(mp.baseAddress!, rp.baseAddress!, n) }
+        }
+    }
+
+    /// One frame of `n` samples of each: band powers (mean squares; a band holding nothing counts as
+    /// silence, −140 dB) and the microphone's quarters (mean squares above 300 Hz).
+    private mutating func analyze(_ m: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ n: Int)
+        -> (mic: VADBandFrame, reference: SIMD4<Double>)
+    {
+        let length = (n + 3) / 4
+        let sums = bank.run(m, r, n, quarterLength: length)
+        if !bank.isFinite { bank.reset() }
+        let counts = SIMD4<Float>(Float(length), Float(length), Float(length), Float(max(1, n - 3 * length)))
+        func powers(_ e: SIMD4<Float>) -> SIMD4<Double> {
+            var p = SIMD4<Double>(e) * (1 / Double(n))
+            p.replace(with: VADBandAnalyzer.silence, where: p .< VADBandAnalyzer.silence)  // (a NaN stays one)
+            return p
+        }
+        let micBands = powers(sums.energy.lowHalf)
+        return (VADBandFrame(bands: micBands, quarters: sums.quarters / counts), powers(sums.energy.highHalf))
+    }
+}
