@@ -403,6 +403,25 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(firstDifference(frames, withZeros) == nil)
     }
 
+    /// With a reference, what the noise alone scores is learnt apart where an echo is expected and
+    /// where none is: scored against the echo and its margin, frames score lower than the noise does
+    /// alone, and one median over both left the noise's score at 0 — a user's speech that ended in
+    /// an agent's pause then held on the noise's flicker, and the agent's next words were taken for
+    /// a barge-in (generated rooms, seed 7).
+    @Test func speechEndsInTheAgentsPauseOverNoise() throws {
+        var agent = [Float](repeating: 0, count: 7 * rate)
+        let words = voice(2 * rate, dbfs: -22, f0: 200)
+        for k in words.indices { agent[rate + k] = words[k] }
+        // The agent talks from 1 to 3 s (its echo 26 dB down); a quiet user (the noise within the
+        // talker gate's 20 dB of him and of the echo) in its pause, 3.1 to 3.6 s; then noise alone.
+        var mic = noise(7 * rate, dbfs: -55, seed: 9)
+        for k in mic.indices where k >= 1600 { mic[k] += 0.05 * agent[k - 1600] }
+        add(&mic, voice(rate / 2, dbfs: -38, f0: 120), at: rate * 31 / 10)
+        let frames = try detect(mic, reference: agent)
+        #expect(speechFraction(frames, 3.2, 3.6) > 0.8)
+        #expect(speechFraction(frames, 4.0, 7) == 0)
+    }
+
     @Test func detailExplainsTheSameDecisions() throws {
         // The detail path decides exactly as the plain one, with and without a reference, and its
         // parts add up: the score is the mean of the two largest band excesses, each excess is the

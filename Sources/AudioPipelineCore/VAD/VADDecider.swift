@@ -34,8 +34,13 @@ public struct VADDecider: Sendable {
     private var echoModel: VADEchoModel
     private var talker: RunningQuantile
     /// Median score of recent non-speech frames: the excess noise alone shows over its low-quantile
-    /// floor (band-energy flicker). Subtracted, so thresholds are "above what the noise does".
+    /// floor (band-energy flicker). Subtracted, so thresholds are "above what the noise does". With a
+    /// reference, of the frames where no echo is expected; `echoBias` is the same over the frames
+    /// where one is (scored against the echo and its margin, they score lower than the noise does
+    /// alone: one median over both left the noise's score at 0, and speech then held on noise alone
+    /// in the agent's pauses — its next words were taken for a barge-in).
     private var bias: RunningQuantile
+    private var echoBias: RunningQuantile
     /// Frames of score ≥ enter threshold needed to declare speech.
     public let confirmFrames: Int
     /// Frames a run must hold before speech is declared: `confirmFrames`, and at least two with the
@@ -73,6 +78,7 @@ public struct VADDecider: Sendable {
         echoModel = VADEchoModel(configuration: c)
         talker = RunningQuantile(window: frames(c.talkerWindowSeconds), quantile: 0.95)
         bias = RunningQuantile(window: frames(c.floorWindowSeconds), quantile: 0.5)
+        echoBias = RunningQuantile(window: frames(c.floorWindowSeconds), quantile: 0.5)
         confirmFrames = c.confirmFrames
         holdFrames = c.onsetFrames
         jumpRatio = c.onsetJump > 0 ? Float(power(c.onsetJump)) : .infinity
@@ -87,6 +93,7 @@ public struct VADDecider: Sendable {
         echoEstimate = nil
         talker.reset()
         bias.reset()
+        echoBias.reset()
         run = 0
         quiet = 0
         age = 0
@@ -148,18 +155,14 @@ public struct VADDecider: Sendable {
         if let rp {
             // What stood out over the expected echo in the frame before (an onset's lead-in, or a
             // run being counted) may be the user: the echo model does not learn its gains from it.
-            let stoodOut = previousScore - max(0, bias.value(or: 0)) >= Self.leadInMinimum
+            let stoodOut = previousScore - max(0, echoBias.value(or: 0)) >= Self.leadInMinimum
             expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking, unexplained: stoodOut || run > 0)
             echoEstimate = expected
         }
         let bands = excess(m, expected: expected, hasReference: hasReference, detail: &detail)
         let score = Self.meanOfTwoLargest(bands.excess)
-        // What the noise alone shows: with a reference, only frames where no echo is expected teach
-        // it (a frame scored against an expected echo and its margin scores far below the noise's own
-        // flicker, and a median of those left the noise's score at 0: speech then held on noise
-        // alone, and the agent's next words were interrupted).
-        let noiseOnly = !hasReference || expected.echo.max() == -.infinity
-        let (exitScore, noiseScore) = exitTestScore(score, learn: noiseOnly)
+        let echoFree = !hasReference || expected.echo.max() == -.infinity
+        let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree)
         let levelDB = db(pointwiseMax(p, SIMD4(repeating: 1e-14)).sum())
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
@@ -247,12 +250,18 @@ public struct VADDecider: Sendable {
     }
 
     /// The exit test's score — the mean score of the last `exitAverageFrames` frames less what the
-    /// noise alone shows (the median score of recent non-speech frames; with a reference, of those
-    /// where no echo was expected: `learn`) — and that noise score.
+    /// noise alone shows (the median score of recent non-speech frames alike: where no echo is
+    /// expected, `echoFree`, or where one is) — and that noise score.
     @inline(__always)
-    private mutating func exitTestScore(_ score: Double, learn: Bool) -> (exitScore: Double, noiseScore: Double) {
-        let noiseScore = max(0, bias.value(or: 0))
-        if !speaking && learn { bias.add(score) }
+    private mutating func exitTestScore(_ score: Double, echoFree: Bool) -> (exitScore: Double, noiseScore: Double) {
+        let noiseScore: Double
+        if echoFree {
+            noiseScore = max(0, bias.value(or: 0))
+            if !speaking { bias.add(score) }
+        } else {
+            noiseScore = max(0, echoBias.value(or: 0))
+            if !speaking { echoBias.add(score) }
+        }
         recentScores[scoreCount % 8] = score
         scoreCount += 1
         var sum = 0.0
