@@ -103,11 +103,14 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         let r = try CLI.run(["vad", "detect", s.file("mic.wav"), "--reference", s.file("ref.wav")])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr.contains("warning") && r.stderr.contains("padded with silence"))
-        // The first utterance (1 s) comes before the echo model has learnt that no echo arrives (the
-        // worst plausible echo is expected for the search window, its tail and 0.3 s: 1.25 s of
-        // reference); the second (3 s) is found.
+        // Both utterances are found. The first (1 s) comes before the echo model has learnt that no echo
+        // arrives (the worst plausible echo is expected), but the reference is a 535 Hz tone: with the
+        // steep bands of a stream with a reference nothing of it is expected below 300 Hz, where the
+        // voice's 150 Hz stands (one-pole bands leaked the tone there and hid the first utterance).
         let labels = parseLabels(r.text)
-        #expect(labels.count == 1 && labels.allSatisfy { $0.0 > 3 && $0.0 < 3.1 }, "\(labels)")
+        #expect(labels.count == 2, "\(labels)")
+        #expect(labels.first.map { $0.0 > 1 && $0.0 < 1.1 } ?? false, "\(labels)")
+        #expect(labels.last.map { $0.0 > 3 && $0.0 < 3.1 } ?? false, "\(labels)")
     }
 
     @Test func badInputGetsClearErrors() throws {
