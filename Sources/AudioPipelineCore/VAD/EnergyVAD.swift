@@ -128,6 +128,9 @@ public struct EnergyVAD: StreamingStage, Sendable {
     }
 
     /// As `process(_:into:)`, with the far-end reference: `reference.count` must equal `input.count`.
+    /// A stream whose first samples come with a reference is analysed in the steep bands
+    /// (`VADBandPairAnalyzer`) to its end; its later blocks without one count as silence from the far
+    /// end.
     public mutating func process(
         _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
         into output: UnsafeMutableBufferPointer<VADDecider.Frame>
@@ -168,7 +171,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         _ input: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>?,
         into output: UnsafeMutableBufferPointer<VADDecider.Frame>
     ) -> ProcessResult {
-        if steep == nil { steep = reference != nil }
+        if steep == nil && !input.isEmpty { steep = reference != nil }
         if steep == true { return runSteep(input, reference: reference, into: output) }
         var consumed = 0, produced = 0
         while consumed < input.count && produced < output.count {
