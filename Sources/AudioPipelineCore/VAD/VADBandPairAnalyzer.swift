@@ -87,6 +87,8 @@ public struct VADBandPairAnalyzer: Sendable {
         frame(f.mic, f.reference)
     }
 
+    /// `analyze` over the gathered frame. (The buffers are read through local references: `analyze`
+    /// mutates `self`, and reading a stored array inside it would overlap that access.)
     private mutating func analyzeBuffers(_ n: Int) -> (mic: VADBandFrame, reference: SIMD4<Double>) {
         let m = micBuffer
         let r = referenceBuffer

@@ -8,10 +8,11 @@ import RealModule
 /// of the reference, and one-pole bands leak so much of their neighbours that a change of the
 /// reference's spectrum inside a band moves the echo's level there by several dB (a loudspeaker
 /// cuts below 300 Hz; whether the agent's voice sits at 120 or 280 Hz then changes the first
-/// band's echo gain by 6 dB). Measured before adopting it (generated barge-in items seeds 101–104
-/// and 601–604, the echo model's delay, gains learnt per item): of the 10 ms frames where the user
-/// talks over the agent, the share scoring above what 99.5 % of echo-only frames score rose from
-/// 0.57 and 0.55 to 0.72 and 0.70 (docs/design/vad-experiments.md).
+/// band's echo gain by 6 dB). Measured with `scripts/vad-band-study.py` (generated barge-in items,
+/// gains learnt per item): of the 10 ms frames where the user talks over the agent, the share
+/// scoring above what 99.5 % of echo-only frames score rose from 0.57 to 0.73 on seeds 101–104 (where
+/// the choice was made), 0.56 to 0.71 on 601–604 and 0.53 to 0.69 on 901–904, drawn after it
+/// (docs/design/vad-experiments.md).
 ///
 /// Each band is a cascade of four biquads (transposed direct form II, Float; a band with fewer
 /// sections has pass-through ones): below 300 Hz a second-order high-pass at 80 Hz (rumble and DC,
