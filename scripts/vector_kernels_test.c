@@ -373,20 +373,31 @@ static void test_halfband(void) {
 
 
 // The VAD's steep bands: the portable kernel against the same recursion in double (a stable
-// low-pass/high-pass cascade, so the float rounding stays small), lanes 0-3 fed x0 and 4-7 x1 (or
-// zeros), the quarters' sums; the AVX2 kernel against the portable one bit for bit.
+// low-pass/high-pass cascade, so the float rounding stays small), lanes 0-7 fed x0 and 8-15 x1 (or
+// zeros) through the same eight bands' sections, the quarters' sums of x0's bands 2-7; the AVX2
+// kernel against the portable one bit for bit.
+static float uint_bits_float(unsigned u) {
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
 static void test_steep_bands(void) {
-    enum { N = 331, L = 8 };
-    float coefs[4 * 5 * L], x0[N], x1[N];
+    enum { N = 331, B = 8, L = 16, QF = 2, R = 4 };
+    float coefs[4 * R * B], scale[B], x0[N], x1[N];
+    for (int l = 0; l < B; l++) scale[l] = 0.5f + 0.125f * l;
+    const float ones = uint_bits_float(0xFFFFFFFFu);
     for (int s = 0; s < 4; s++)
-        for (int l = 0; l < L; l++) {
-            // A second-order low-pass-like section per lane, poles inside the unit circle.
+        for (int l = 0; l < B; l++) {
+            // Normalised sections (numerator 1, ∓2, 1: high-pass-like in sections 0-1, low-pass-like
+            // in 2-3, as the kernel's contract; band 7's last section a pass-through), poles inside
+            // the unit circle.
             double r = 0.5 + 0.05 * (l % 4) + 0.05 * s, th = 0.3 + 0.2 * l;
-            coefs[(s * 5 + 0) * L + l] = 0.2f + 0.01f * l;
-            coefs[(s * 5 + 1) * L + l] = 0.1f;
-            coefs[(s * 5 + 2) * L + l] = 0.05f * (float)s;
-            coefs[(s * 5 + 3) * L + l] = (float)(2 * r * cos(th));
-            coefs[(s * 5 + 4) * L + l] = (float)(-r * r);
+            const int pass = l == 7 && s == 3;
+            coefs[(s * R + 0) * B + l] = pass ? 0.0f : (s < 2 ? -2.0f : 2.0f);
+            coefs[(s * R + 1) * B + l] = pass ? 0.0f : ones;
+            coefs[(s * R + 2) * B + l] = pass ? 0.0f : (float)(2 * r * cos(th));
+            coefs[(s * R + 3) * B + l] = pass ? 0.0f : (float)(-r * r);
         }
     for (int k = 0; k < N; k++) {
         x0[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
@@ -395,20 +406,22 @@ static void test_steep_bands(void) {
     for (int with_x1 = 0; with_x1 < 2; with_x1++) {
         float state[4 * 2 * L] = {0}, energy[L], quarters[4];
         const size_t ql = (N + 3) / 4;
-        cvk_steep_bands(coefs, state, x0, with_x1 ? x1 : NULL, N, ql, energy, quarters);
+        cvk_steep_bands(coefs, scale, state, x0, with_x1 ? x1 : NULL, N, ql, QF, energy, quarters);
         double ds1[4][L] = {{0}}, ds2[4][L] = {{0}}, de[L] = {0}, dq[4] = {0};
         for (int k = 0; k < N; k++) {
             for (int l = 0; l < L; l++) {
-                double y = l < 4 ? x0[k] : (with_x1 ? x1[k] : 0.0);
+                double y = l < B ? x0[k] : (with_x1 ? x1[k] : 0.0);
                 for (int s = 0; s < 4; s++) {
-                    const float *c = coefs + s * 5 * L;
+                    const float *c = coefs + s * R * B;
+                    const int band = l % B;
+                    const int pass = band == 7 && s == 3;
                     double x = y;
-                    y = c[l] * x + ds1[s][l];
-                    ds1[s][l] = c[L + l] * x + c[3 * L + l] * y + ds2[s][l];
-                    ds2[s][l] = c[2 * L + l] * x + c[4 * L + l] * y;
+                    y = x + ds1[s][l];
+                    ds1[s][l] = c[band] * x + c[2 * B + band] * y + ds2[s][l];
+                    ds2[s][l] = (pass ? 0.0 : x) + c[3 * B + band] * y;
                 }
-                de[l] += y * y;
-                if (l >= 1 && l <= 3) dq[k / ql < 3 ? k / ql : 3] += y * y;
+                de[l] += scale[l % B] * y * y;
+                if (l >= QF && l < B) dq[k / ql < 3 ? k / ql : 3] += scale[l] * y * y;
             }
         }
         for (int l = 0; l < L; l++)
@@ -416,16 +429,19 @@ static void test_steep_bands(void) {
         for (int q = 0; q < 4; q++)
             CHECK(fabs(quarters[q] - dq[q]) < 1e-4 * (1 + dq[q]), "steep x1=%d quarter %d: %g vs %g", with_x1, q, quarters[q], dq[q]);
         if (!with_x1)
-            for (int l = 4; l < L; l++) CHECK(energy[l] == 0, "steep lane %d without x1: %g", l, energy[l]);
+            for (int l = B; l < L; l++) CHECK(energy[l] == 0, "steep lane %d without x1: %g", l, energy[l]);
+        else
+            for (int l = 0; l < B; l++)
+                CHECK(energy[l] != energy[l + B], "steep band %d: x0 and x1 give the same energy", l);
 #if defined(__x86_64__)
         if (cvk_fir_level() >= 1) {
             float vstate[4 * 2 * L] = {0}, venergy[L], vquarters[4];
             // Two calls (a frame cut in two) against the portable kernel's two calls: state carried.
             float pstate[4 * 2 * L] = {0}, penergy[L], pquarters[4];
-            cvk_steep_bands(coefs, pstate, x0, with_x1 ? x1 : NULL, 160, 40, penergy, pquarters);
-            cvk_steep_bands(coefs, pstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, penergy, pquarters);
-            cvk_steep_bands_avx2(coefs, vstate, x0, with_x1 ? x1 : NULL, 160, 40, venergy, vquarters);
-            cvk_steep_bands_avx2(coefs, vstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, venergy, vquarters);
+            cvk_steep_bands(coefs, scale, pstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, penergy, pquarters);
+            cvk_steep_bands(coefs, scale, pstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, penergy, pquarters);
+            cvk_steep_bands_avx2(coefs, scale, vstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, venergy, vquarters);
+            cvk_steep_bands_avx2(coefs, scale, vstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, venergy, vquarters);
             CHECK(memcmp(penergy, venergy, sizeof venergy) == 0 && memcmp(pquarters, vquarters, sizeof vquarters) == 0 &&
                       memcmp(pstate, vstate, sizeof vstate) == 0,
                   "steep AVX2 x1=%d: differs from the portable kernel", with_x1);

@@ -290,14 +290,14 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
             var decider = try VADDecider(configuration: c)
             var m = VADBandAnalyzer(sampleRate: rate, frameLength: 160), r = m
             var bands: [SIMD4<Double>] = [], refBands: [SIMD4<Double>] = []
-            mic.withUnsafeBufferPointer { m.process($0) { bands.append($0.bands) } }
-            agent.withUnsafeBufferPointer { r.process($0) { refBands.append($0.bands) } }
+            mic.withUnsafeBufferPointer { m.process($0) { bands.append($0.bands.lowHalf) } }
+            agent.withUnsafeBufferPointer { r.process($0) { refBands.append($0.bands.lowHalf) } }
             var detail = VADDecider.Detail()
             var frames: [VADDecider.Frame] = []
             for k in bands.indices {
                 frames.append(decider.process(mic: bands[k], reference: refBands[k], detail: &detail))
             }
-            return (detail.echoMargins, frames)
+            return (detail.echoMargins.lowHalf, frames)
         }
         let delay = rate * 40 / 1000
         var linear = noise(n, dbfs: -70, seed: 40), wandering = linear
@@ -369,7 +369,7 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         func onePole() throws -> [VADDecider.Frame] {
             var m = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
             var r = m
-            var bands: [VADBandFrame] = [], far: [SIMD4<Double>] = []
+            var bands: [VADBandFrame] = [], far: [SIMD8<Double>] = []
             mic.withUnsafeBufferPointer { m.process($0) { bands.append($0) } }
             agent.withUnsafeBufferPointer { r.process($0) { far.append($0.bands) } }
             var d = try VADDecider(configuration: .init())
@@ -439,8 +439,8 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
             var mic = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
             var far = VADBandAnalyzer(sampleRate: rate, frameLength: 160)
             var bands: [SIMD4<Double>] = [], refBands: [SIMD4<Double>] = []
-            x.withUnsafeBufferPointer { mic.process($0) { bands.append($0.bands) } }
-            ref.withUnsafeBufferPointer { far.process($0) { refBands.append($0.bands) } }
+            x.withUnsafeBufferPointer { mic.process($0) { bands.append($0.bands.lowHalf) } }
+            ref.withUnsafeBufferPointer { far.process($0) { refBands.append($0.bands.lowHalf) } }
             var detail = VADDecider.Detail()
             var passed = 0, onsets = 0
             for (k, b) in bands.enumerated() {
@@ -465,7 +465,12 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
             }
             #expect(reference == nil ? onsets == 2 : onsets >= 1)
         }
-        #expect(VADDecider.Detail.bandNames == ["< 300 Hz", "300–1000 Hz", "1000–3000 Hz", "> 3000 Hz"])
+        #expect(VADDecider.Detail.bandNames(count: 4) == ["< 300 Hz", "300–1000 Hz", "1000–3000 Hz", "> 3000 Hz"])
+        #expect(
+            VADDecider.Detail.bandNames(count: 8) == [
+                "< 150 Hz", "150–300 Hz", "300–600 Hz", "600–1000 Hz", "1000–1800 Hz", "1800–3000 Hz", "3000–5000 Hz",
+                "> 5000 Hz",
+            ])
     }
 
     @Test func stageContract() throws {

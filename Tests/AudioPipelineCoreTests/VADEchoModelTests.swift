@@ -75,7 +75,7 @@ private func decide(
     _ mic: [Float], _ reference: [Float], _ c: VADConfiguration = .init()
 ) throws -> [(frame: VADDecider.Frame, detail: VADDecider.Detail)] {
     var pair = VADBandPairAnalyzer(sampleRate: rate, frameLength: 160)
-    var frames: [VADBandFrame] = [], far: [SIMD4<Double>] = []
+    var frames: [VADBandFrame] = [], far: [SIMD8<Double>] = []
     mic.withUnsafeBufferPointer { m in
         reference.withUnsafeBufferPointer { r in
             pair.process(mic: m, reference: r) {
@@ -110,7 +110,7 @@ private func decide(
         // Before the reference has played long enough, the worst plausible echo is expected.
         let playing = run.firstIndex { $0.detail.echoes.max() > -.infinity }!
         #expect(run[playing].detail.echoStage == .worstCase)
-        #expect(run[playing].detail.echoGains == SIMD4(repeating: VADConfiguration().initialEchoGain))
+        #expect(run[playing].detail.echoGains == SIMD8(repeating: VADConfiguration().initialEchoGain))
         // The agent's onsets after pauses are guarded.
         #expect(run.contains { $0.detail.onsetGuard })
     }
@@ -147,7 +147,7 @@ private func decide(
         let before = run[590].detail, after = run[1000].detail
         #expect(before.echoDelayFrames == after.echoDelayFrames)
         #expect(abs((before.echoDelayFrames ?? -100) - 8) <= 1, "\(before.echoDelayFrames ?? -1)")
-        for b in 0..<4 { #expect(abs(before.echoGains[b] - after.echoGains[b]) < 3, "band \(b)") }
+        for b in 0..<after.bandCount { #expect(abs(before.echoGains[b] - after.echoGains[b]) < 3, "band \(b)") }
     }
 
     /// A user who talks over the agent's first words, before anything is learnt over the found
@@ -230,19 +230,57 @@ private func decide(
         #expect(run[..<first].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// The reference's maximum over a window of frames from the blocks of eight (what the model
+    /// takes per frame for the search window and its tail) is the maximum frame by frame, for every
+    /// window within the rings, as the stream passes the blocks' and the rings' ends; and so is the
+    /// tracked echo's reverberant tail.
+    @Test func theBlockMaximumIsTheFrameByFrameMaximum() {
+        var model = VADEchoModel(configuration: VADConfiguration())
+        var rng = TestRNG(seed: 21)
+        for k in 0..<700 {
+            let reference = SIMD8<Double>((0..<8).map { _ in Double.random(in: 1e-12...1, using: &rng) })
+            _ = model.update(mic: SIMD8(repeating: -60), reference: reference)
+            let last = model.frames - 1
+            for _ in 0..<4 {
+                let hi = last - Int.random(in: 0...20, using: &rng)
+                let lo = hi - Int.random(in: 0...(model.searchMax + model.tail - 20), using: &rng)
+                var fast = SIMD8<Double>(repeating: -140)
+                model.windowMax(lo, hi, into: &fast)
+                var slow = SIMD8<Double>(repeating: -140)
+                if hi >= 0 {
+                    for a in max(lo, 0)...hi { slow = pointwiseMax(slow, model.history[model.slot(model.frames - a)]) }
+                }
+                #expect(fast == slow, "frame \(k), window \(lo)…\(hi)")
+            }
+            // The tracked echo's reverberant tail from the blocks of reference + decay · frame is the
+            // tail lag by lag (to rounding: 1e-9 dB).
+            let start = Int.random(in: model.searchMin...model.searchMax, using: &rng)
+            let parts = model.trackedParts(from: start)
+            var direct = SIMD8<Double>(repeating: -140), tail = direct
+            if start <= model.frames {
+                for d in start...min(start + model.tail, model.frames) {
+                    let v = model.history[model.slot(d)] - model.decay * Double(d - start)
+                    if d <= start + 2 { direct = pointwiseMax(direct, v) } else { tail = pointwiseMax(tail, v) }
+                }
+            }
+            #expect(parts.direct == direct, "frame \(k)")
+            for b in 0..<8 { #expect(abs(parts.tail[b] - tail[b]) < 1e-9, "frame \(k), band \(b)") }
+        }
+    }
+
     /// Frames marked `unexplained` teach the gains nothing; the same frames otherwise lift them.
     @Test func unexplainedFramesTeachNoGain() {
         var taught = VADEchoModel(configuration: VADConfiguration())
         var kept = taught
-        let reference = SIMD4<Double>(repeating: 1e-3)  // −30 dB per band
+        let reference = SIMD8<Double>(repeating: 1e-3)  // −30 dB per band
         var last = (VADEchoModel.Estimate(), VADEchoModel.Estimate())
         for k in 0..<800 {
             // The echo at −50 dB for 2 s, then 20 dB louder (a user the detector has not declared).
-            let mic = SIMD4<Double>(repeating: k < 200 ? -50 : -30)
+            let mic = SIMD8<Double>(repeating: k < 200 ? -50 : -30)
             last.0 = taught.update(mic: mic, reference: reference)
             last.1 = kept.update(mic: mic, reference: reference, unexplained: k >= 200)
         }
-        for b in 0..<4 {
+        for b in 0..<8 {
             #expect(last.1.gains[b] < -15, "band \(b): \(last.1.gains[b]) dB")
             #expect(last.0.gains[b] > last.1.gains[b] + 10, "band \(b): \(last.0.gains[b]) dB")
         }

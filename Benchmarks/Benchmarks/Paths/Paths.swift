@@ -96,7 +96,7 @@ let benchmarks: @Sendable () -> Void = {
     // The band analysis alone (what the decider adds is the difference).
     Benchmark("VAD 20ms frame 16k band analysis only AudioPipeline", configuration: config) { benchmark in
         var analyzer = VADBandAnalyzer(sampleRate: 16_000, frameLength: 320)
-        var sum = SIMD4<Double>()
+        var sum = SIMD8<Double>()
         speech.withUnsafeBufferPointer { mic in
             var offset = 0
             measureRealtime(benchmark, chunkSeconds: 0.02) {

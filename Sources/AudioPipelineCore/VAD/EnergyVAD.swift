@@ -4,9 +4,10 @@
 /// 1. **Bands.** Each sample goes through a DC/rumble high-pass and a cascade of one-pole
 ///    splits into four bands (below 300 Hz, 300–1000, 1000–3000, above 3000 Hz); a frame's
 ///    energy per band is its mean square in dB (full scale = 0 dB, as dBFS RMS). With a far-end
-///    reference, the microphone and the reference are cut into the same bands by steep filters
-///    (fourth-order Butterworth, `VADBandPairAnalyzer`): the echo model predicts a
-///    band of the microphone from the same band of the reference, which one-pole bands blur.
+///    reference, the microphone and the reference are cut into eight narrower bands (split at 150,
+///    300, 600, 1000, 1800, 3000 and 5000 Hz) by steep filters (fourth-order Butterworth,
+///    `VADBandPairAnalyzer`): the echo model predicts a band of the microphone from the same band
+///    of the reference, which wide one-pole bands blur.
 /// 2. **Noise floor per band**: a running quantile (`floorQuantile`, default the 20th percentile)
 ///    of the band energy over the last `floorWindow` seconds. Stationary noise, hum and a talker's
 ///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
@@ -154,12 +155,12 @@ public struct EnergyVAD: StreamingStage, Sendable {
             return produced
         }
         guard output.count > 0, mic.pending > 0 else { return 0 }
-        var refFrame: SIMD4<Double>?
+        var refFrame: SIMD8<Double>?
         if hasReference { ref.finish { refFrame = $0.bands } }
         var produced = 0
         mic.finish { frame in
             output[0] = decider.process(
-                mic: frame, reference: hasReference ? refFrame ?? VADBandAnalyzer.silence : nil)
+                mic: frame, reference: hasReference ? refFrame ?? VADBandPairAnalyzer.silence : nil)
             produced = 1
         }
         return produced
@@ -176,7 +177,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         var consumed = 0, produced = 0
         while consumed < input.count && produced < output.count {
             let step = min(input.count - consumed, frameLength - mic.pending)
-            var refFrame: SIMD4<Double>?
+            var refFrame: SIMD8<Double>?
             if let reference {
                 ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) {
                     refFrame = $0.bands
@@ -184,7 +185,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
             }
             mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { frame in
                 output[produced] = decider.process(
-                    mic: frame, reference: reference == nil ? nil : refFrame ?? VADBandAnalyzer.silence)
+                    mic: frame, reference: reference == nil ? nil : refFrame ?? VADBandPairAnalyzer.silence)
                 produced += 1
             }
             consumed += step

@@ -162,25 +162,45 @@ public struct VADBandAnalyzer: Sendable {
     }
 }
 
-/// One frame of `VADBandAnalyzer`: the four band powers (mean square, linear) and the power above
-/// 300 Hz of each quarter of the frame (mean square of bands 1–3, in time order) — how the
-/// frame's energy is spread in time, which tells a click (its energy in a few milliseconds) from a
-/// voice; the lowest band is left out, where rumble, hum and brown noise would blur it.
+/// One frame's bands: the band powers (mean square, linear) — `VADBandAnalyzer`'s four or
+/// `VADBandPairAnalyzer`'s eight — and the power above 300 Hz of each quarter of the frame (in time
+/// order): how the frame's energy is spread in time, which tells a click (its energy in a few
+/// milliseconds) from a voice; the lowest bands are left out, where rumble, hum and brown noise
+/// would blur it. A stream's frames keep one layout (`VADDecider` learns a floor per band).
 public struct VADBandFrame: Sendable, Hashable {
-    /// The four band powers (mean square, linear: full scale = 1).
-    public var bands: SIMD4<Double>
+    /// The band powers (mean square, linear: full scale = 1); lanes from `bandCount` on are 0.
+    public var bands: SIMD8<Double>
+    /// How many bands: 4 (`VADBandAnalyzer`) or 8 (`VADBandPairAnalyzer`).
+    public var bandCount: Int
     /// Power above 300 Hz of each quarter of the frame, in time order.
     public var quarters: SIMD4<Float>
 
-    /// A frame of the given band powers and quarter powers.
+    /// A frame of `VADBandAnalyzer`'s four band powers and the quarter powers.
     public init(bands: SIMD4<Double>, quarters: SIMD4<Float>) {
-        self.bands = bands
+        self.bands = SIMD8(lowHalf: bands, highHalf: .zero)
+        bandCount = 4
         self.quarters = quarters
     }
 
-    /// A frame whose energy is spread evenly over its quarters (what a caller without the quarters
-    /// passes: no onset looks late).
+    /// A frame of `VADBandPairAnalyzer`'s eight band powers and the quarter powers.
+    public init(bands: SIMD8<Double>, quarters: SIMD4<Float>) {
+        self.bands = bands
+        bandCount = 8
+        self.quarters = quarters
+    }
+
+    /// A frame of four bands whose energy is spread evenly over its quarters (what a caller
+    /// without the quarters passes: no onset looks late).
     public init(bands: SIMD4<Double>) {
         self.init(bands: bands, quarters: SIMD4(repeating: Float(bands[1] + bands[2] + bands[3])))
     }
+
+    /// A frame of eight bands whose energy is spread evenly over its quarters.
+    public init(bands: SIMD8<Double>) {
+        let above300 = bands[2] + bands[3] + bands[4] + bands[5] + bands[6] + bands[7]
+        self.init(bands: bands, quarters: SIMD4(repeating: Float(above300)))
+    }
+
+    /// The first band above 300 Hz.
+    var firstBandAbove300: Int { bandCount == 4 ? 1 : 2 }
 }

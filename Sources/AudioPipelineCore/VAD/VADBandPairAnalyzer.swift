@@ -1,14 +1,19 @@
-/// A microphone and its far-end reference cut into the four bands of `VADBandAnalyzer` by steep
-/// filters (fourth-order Butterworth, `VADSteepBank`), frame by frame: what `EnergyVAD` analyses a
-/// stream with a reference with, and `vad tune` and `vad detect --explain` likewise. The echo
-/// model predicts a band of the microphone from the same band of the reference, which one-pole
-/// bands blur (docs/design/vad-experiments.md).
+/// A microphone and its far-end reference cut into eight bands (`splitsHz`) by steep filters
+/// (fourth-order Butterworth, `VADSteepBank`), frame by frame: what `EnergyVAD` analyses a stream
+/// with a reference with, and `vad tune` and `vad detect --explain` likewise. The echo model
+/// predicts a band of the microphone from the same band of the reference, which the four wide
+/// one-pole bands of `VADBandAnalyzer` blur (docs/design/vad-experiments.md).
 ///
 /// Streaming over any block sizes (the two signals in equal blocks): samples are gathered into
 /// whole frames and each frame goes through the same computation, so block sizes cannot change a
 /// result. A NaN or infinite sample loses its frame (its powers are NaN); the filters start clean
 /// in the next.
 public struct VADBandPairAnalyzer: Sendable {
+    /// Number of bands (eight, split at `splitsHz`).
+    public static let bandCount = 8
+    /// Where the bands split, Hz: below 150, 150–300, 300–600, 600–1000, 1000–1800, 1800–3000,
+    /// 3000–5000, above 5000 (empty at rates up to 11 kHz).
+    public static let splitsHz: [Double] = [150, 300, 600, 1000, 1800, 3000, 5000]
     /// Samples per frame.
     public let frameLength: Int
     private var bank: VADSteepBank
@@ -45,7 +50,7 @@ public struct VADBandPairAnalyzer: Sendable {
     @inline(__always)
     public mutating func process(
         mic: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
-        _ frame: (_ mic: VADBandFrame, _ reference: SIMD4<Double>) -> Void
+        _ frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>) -> Void
     ) {
         precondition(
             mic.count == reference.count,
@@ -79,7 +84,7 @@ public struct VADBandPairAnalyzer: Sendable {
     }
 
     /// End of input: the last, incomplete frame (over the samples it has), if there is one.
-    public mutating func finish(_ frame: (_ mic: VADBandFrame, _ reference: SIMD4<Double>) -> Void) {
+    public mutating func finish(_ frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>) -> Void) {
         guard filled > 0 else { return }
         let n = filled
         filled = 0
@@ -89,7 +94,7 @@ public struct VADBandPairAnalyzer: Sendable {
 
     /// `analyze` over the gathered frame. (The buffers are read through local references: `analyze`
     /// mutates `self`, and reading a stored array inside it would overlap that access.)
-    private mutating func analyzeBuffers(_ n: Int) -> (mic: VADBandFrame, reference: SIMD4<Double>) {
+    private mutating func analyzeBuffers(_ n: Int) -> (mic: VADBandFrame, reference: SIMD8<Double>) {
         let m = micBuffer
         let r = referenceBuffer
         return m.withUnsafeBufferPointer { mp in
@@ -100,18 +105,21 @@ public struct VADBandPairAnalyzer: Sendable {
     /// One frame of `n` samples of each: band powers (mean squares; a band holding nothing counts as
     /// silence, −140 dB) and the microphone's quarters (mean squares above 300 Hz).
     private mutating func analyze(_ m: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ n: Int)
-        -> (mic: VADBandFrame, reference: SIMD4<Double>)
+        -> (mic: VADBandFrame, reference: SIMD8<Double>)
     {
         let length = (n + 3) / 4
         let sums = bank.run(m, r, n, quarterLength: length)
         if !bank.isFinite { bank.reset() }
         let counts = SIMD4<Float>(Float(length), Float(length), Float(length), Float(max(1, n - 3 * length)))
-        func powers(_ e: SIMD4<Float>) -> SIMD4<Double> {
-            var p = SIMD4<Double>(e) * (1 / Double(n))
-            p.replace(with: VADBandAnalyzer.silence, where: p .< VADBandAnalyzer.silence)  // (a NaN stays one)
+        func powers(_ e: SIMD8<Float>) -> SIMD8<Double> {
+            var p = SIMD8<Double>(e) * (1 / Double(n))
+            p.replace(with: Self.silence, where: p .< Self.silence)  // (a NaN stays one)
             return p
         }
-        let micBands = powers(sums.energy.lowHalf)
-        return (VADBandFrame(bands: micBands, quarters: sums.quarters / counts), powers(sums.energy.highHalf))
+        let micBands = powers(sums.mic)
+        return (VADBandFrame(bands: micBands, quarters: sums.quarters / counts), powers(sums.reference))
     }
+
+    /// Band powers of silence (−140 dB each): what a missing reference frame counts as.
+    public static let silence = SIMD8<Double>(repeating: 1e-14)
 }

@@ -2,19 +2,22 @@ extension VADDecider {
     /// What one frame's decision was made of (`process(mic:reference:detail:)`): what
     /// `vad detect --explain` reports and the tuning report plots. Levels in dB (dBFS for levels).
     public struct Detail: Sendable, Hashable {
-        /// Per band (`VADBandAnalyzer.splitsHz`): the frame's energy, its noise floor and the
+        /// How many bands the frame held: 4 (`VADBandAnalyzer.splitsHz`) or, with a reference, 8
+        /// (`VADBandPairAnalyzer.splitsHz`); the per-band figures' lanes from it on are unused.
+        public var bandCount = 4
+        /// Per band: the frame's energy, its noise floor and the
         /// expected echo (−inf without a reference, or before the reference has played in the band).
-        public var bands = SIMD4<Double>(repeating: -.infinity)
+        public var bands = SIMD8<Double>(repeating: -.infinity)
         /// Per band, the noise floor (dB).
-        public var floors = SIMD4<Double>(repeating: -.infinity)
+        public var floors = SIMD8<Double>(repeating: -.infinity)
         /// Per band, the expected echo (dB; −inf without a reference).
-        public var echoes = SIMD4<Double>(repeating: -.infinity)
+        public var echoes = SIMD8<Double>(repeating: -.infinity)
         /// Per band, the margin the expected echo is raised by (dB): `echoMargin` until the echo
         /// gain has learnt, then the echo model's error there within [`echoMarginMinimum`, `echoMargin`].
-        public var echoMargins = SIMD4<Double>()
+        public var echoMargins = SIMD8<Double>()
         /// Per band: the excess of the energy over noise floor ⊕ (expected echo + its margin) —
         /// the frame's score is the mean of the two largest. `bands − excess` is that model.
-        public var excess = SIMD4<Double>()
+        public var excess = SIMD8<Double>()
         /// The exit test's score: the mean score of the last `exitAverageFrames` frames less
         /// `noiseScore`, the median score of recent non-speech frames (what the noise alone shows).
         public var exitScore = 0.0
@@ -57,7 +60,7 @@ extension VADDecider {
         /// With a reference: the echo model (`VADEchoModel`) — the gain per band in use (dB; the echo
         /// return loss is its negative), the estimated delay in frames once found, what the
         /// expectation rests on, and whether the echo of a new utterance was arriving (no start).
-        public var echoGains = SIMD4<Double>()
+        public var echoGains = SIMD8<Double>()
         /// The estimated echo delay, frames, once found.
         public var echoDelayFrames: Int?
         /// What the expected echo rests on (nil without a reference).
@@ -68,10 +71,12 @@ extension VADDecider {
         /// An empty detail, filled by `process(mic:reference:detail:)`.
         public init() {}
 
-        /// Band names for people: "< 300 Hz", "300–1000 Hz", "1000–3000 Hz", "> 3000 Hz".
-        public static let bandNames: [String] = {
-            let s = VADBandAnalyzer.splitsHz.map { String(Int($0)) }
-            return ["< \(s[0]) Hz", "\(s[0])–\(s[1]) Hz", "\(s[1])–\(s[2]) Hz", "> \(s[2]) Hz"]
-        }()
+        /// Band names for people, for four bands ("< 300 Hz", "300–1000 Hz", "1000–3000 Hz",
+        /// "> 3000 Hz") or eight.
+        public static func bandNames(count: Int) -> [String] {
+            let splits = count == 4 ? VADBandAnalyzer.splitsHz : VADBandPairAnalyzer.splitsHz
+            let s = splits.map { String(Int($0)) }
+            return ["< \(s[0]) Hz"] + (1..<s.count).map { "\(s[$0 - 1])–\(s[$0]) Hz" } + ["> \(s[s.count - 1]) Hz"]
+        }
     }
 }

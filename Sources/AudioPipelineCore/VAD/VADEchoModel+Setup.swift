@@ -15,13 +15,15 @@ extension VADEchoModel {
 
     /// One frame's expectation.
     public struct Estimate: Sendable, Hashable {
+        /// How many bands the figures hold (4 or 8); the lanes from it on are unused.
+        public var bandCount = 8
         /// Per band: the expected echo (dB; −inf where the reference was silent) and its margin.
-        public var echo = SIMD4<Double>(repeating: -.infinity)
+        public var echo = SIMD8<Double>(repeating: -.infinity)
         /// Per band, the margin the expected echo is raised by (dB).
-        public var margins = SIMD4<Double>()
+        public var margins = SIMD8<Double>()
         /// Per band, the echo gain in use (dB, echo over reference: the echo return loss is its
         /// negative).
-        public var gains = SIMD4<Double>()
+        public var gains = SIMD8<Double>()
         /// The estimated echo delay (frames: the direct path's lag), once found.
         public var delayFrames: Int?
         /// What the expectation rests on.
@@ -33,6 +35,8 @@ extension VADEchoModel {
         public init() {}
     }
 
+    /// The most bands a frame holds (`VADBandPairAnalyzer`'s eight): state is kept for as many.
+    public static let maxBands = 8
     /// Playing reference the gain needs before it is used, s.
     public static let learnSeconds = 0.3
     /// How far back the tracked gain learns when the delay is first found, s: the microphone's and
@@ -64,20 +68,24 @@ extension VADEchoModel {
     /// Forgets the room: delay, gains and history start again.
     public mutating func reset() {
         for i in history.indices {
-            history[i] = SIMD4(repeating: -140)
-            changes[i] = SIMD4()
-            micHistory[i] = SIMD4(repeating: -140)
+            history[i] = SIMD8(repeating: -140)
+            changes[i] = SIMD8()
+            micHistory[i] = SIMD8(repeating: -140)
             learnable[i] = false
+        }
+        for i in blockMax.indices {
+            blockMax[i] = SIMD8(repeating: -140)
+            decayedBlockMax[i] = SIMD8(repeating: -140)
         }
         for i in scores.indices { scores[i] = 0 }
         head = 0
         frames = 0
-        previousMic = SIMD4(repeating: -100)
+        previousMic = SIMD8(repeating: -100)
         scored = 0
         delay = nil
         candidate = 0
         candidateUpdates = 0
-        for b in 0..<4 {
+        for b in 0..<Self.maxBands {
             envelopeGains[b].reset()
             settledGains[b].reset()
             trackedGains[b].reset()
@@ -89,7 +97,8 @@ extension VADEchoModel {
         settledLearnt = 0
         trackedLearnt = 0
         relearning = false
-        for b in 0..<4 { micQuiet[b].reset() }
+        windowRetired = false
+        for b in 0..<Self.maxBands { micQuiet[b].reset() }
         activeFrames = 0
         quietFrames = Int.max / 2
         sinceOnset = Int.max / 2
@@ -102,8 +111,94 @@ extension VADEchoModel {
         guard oldest >= 1 else { return }
         for age in stride(from: oldest, through: 1, by: -1) where learnable[slot(age)] {
             let parts = trackedParts(from: start, age: age)
-            let tracked = pointwiseMax(parts.direct, parts.tail)
+            let tracked = laneMax(parts.direct, parts.tail)
             learnTracked(mic: micHistory[slot(age)], tracked: tracked, start: start, age: age)
         }
+    }
+}
+
+extension VADEchoModel {
+    /// Adds the current frame (the stream's frame `frames`) to its block's maxima: of the reference,
+    /// and of g = reference + decay · frame (`decayedMax`).
+    @inline(__always)
+    mutating func writeBlock(_ r: SIMD8<Double>) {
+        let k = (frames >> 3) & blockMask
+        let g = r + decay * Double(frames)
+        blockMax[k] = frames & 7 == 0 ? r : laneMax(blockMax[k], r)
+        decayedBlockMax[k] = frames & 7 == 0 ? g : laneMax(decayedBlockMax[k], g)
+    }
+
+    /// `m` raised, lane by lane, to the maximum over the stream's frames u in `lo…hi` of
+    /// g[u] − `less`, g[u] = reference[u] + decay · u: with `less` = decay · (frames − start), the
+    /// reference less `decay` per frame of lag beyond `start` — the reverberant tail's maximum, from
+    /// the blocks as `windowMax`. (decay · u grows by ~1.3 dB a frame: 480,000 dB after an hour,
+    /// where a double still resolves 1e-10 dB.)
+    @inline(__always)
+    func decayedMax(_ lo: Int, _ hi: Int, into m: inout SIMD8<Double>, less: Double) {
+        var best = SIMD8<Double>(repeating: -.infinity)
+        var a = max(lo, 0)
+        while a <= hi && a & 7 != 0 {
+            best = laneMax(best, history[slot(frames - a)] + decay * Double(a))
+            a += 1
+        }
+        while a + 7 <= hi {
+            best = laneMax(best, decayedBlockMax[(a >> 3) & blockMask])
+            a += 8
+        }
+        while a <= hi {
+            best = laneMax(best, history[slot(frames - a)] + decay * Double(a))
+            a += 1
+        }
+        m = laneMax(m, best - less)
+    }
+
+    /// `m` raised, lane by lane, to the reference's maximum over the stream's frames `lo…hi`
+    /// (`hi` at most the current frame; those before the stream's start are left out): whole blocks
+    /// from `blockMax`, the frames at either end one by one.
+    @inline(__always)
+    func windowMax(_ lo: Int, _ hi: Int, into m: inout SIMD8<Double>) {
+        var a = max(lo, 0)
+        while a <= hi && a & 7 != 0 {
+            m = laneMax(m, history[slot(frames - a)])
+            a += 1
+        }
+        while a + 7 <= hi {
+            m = laneMax(m, blockMax[(a >> 3) & blockMask])
+            a += 8
+        }
+        while a <= hi {
+            m = laneMax(m, history[slot(frames - a)])
+            a += 1
+        }
+    }
+}
+
+// The tracked gain's learning (live and in the replay), split from VADEchoModel.swift (the core's
+// file-size rule).
+extension VADEchoModel {
+    /// The tracked model's gain learns from the frame `age` frames back (its microphone levels `m`,
+    /// the reference it follows `tracked`) if its direct path (the lag `start` and the two after it)
+    /// played and is not stopping.
+    @inline(__always)
+    mutating func learnTracked(mic m: SIMD8<Double>, tracked: SIMD8<Double>, start: Int, age: Int) {
+        guard start + age <= frames else { return }
+        var quietest = Double.infinity
+        for d in start...min(start + 2, searchMax, frames - age) {
+            quietest = min(quietest, largestLane(history[slot(age + d)]))
+        }
+        guard quietest > threshold, largestLane(history[slot(age + start)]) >= largestLane(tracked) - Self.offsetGap
+        else { return }
+        for b in 0..<bandCount where tracked[b] > -120 {
+            let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
+            trackedGains[b].add(v)
+            spreads[b].add(v)
+        }
+        trackedLearnt += 1
+    }
+
+    /// `v`, at most `learnStep` over the gain `q` once it has learnt.
+    @inline(__always)
+    static func limited(_ v: Double, _ q: RunningQuantile, learnt: Bool) -> Double {
+        learnt ? min(v, q.value(or: v) + learnStep) : v
     }
 }

@@ -50,8 +50,10 @@
 ///   on continuous speech fits worst. (Before the delay is found the flat window already expects
 ///   the echo anywhere; a guard over the whole search range then only deafened the session's start.)
 ///
-/// Per frame it costs a pass over the search window and the tail (the correlation and the maxima),
-/// five running quantiles per band and no allocation.
+/// Per frame it costs a pass over the search range (the correlation) and over the tail (the
+/// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
+/// quantiles per band once the tracked gain is in use (five before: the window model stops
+/// learning then, `windowRetired`) and no allocation.
 public struct VADEchoModel: Sendable {
 
     let searchMin: Int, searchMax: Int
@@ -62,16 +64,26 @@ public struct VADEchoModel: Sendable {
     let alpha: Double, warmUp: Int, learnFrames: Int
     let decay: Double, worst: Double, marginMax: Double, marginMin: Double
     let pauseFrames: Int, guardFrames: Int
+    /// How many bands the frames hold (4 or 8: `VADBandFrame.bandCount`); the lanes above hold
+    /// −140 dB and take no part. Set before the first frame.
+    public var bandCount = 8
     /// Frames of `replaySeconds`.
     let replayFrames: Int
     /// Rings (one slot per lag 0…searchMax): reference band levels (dB) and their change from the
     /// frame before.
-    var history: [SIMD4<Double>], changes: [SIMD4<Double>]
+    var history: [SIMD8<Double>], changes: [SIMD8<Double>]
+    /// The reference's maximum per block of eight frames (block `a >> 3` of the stream's frame `a`,
+    /// in slot `(a >> 3) & blockMask`; the current block's so far): the window's maximum over ~100
+    /// lags takes ~12 blocks and at most 14 single frames (`windowMax`).
+    var blockMax: [SIMD8<Double>]
+    /// The same blocks' maxima of reference + decay · frame (`decayedMax`: the reverberant tail).
+    var decayedBlockMax: [SIMD8<Double>]
+    let blockMask: Int
     /// Rings of the same length: the microphone's band levels, and whether the gains learnt from the
     /// frame (the reference played, the detector did not hear the user, nothing stood out).
-    var micHistory: [SIMD4<Double>], learnable: [Bool]
+    var micHistory: [SIMD8<Double>], learnable: [Bool]
     var head = 0, frames = 0
-    var previousMic = SIMD4<Double>(repeating: -100)
+    var previousMic = SIMD8<Double>(repeating: -100)
     /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag).
     var scores: [Double]
     var scored = 0
@@ -91,6 +103,11 @@ public struct VADEchoModel: Sendable {
     var windowLearnt = 0, settledLearnt = 0, trackedLearnt = 0
     /// The delay moved: until the tracked gain has learnt again, the worst plausible echo.
     var relearning = false
+    /// The tracked gain has been in use: the window model (its gains and the microphone's quiet
+    /// level they learn by) is never used again — after the delay moves the expectation is the
+    /// worst plausible until the tracked gain has learnt anew — and stops learning (a third of a
+    /// frame's running quantiles with eight bands).
+    var windowRetired = false
     /// Per band, the microphone's quiet level (the 10th percentile of its last 5 s, echo or not): the
     /// window model learns from frames where something arrived above it.
     var micQuiet: [RunningQuantile]
@@ -118,18 +135,23 @@ public struct VADEchoModel: Sendable {
         guardFrames = Int((c.echoOnsetGuardMilliseconds / c.frameMilliseconds).rounded())
         replayFrames = frames(Self.replaySeconds)
         let ring = searchMax + tail + 1 + replayFrames
-        history = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: ring)
-        changes = [SIMD4<Double>](repeating: SIMD4(), count: ring)
-        micHistory = [SIMD4<Double>](repeating: SIMD4(repeating: -140), count: ring)
+        history = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: ring)
+        var blocks = 1
+        while blocks < ring / 8 + 3 { blocks *= 2 }
+        blockMax = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: blocks)
+        decayedBlockMax = blockMax
+        blockMask = blocks - 1
+        changes = [SIMD8<Double>](repeating: SIMD8(), count: ring)
+        micHistory = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: ring)
         learnable = [Bool](repeating: false, count: ring)
         scores = [Double](repeating: 0, count: searchMax + 1)
         let window = frames(c.echoGainWindowSeconds)
-        envelopeGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.9) }
-        settledGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.5) }
-        trackedGains = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.5) }
-        spreads = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.75) }
-        tailOffsets = (0..<4).map { _ in RunningQuantile(window: window, quantile: 0.5) }
-        micQuiet = (0..<4).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
+        envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
+        settledGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
+        trackedGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
+        spreads = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.75) }
+        tailOffsets = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
+        micQuiet = (0..<Self.maxBands).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
     }
 
     /// One frame: the microphone's band levels `m` (dB) and the reference's band powers `rp`.
@@ -145,48 +167,51 @@ public struct VADEchoModel: Sendable {
     ///     was then not heard at all (docs/design/vad-experiments.md).
     /// - Returns: The echo expected in this frame, with what it rests on.
     public mutating func update(
-        mic m: SIMD4<Double>, reference rp: SIMD4<Double>, nearEnd: Bool = false, unexplained: Bool = false
+        mic m: SIMD8<Double>, reference rp: SIMD8<Double>, nearEnd: Bool = false, unexplained: Bool = false
     ) -> Estimate {
-        let r = SIMD4(db(rp[0]), db(rp[1]), db(rp[2]), db(rp[3]))
+        // (A NaN band — a frame with a NaN sample — counts as silence, as the lane maxima below pass it over.)
+        var r = fastDB(rp)
+        r.replace(with: -140, where: .!(r .>= -140))
+        for b in bandCount..<8 { r[b] = -140 }
         changes[head] = Self.change(r, from: frames > 0 ? history[slot(1)] : r)
         history[head] = r
-        // The flat window: the whole search range and, beyond it, the reverberant tail at full level.
-        var flat = SIMD4<Double>(repeating: -140)
+        writeBlock(r)
         // The same over the search range alone (without the tail): whether an echo may still be
         // arriving through the direct path.
-        var direct = flat
-        if searchMin <= frames {
-            for d in searchMin...min(searchMax + tail, frames) {
-                flat = pointwiseMax(flat, history[slot(d)])
-                if d == searchMax { direct = flat }
-            }
-            if searchMax > frames { direct = flat }
-        }
-        let active = flat.max() > threshold
+        var direct = SIMD8<Double>(repeating: -140)
+        windowMax(frames - searchMax, frames - searchMin, into: &direct)
+        // The flat window: the whole search range and, beyond it, the reverberant tail at full level.
+        var flat = direct
+        windowMax(frames - searchMax - tail, frames - searchMax - 1, into: &flat)
+        let active = largestLane(flat) > threshold
         activeFrames = active ? activeFrames + 1 : 0
-        for b in 0..<4 { micQuiet[b].add(m[b]) }
+        if !windowRetired {
+            for b in 0..<bandCount { micQuiet[b].add(m[b]) }
+        }
         micHistory[head] = m
         learnable[head] = active && !nearEnd && !unexplained
         estimateDelay(mic: m, active: active && !nearEnd)
         trackOnsets(r)
         var e = Estimate()
+        e.bandCount = bandCount
         e.delayFrames = delay
         // (Before the delay is found, the flat window already expects the echo anywhere in it.)
         e.onsetGuard = delay.map { sinceOnset <= $0 + guardFrames } ?? false
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
         let start = delay.map { max(searchMin, $0 - 1) }
         let parts = start.map { trackedParts(from: $0) }
-        let tracked = parts.map { pointwiseMax($0.direct, $0.tail) }
+        let tracked = parts.map { laneMax($0.direct, $0.tail) }
         if active && !nearEnd && !unexplained {
             learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start)
             if let parts, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
         }
-        var x: SIMD4<Double>
+        var x: SIMD8<Double>
         if let tracked, trackedLearnt >= learnFrames {
             relearning = false
+            windowRetired = true
             e.stage = .tracked
             x = tracked
-            for b in 0..<4 {
+            for b in 0..<bandCount {
                 let gain = trackedGains[b].value(or: worst)
                 if let parts, tailLearnt >= learnFrames {
                     x[b] = max(parts.direct[b], parts.tail[b] + tailOffsets[b].value(or: 0))
@@ -199,13 +224,13 @@ public struct VADEchoModel: Sendable {
             x = flat
             let settled = settledLearnt >= learnFrames
             e.stage = !relearning && (settled || windowLearnt >= learnFrames) ? .window : .worstCase
-            e.margins = SIMD4(repeating: marginMax + (settled ? Self.settledMargin : 0))
-            for b in 0..<4 {
+            e.margins = SIMD8(repeating: marginMax + (settled ? Self.settledMargin : 0))
+            for b in 0..<bandCount {
                 let window = settled ? settledGains[b] : envelopeGains[b]
                 e.gains[b] = e.stage == .window ? window.value(or: worst) : worst
             }
         }
-        for b in 0..<4 where x[b] > -120 { e.echo[b] = e.gains[b] + x[b] }
+        for b in 0..<bandCount where x[b] > -120 { e.echo[b] = e.gains[b] + x[b] }
         head = head + 1 == history.count ? 0 : head + 1
         frames += 1
         return e
@@ -220,10 +245,10 @@ public struct VADEchoModel: Sendable {
 
     /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
     @inline(__always)
-    private static func change(_ now: SIMD4<Double>, from before: SIMD4<Double>) -> SIMD4<Double> {
-        let lo = SIMD4<Double>(repeating: -100), hi = SIMD4<Double>(repeating: 0)
-        let d = now.clamped(lowerBound: lo, upperBound: hi) - before.clamped(lowerBound: lo, upperBound: hi)
-        return d.clamped(lowerBound: SIMD4(repeating: -20), upperBound: SIMD4(repeating: 20))
+    private static func change(_ now: SIMD8<Double>, from before: SIMD8<Double>) -> SIMD8<Double> {
+        let lo = SIMD8<Double>(repeating: -100), hi = SIMD8<Double>(repeating: 0)
+        let d = clampLanes(now, lo, hi) - clampLanes(before, lo, hi)
+        return clampLanes(d, SIMD8(repeating: -20), SIMD8(repeating: 20))
     }
 
     /// Updates the correlation while the reference plays in the window; once it is confident,
@@ -232,7 +257,7 @@ public struct VADEchoModel: Sendable {
     /// of it two frames or more away from the delay (a room that changed, not a burst of double
     /// talk); then the tracked gain starts learning anew.
     @inline(__always)
-    private mutating func estimateDelay(mic m: SIMD4<Double>, active: Bool) {
+    private mutating func estimateDelay(mic m: SIMD8<Double>, active: Bool) {
         let micChange = Self.change(m, from: previousMic)
         previousMic = m
         guard active, decay > 0 else { return }
@@ -271,7 +296,7 @@ public struct VADEchoModel: Sendable {
         relearning = !firstFound
         delay = found
         candidateUpdates = 0
-        for b in 0..<4 {
+        for b in 0..<bandCount {
             trackedGains[b].reset()
             spreads[b].reset()
             tailOffsets[b].reset()
@@ -286,18 +311,24 @@ public struct VADEchoModel: Sendable {
     /// The reference the echo follows once the delay is known, in two parts: the direct path (the
     /// lags `start` to `start + 2`) and the reverberant tail beyond it (to `start + tail`), each per
     /// band the max over its lags of the reference less `decay` per frame beyond `start` — for the
-    /// frame `age` frames before the current one (0: this one; the replay uses older ones).
+    /// frame `age` frames before the current one (0: this one, the tail from `decayedMax`; the
+    /// replay uses older ones, lag by lag).
     @inline(__always)
-    func trackedParts(from start: Int, age: Int = 0) -> (direct: SIMD4<Double>, tail: SIMD4<Double>) {
-        var direct = SIMD4<Double>(repeating: -140)
+    func trackedParts(from start: Int, age: Int = 0) -> (direct: SIMD8<Double>, tail: SIMD8<Double>) {
+        var direct = SIMD8<Double>(repeating: -140)
         var tailPart = direct
         guard start + age <= frames else { return (direct, tailPart) }
-        for d in start...min(start + tail, frames - age) {
-            let v = history[slot(age + d)] - decay * Double(d - start)
-            if d <= start + 2 {
-                direct = pointwiseMax(direct, v)
-            } else {
-                tailPart = pointwiseMax(tailPart, v)
+        let last = min(start + tail, frames - age)
+        for d in start...min(start + 2, last) {
+            direct = laneMax(direct, history[slot(age + d)] - decay * Double(d - start))
+        }
+        guard start + 3 <= last else { return (direct, tailPart) }
+        if age == 0 {
+            // The frames `frames − last … frames − start − 3`, as g[u] = reference + decay·u.
+            decayedMax(frames - last, frames - start - 3, into: &tailPart, less: decay * Double(frames - start))
+        } else {
+            for d in (start + 3)...last {
+                tailPart = laneMax(tailPart, history[slot(age + d)] - decay * Double(d - start))
             }
         }
         return (direct, tailPart)
@@ -307,9 +338,10 @@ public struct VADEchoModel: Sendable {
     /// stopped `tailGap` ago or more: the microphone over the gain and the tail, at most 0 (the
     /// model's tail starts at the direct path's level) and at least −20 dB.
     @inline(__always)
-    private mutating func learnTail(mic m: SIMD4<Double>, parts: (direct: SIMD4<Double>, tail: SIMD4<Double>)) {
-        guard parts.tail.max() > threshold, parts.direct.max() < parts.tail.max() - Self.tailGap else { return }
-        for b in 0..<4 where parts.tail[b] > -120 {
+    private mutating func learnTail(mic m: SIMD8<Double>, parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)) {
+        guard largestLane(parts.tail) > threshold, largestLane(parts.direct) < largestLane(parts.tail) - Self.tailGap
+        else { return }
+        for b in 0..<bandCount where parts.tail[b] > -120 {
             let v = m[b] - (trackedGains[b].value(or: worst) + parts.tail[b])
             tailOffsets[b].add(min(0, max(-20, v)))
         }
@@ -322,7 +354,7 @@ public struct VADEchoModel: Sendable {
     /// not stopping.
     @inline(__always)
     private mutating func learn(
-        mic m: SIMD4<Double>, flat: SIMD4<Double>, direct: SIMD4<Double>, tracked: SIMD4<Double>?, start: Int?
+        mic m: SIMD8<Double>, flat: SIMD8<Double>, direct: SIMD8<Double>, tracked: SIMD8<Double>?, start: Int?
     ) {
         // The envelope only where something arrived: before the echo of the reference's first frames
         // can reach the microphone, it holds the noise alone, and a gain learnt from that is far too
@@ -331,8 +363,8 @@ public struct VADEchoModel: Sendable {
         // 1 s), the echo has died away, and those frames put the gain 27 dB too low (a false barge-in
         // on the next utterance, generated item 010_s103).
         var arrived = false
-        let settled = activeFrames > searchMax + tail && direct.max() > threshold
-        for b in 0..<4 where flat[b] > -120 {
+        let settled = !windowRetired && activeFrames > searchMax + tail && largestLane(direct) > threshold
+        for b in 0..<bandCount where !windowRetired && flat[b] > -120 {
             if m[b] > micQuiet[b].value(or: m[b]) + Self.arrivedMargin {
                 envelopeGains[b].add(
                     Self.limited(m[b] - flat[b], envelopeGains[b], learnt: windowLearnt >= learnFrames))
@@ -348,36 +380,11 @@ public struct VADEchoModel: Sendable {
         learnTracked(mic: m, tracked: tracked, start: start, age: 0)
     }
 
-    /// The tracked model's gain learns from the frame `age` frames back (its microphone levels `m`,
-    /// the reference it follows `tracked`) if its direct path (the lag `start` and the two after it)
-    /// played and is not stopping.
-    @inline(__always)
-    mutating func learnTracked(mic m: SIMD4<Double>, tracked: SIMD4<Double>, start: Int, age: Int) {
-        guard start + age <= frames else { return }
-        var quietest = Double.infinity
-        for d in start...min(start + 2, searchMax, frames - age) {
-            quietest = min(quietest, history[slot(age + d)].max())
-        }
-        guard quietest > threshold, history[slot(age + start)].max() >= tracked.max() - Self.offsetGap else { return }
-        for b in 0..<4 where tracked[b] > -120 {
-            let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
-            trackedGains[b].add(v)
-            spreads[b].add(v)
-        }
-        trackedLearnt += 1
-    }
-
-    /// `v`, at most `learnStep` over the gain `q` once it has learnt.
-    @inline(__always)
-    private static func limited(_ v: Double, _ q: RunningQuantile, learnt: Bool) -> Double {
-        learnt ? min(v, q.value(or: v) + learnStep) : v
-    }
-
     /// Counts frames since the last reference onset that followed a pause.
     @inline(__always)
-    private mutating func trackOnsets(_ r: SIMD4<Double>) {
+    private mutating func trackOnsets(_ r: SIMD8<Double>) {
         if sinceOnset < Int.max / 2 { sinceOnset += 1 }
-        if r.max() > threshold {
+        if largestLane(r) > threshold {
             if quietFrames >= pauseFrames { sinceOnset = 0 }
             quietFrames = 0
         } else if quietFrames < Int.max / 2 {

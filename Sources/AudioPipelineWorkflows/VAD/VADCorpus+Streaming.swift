@@ -17,7 +17,7 @@ extension VADCorpus {
         guard let declared = try AudioFileReader(path: path).description.frames, declared > 0 else { return nil }
         let lengths = frameMilliseconds.sorted()
         var mic = [[VADBandFrame]](repeating: [], count: lengths.count)
-        var far = [[SIMD4<Double>]](repeating: [], count: lengths.count)
+        var far = [[SIMD8<Double>]](repeating: [], count: lengths.count)
         var envelope = EnvelopeBuilder(count: declared, columns: envelopeColumns)
         var meter: FrameLevels.Meter?
         let s = try bandFrames(
@@ -53,14 +53,14 @@ extension VADCorpus {
         prepare: (Int) throws(AudioPipelineError) -> Void = { _ in },
         block: (UnsafeBufferPointer<Float>) -> Void = { _ in },
         referenceBlock: (UnsafeBufferPointer<Float>) -> Void = { _ in },
-        frame: (Int, VADBandFrame, SIMD4<Double>?) -> Void
+        frame: (Int, VADBandFrame, SIMD8<Double>?) -> Void
     ) throws(AudioPipelineError) -> (frameSeconds: [Double], rate: Int, samples: Int, warnings: [String]) {
         // Without a reference the one-pole bands; with one, the microphone and the reference through
         // the steep bands together (`VADBandPairAnalyzer`), as `EnergyVAD` analyses them.
         var mics: [VADBandAnalyzer] = []
         var pairs: [VADBandPairAnalyzer] = []
         // One block's frames of each analyser: both see the same samples, so as many frames.
-        var micFrames: [VADBandFrame] = [], refFrames: [SIMD4<Double>] = []
+        var micFrames: [VADBandFrame] = [], refFrames: [SIMD8<Double>] = []
         var far: MonoPuller?
         var farBlock: [Float] = []
         var rate = 0

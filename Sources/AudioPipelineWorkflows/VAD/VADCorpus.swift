@@ -34,7 +34,7 @@ public struct VADCorpus: Sendable {
     /// frame length.
     struct Features: Sendable {
         var mic: [VADBandFrame]
-        var reference: [SIMD4<Double>]?
+        var reference: [SIMD8<Double>]?
         var frameSeconds: Double
     }
 
@@ -222,7 +222,7 @@ public struct VADCorpus: Sendable {
         far += [Float](repeating: 0, count: mic.count - far.count)
         var pair = VADBandPairAnalyzer(sampleRate: rate, frameLength: length)
         var micFrames: [VADBandFrame] = []
-        var farFrames: [SIMD4<Double>] = []
+        var farFrames: [SIMD8<Double>] = []
         mic.withUnsafeBufferPointer { m in
             far.withUnsafeBufferPointer { r in
                 pair.process(mic: m, reference: r) { a, b in
@@ -272,7 +272,7 @@ public struct VADCorpus: Sendable {
         out.reserveCapacity(details ? f.mic.count : 0)
         var detail = VADDecider.Detail()
         for i in f.mic.indices {
-            let reference = f.reference.map { i < $0.count ? $0[i] : VADBandAnalyzer.silence }
+            let reference = f.reference.map { i < $0.count ? $0[i] : VADBandPairAnalyzer.silence }
             if details {
                 frames.append(d.process(mic: f.mic[i], reference: reference, detail: &detail))
                 out.append(detail)

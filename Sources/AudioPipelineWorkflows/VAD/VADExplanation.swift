@@ -149,8 +149,9 @@ public enum VADExplainer {
         run count: Int,
         lowest: Double
     ) -> VADSegmentExplanation.Opening {
-        var bands = (0..<4).filter { d.excess[$0] >= c.enterThreshold }
-        if bands.isEmpty { bands = [(0..<4).max { d.excess[$0] < d.excess[$1] }!] }
+        var bands = (0..<d.bandCount).filter { d.excess[$0] >= c.enterThreshold }
+        if bands.isEmpty { bands = [(0..<d.bandCount).max { d.excess[$0] < d.excess[$1] }!] }
+        let names = VADDecider.Detail.bandNames(count: d.bandCount)
         bands.sort { d.excess[$0] > d.excess[$1] }
         var rule =
             d.sustainedStart
@@ -182,7 +183,7 @@ public enum VADExplainer {
             time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,
             scoreDb: round1(frame.score), lowestScoreDb: round1(lowest), levelDbfs: round1(frame.level),
             loudestDbfs: round1(d.loudest),
-            bands: bands.map { .init(band: VADDecider.Detail.bandNames[$0], excessDb: round1(d.excess[$0])) },
+            bands: bands.map { .init(band: names[$0], excessDb: round1(d.excess[$0])) },
             rule: rule, echo: d.echoStage.map { VADEchoSummary(d, stage: $0, configuration: c) })
     }
 
@@ -294,19 +295,24 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
 
     /// The summary of a frame's `Detail`, with the model's `stage`.
     public init(_ d: VADDecider.Detail, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
-        self.init(delayFrames: d.echoDelayFrames, gains: d.echoGains, stage: stage, configuration: c)
+        self.init(
+            delayFrames: d.echoDelayFrames, gains: d.echoGains, bandCount: d.bandCount, stage: stage, configuration: c)
     }
 
     /// The summary of an `Estimate`.
     public init(_ e: VADEchoModel.Estimate, configuration c: VADConfiguration) {
-        self.init(delayFrames: e.delayFrames, gains: e.gains, stage: e.stage, configuration: c)
+        self.init(delayFrames: e.delayFrames, gains: e.gains, bandCount: e.bandCount, stage: e.stage, configuration: c)
     }
 
-    init(delayFrames: Int?, gains: SIMD4<Double>, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
+    init(
+        delayFrames: Int?, gains: SIMD8<Double>, bandCount: Int, stage: VADEchoModel.Stage,
+        configuration c: VADConfiguration
+    ) {
         delayMs = delayFrames.map { Double($0) * c.frameMilliseconds }
         searchedMs = [c.echoDelayMinMilliseconds, c.echoDelayMaxMilliseconds]
-        returnLoss = (0..<4).map {
-            Band(band: VADDecider.Detail.bandNames[$0], returnLossDb: VADExplainer.round1(-gains[$0]))
+        let names = VADDecider.Detail.bandNames(count: bandCount)
+        returnLoss = (0..<bandCount).map {
+            Band(band: names[$0], returnLossDb: VADExplainer.round1(-gains[$0]))
         }
         basis = stage.rawValue
     }

@@ -131,16 +131,20 @@ size_t cvk_stereo_mean(const float *src, float *dst, size_t frames);
 size_t cvk_finite_prefix(const float *x, size_t n);
 
 
-// The VAD's steep band analysis (steepbands.c): per lane four biquad sections in cascade, lanes 0–3
-// fed `x0`, lanes 4–7 `x1` (or zeros when it is NULL). `coefs`: per section five rows of eight
-// lanes (b0, b1, b2, −a1, −a2); `state`: per section two rows (s1, s2), updated. Writes the eight
+// The VAD's steep band analysis (steepbands.c): eight bands, per band four biquad sections in
+// cascade, run on two signals: lanes 0–7 are `x0`'s bands, lanes 8–15 `x1`'s (or zeros when it is
+// NULL). `coefs`: per section four rows of eight bands (b1/b0; a mask, all bits set where b2/b0
+// is 1 and clear in a pass-through section; −a1; −a2: every section normalised by its b0, which
+// `scale` applies to the energies: per band the square of the product of its sections' b0; b1/b0
+// is −2 or 0 in sections 0 and 1, +2 or 0 in sections 2 and 3, 0 exactly where the mask is clear),
+// shared by both signals; `state`: per section two rows (s1, s2) of sixteen lanes, updated. Writes the sixteen
 // lanes' sums of squares to `energy` and, per quarter of the n samples (quarter_length each, the
-// last to n), lanes 1–3's to `quarters`. The same bits from both.
-void cvk_steep_bands(const float *coefs, float *state, const float *x0, const float *x1, size_t n, size_t quarter_length,
-                     float *energy, float *quarters);
+// last to n), the sum of x0's bands `quarter_from`…7 to `quarters`. The same bits from both.
+void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
+                     size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
 #if defined(__x86_64__) || defined(_M_X64)
 /// AVX2 + FMA (call only when cvk_fir_level() ≥ 1).
-void cvk_steep_bands_avx2(const float *coefs, float *state, const float *x0, const float *x1, size_t n,
-                          size_t quarter_length, float *energy, float *quarters);
+void cvk_steep_bands_avx2(const float *coefs, const float *scale, float *state, const float *x0, const float *x1,
+                          size_t n, size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
 #endif
 #endif

@@ -57,8 +57,12 @@ public struct VADFilePlot {
     static let scoreTop = levelTop + levelHeight + 22, scoreHeight = 120.0
     static let bandTop = scoreTop + scoreHeight + 22, bandHeight = 80.0, bandGap = 22.0
     var hasDetails: Bool { !run.details.isEmpty && run.details.count == run.frames.count }
+    /// The bands the details hold: four, or eight with a reference.
+    var bandCount: Int { run.details.first?.bandCount ?? 4 }
     var segmentTop: Double {
-        hasDetails ? Self.bandTop + 4 * (Self.bandHeight + Self.bandGap) - 6 : Self.levelTop + Self.levelHeight + 16
+        hasDetails
+            ? Self.bandTop + Double(bandCount) * (Self.bandHeight + Self.bandGap) - 6
+            : Self.levelTop + Self.levelHeight + 16
     }
     static let segmentHeight = 54.0
     /// The document's height, px.
@@ -86,7 +90,7 @@ public struct VADFilePlot {
         drawLevel(&s)
         if hasDetails {
             drawScore(&s)
-            for b in 0..<4 { drawBand(&s, b) }
+            for b in 0..<bandCount { drawBand(&s, b) }
         }
         drawSegments(&s)
         drawTimeAxis(&s)
@@ -181,7 +185,7 @@ public struct VADFilePlot {
         let p = Panel(
             top: Self.bandTop + Double(b) * (Self.bandHeight + Self.bandGap), height: Self.bandHeight,
             range: Self.range(level + floor, limits: -140...0))
-        frame(&s, p, title: VADDecider.Detail.bandNames[b] + ", dB", ticks: 3)
+        frame(&s, p, title: VADDecider.Detail.bandNames(count: bandCount)[b] + ", dB", ticks: 3)
         trace(&s, level, p, color: "#1f77b4", envelope: true)
         trace(&s, floor, p, color: "#7f7f7f", width: 1.6)
         if hasReference { trace(&s, echo, p, color: "#d62728", dash: "2,2") }
