@@ -56,6 +56,9 @@ public struct VADBandPairAnalyzer: Sendable {
             mic.count == reference.count,
             "VAD: reference block (\(reference.count)) differs from the mic block (\(mic.count))")
         guard let m = mic.baseAddress, let r = reference.baseAddress else { return }
+        // The same frame cutting as `VADBandAnalyzer.process`, written out: one function taking the
+        // per-frame work as closures cost 120–150 ns per 10 ms frame here (p50 1.87 → 2.01 µs,
+        // 2026-11-27), against a 2 µs budget.
         var i = 0
         let n = mic.count
         while i < n {

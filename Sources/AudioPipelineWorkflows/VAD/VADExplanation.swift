@@ -317,7 +317,7 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
         basis = stage.rawValue
     }
 
-    /// One line: `echo: delay 110 ms (searched 0–500 ms), return loss < 300 Hz 9.4 dB, …; tracked`.
+    /// One line: `echo: delay 110 ms (searched 0–500 ms), return loss < 150 Hz 9.4 dB, …; tracked`.
     public var text: String {
         let delay =
             delayMs.map { "delay \(NumberText.plain($0)) ms" } ?? "delay not found yet"
