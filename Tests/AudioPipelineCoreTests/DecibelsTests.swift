@@ -36,6 +36,41 @@ import _AudioPipelineTestSupport
         for i in 0..<8 { #expect(fastDB(eight)[i] == fastDB(eight[i])) }
     }
 
+    /// The eight-lane `fastDB` and `fastPower` give each lane the one-value version's bits (the
+    /// VAD's decisions with a reference were scored with those), over the levels the VAD meets, the
+    /// mantissa's ends, and vectors with a lane the fast path does not take (all lanes then go the
+    /// one-value way).
+    @Test func eightLanesGiveTheOneValueBits() {
+        var rng = TestRNG(seed: 29)
+        for _ in 0..<5_000 {
+            var levels = SIMD8<Double>()
+            for i in 0..<8 { levels[i] = Double.random(in: -160...40, using: &rng) }
+            let powers = SIMD8<Double>(levels.indices.map { Double.exp10(levels[$0] / 10) })
+            let d = fastDB(powers)
+            let w = fastPower(levels)
+            for i in 0..<8 {
+                #expect(d[i].bitPattern == fastDB(powers[i]).bitPattern, "\(powers[i])")
+                #expect(w[i].bitPattern == fastPower(levels[i]).bitPattern, "\(levels[i]) dB")
+            }
+        }
+        // Integers and halves of y = d·log2(10)/10 (floor's edges), the mantissa's ends, and lanes
+        // outside the fast path's range.
+        let edges = SIMD8<Double>(
+            0, 3.010_299_956_639_812, -3.010_299_956_639_812, 1.505_149_978_319_906, -1.505, 30, -140, -2999)
+        let powers = SIMD8<Double>(1, 2, 0.5, 1.414_213_562_373_095_1, 1.414_213_562_373_095_1.nextUp, 1e-14, 4, 0.25)
+        let odd: [SIMD8<Double>] = [
+            SIMD8(1, 2, 0, 4, 5, 6, 7, 8), SIMD8(1, 2, 3, .nan, 5, 6, 7, 8), SIMD8(1, .infinity, 3, 4, 5, 6, 7, 1e-20),
+        ]
+        for v in [edges, powers] + odd {
+            for i in 0..<8 {
+                #expect(fastPower(v)[i].bitPattern == fastPower(v[i]).bitPattern, "\(v[i]) dB")
+                #expect(fastDB(v)[i].bitPattern == fastDB(v[i]).bitPattern, "\(v[i])")
+            }
+        }
+        let levels = SIMD8<Double>(-.infinity, 3001, .nan, 0, 1, 2, 3, 4)
+        for i in 0..<8 { #expect(fastPower(levels)[i].bitPattern == fastPower(levels[i]).bitPattern) }
+    }
+
     /// The lane helpers are the standard library's results where their callers use them: the maximum
     /// of an accumulator and a value (a NaN value passed over), the largest of lanes without NaN, and
     /// a clamp that takes NaN to the lower bound.
