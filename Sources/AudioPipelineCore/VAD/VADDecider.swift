@@ -235,12 +235,10 @@ public struct VADDecider: Sendable {
         _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, hasReference: Bool,
         detail: inout Detail
     ) -> (excess: SIMD8<Double>, floorPower: Double, echoPower: Double, floorsAbove300: Double) {
-        var excess = SIMD8<Double>(repeating: -.infinity)
-        var floorPower = 0.0
-        var echoPower = 0.0
-        var floorsAbove300 = 0.0
-        let echo = expected.echo
         guard hasReference else {
+            var excess = SIMD8<Double>(repeating: -.infinity)
+            var floorPower = 0.0
+            var floorsAbove300 = 0.0
             for b in 0..<count {
                 let f = floors[b].valueAndPower(or: m[b])
                 floors[b].add(m[b])
@@ -249,56 +247,49 @@ public struct VADDecider: Sendable {
                 if b >= above300 { floorsAbove300 += f.power }
                 detail.floors[b] = f.db
             }
-            return (excess, floorPower, echoPower, floorsAbove300)
+            return (excess, floorPower, 0, floorsAbove300)
         }
+        return excessOverEcho(m, count: count, above300: above300, expected: expected, detail: &detail)
+    }
+
+    /// `excess` with a reference.
+    private mutating func excessOverEcho(
+        _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, detail: inout Detail
+    ) -> (excess: SIMD8<Double>, floorPower: Double, echoPower: Double, floorsAbove300: Double) {
+        var excess = SIMD8<Double>(repeating: -.infinity)
+        var floorPower = 0.0
+        var echoPower = 0.0
+        var floorsAbove300 = 0.0
+        let echo = expected.echo
         // With a reference: the floors band by band, then the expected echoes' powers and the
         // excesses over floor ⊕ echo for all bands at once (`fastPower`, `fastDB` on eight lanes; one
         // band at a time they were 14 % of a frame). Lanes without an expected echo (and those past
         // `count`) compute from stand-ins and are not used.
-        var floorDB = SIMD8<Double>()
+        let inUse = echo .> -.infinity
+        var floorDB = SIMD8<Double>(repeating: -.infinity)
         var floorPowers = SIMD8<Double>(repeating: 1)
-        var inUse = SIMDMask<SIMD8<Int64>>()
-        for b in 0..<count {
-            let f = floors[b].valueAndPower(or: -100)
-            let echoed = echo[b] > -.infinity
-            if !echoed { floors[b].add(m[b]) }
-            inUse[b] = echoed
-            floorDB[b] = f.db
-            floorPowers[b] = f.power
-            floorPower += f.power
-            if b >= above300 { floorsAbove300 += f.power }
-            detail.floors[b] = f.db
+        // (Written through memory: a lane written by index in a loop took the whole vector out of
+        // its registers and back each time.)
+        withUnsafeMutableBytes(of: &floorDB) { dbs in
+            withUnsafeMutableBytes(of: &floorPowers) { powers in
+                for b in 0..<count {
+                    let f = floors[b].valueAndPower(or: -100)
+                    if !inUse[b] { floors[b].add(m[b]) }
+                    dbs.storeBytes(of: f.db, toByteOffset: b * 8, as: Double.self)
+                    powers.storeBytes(of: f.power, toByteOffset: b * 8, as: Double.self)
+                    floorPower += f.power
+                    if b >= above300 { floorsAbove300 += f.power }
+                }
+            }
         }
+        detail.floors = floorDB
         let e = fastPower(echo.replacing(with: 0, where: .!inUse))
         let margin = fastPower(expected.margins.replacing(with: 0, where: .!inUse))
         let over = m - fastDB((floorPowers + e * margin).replacing(with: 1, where: .!inUse))
-        for b in 0..<count {
-            if inUse[b] {
-                excess[b] = over[b]
-                echoPower += e[b]
-            } else {
-                excess[b] = m[b] - floorDB[b]
-            }
-        }
+        excess = (m - floorDB).replacing(with: over, where: inUse)
+        for b in 0..<count where inUse[b] { echoPower += e[b] }
+        for b in count..<8 { excess[b] = -.infinity }
         return (excess, floorPower, echoPower, floorsAbove300)
-    }
-
-    /// The frame's score: the mean of its two largest band excesses (the bands where speech stands
-    /// out, robust to one noisy band).
-    @inline(__always)
-    private static func meanOfTwoLargest(_ excess: SIMD8<Double>, count: Int) -> Double {
-        var first = -Double.infinity
-        var second = -Double.infinity
-        for b in 0..<count {
-            let v = excess[b]
-            if v > first {
-                second = first
-                first = v
-            } else if v > second {
-                second = v
-            }
-        }
-        return (first + second) / 2
     }
 
     /// The exit test's score — the mean score of the last `exitAverageFrames` frames less what the
@@ -321,25 +312,6 @@ public struct VADDecider: Sendable {
         for k in 0..<taken { sum += recentScores[(scoreCount - 1 - k) % 8] }
         return (sum / Double(taken) - noiseScore, noiseScore)
     }
-
-    /// Late: the quarters' power over the noise floor (above 300 Hz, `floor`) jumped by `jumpRatio`
-    /// or more into the third or the last quarter (a quarter at the floor counts as a tenth of it)
-    /// and peaks there: the sound began in the frame's second half.
-    @inline(__always)
-    private static func lateOnset(_ quarters: SIMD4<Float>, floor: Double, jumpRatio: Float) -> Bool {
-        let q = quarters - Float(floor)
-        let least = Float(0.1 * floor)
-        return max(q[2], q[3]) >= q.max()
-            && (q[2] > jumpRatio * max(q[1], least) || q[3] > jumpRatio * max(q[2], least))
-    }
-
-    /// How far over the noise's own score a frame must rise to count as an onset's lead-in, dB, at
-    /// least: over the exit threshold alone (1.5 dB), a frame of steady noise that happened to
-    /// fluctuate up became the lead-in of a click in the next frame, which then opened speech (2 of
-    /// 200 noise draws in a test; false triggers on the click items 1.09 and 0.82 per minute). At
-    /// 3 dB: none of 200, 0.00 and 0.27 per minute, and on the dev items F1, fresh-onset latency p50
-    /// and p90 unchanged (docs/design/vad-experiments.md).
-    static let leadInMinimum = 3.0
 
     /// The decision: speech holds while the hold test passes, plus the hangover (or ends at once as
     /// a transient); it starts after a run has held `holdFrames` (one more after a late start; a

@@ -205,32 +205,7 @@ public struct VADEchoModel: Sendable {
             learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start)
             if let parts, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
         }
-        var x: SIMD8<Double>
-        if let tracked, trackedLearnt >= learnFrames {
-            relearning = false
-            windowRetired = true
-            e.stage = .tracked
-            x = tracked
-            for b in 0..<bandCount {
-                let gain = trackedGains[b].value(or: worst)
-                if let parts, tailLearnt >= learnFrames {
-                    x[b] = max(parts.direct[b], parts.tail[b] + tailOffsets[b].value(or: 0))
-                }
-                e.gains[b] = gain
-                let sigma = 1.4826 * (spreads[b].value(or: gain) - gain)
-                e.margins[b] = min(marginMax, max(marginMin, sigma))
-            }
-        } else {
-            x = flat
-            let settled = settledLearnt >= learnFrames
-            e.stage = !relearning && (settled || windowLearnt >= learnFrames) ? .window : .worstCase
-            e.margins = SIMD8(repeating: marginMax + (settled ? Self.settledMargin : 0))
-            for b in 0..<bandCount {
-                let window = settled ? settledGains[b] : envelopeGains[b]
-                e.gains[b] = e.stage == .window ? window.value(or: worst) : worst
-            }
-        }
-        for b in 0..<bandCount where x[b] > -120 { e.echo[b] = e.gains[b] + x[b] }
+        expect(into: &e, flat: flat, tracked: tracked, parts: parts)
         head = head + 1 == history.count ? 0 : head + 1
         frames += 1
         return e
