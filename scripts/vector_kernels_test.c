@@ -376,28 +376,21 @@ static void test_halfband(void) {
 // low-pass/high-pass cascade, so the float rounding stays small), lanes 0-7 fed x0 and 8-15 x1 (or
 // zeros) through the same eight bands' sections, the quarters' sums of x0's bands 2-7; the AVX2
 // kernel against the portable one bit for bit.
-static float uint_bits_float(unsigned u) {
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static void test_steep_bands(void) {
-    enum { N = 331, B = 8, L = 16, QF = 2, R = 4 };
+    enum { N = 331, B = 8, L = 16, QF = 2, R = 3 };
     float coefs[4 * R * B], scale[B], x0[N], x1[N];
     for (int l = 0; l < B; l++) scale[l] = 0.5f + 0.125f * l;
-    const float ones = uint_bits_float(0xFFFFFFFFu);
     for (int s = 0; s < 4; s++)
         for (int l = 0; l < B; l++) {
             // Normalised sections (numerator 1, ∓2, 1: high-pass-like in sections 0-1, low-pass-like
-            // in 2-3, as the kernel's contract; band 7's last section a pass-through), poles inside
-            // the unit circle.
+            // in 2-3, as the kernel's contract; band 7's last section a pass-through: the same
+            // numerator over its double pole), poles inside the unit circle.
             double r = 0.5 + 0.05 * (l % 4) + 0.05 * s, th = 0.3 + 0.2 * l;
             const int pass = l == 7 && s == 3;
-            coefs[(s * R + 0) * B + l] = pass ? 0.0f : (s < 2 ? -2.0f : 2.0f);
-            coefs[(s * R + 1) * B + l] = pass ? 0.0f : ones;
-            coefs[(s * R + 2) * B + l] = pass ? 0.0f : (float)(2 * r * cos(th));
-            coefs[(s * R + 3) * B + l] = pass ? 0.0f : (float)(-r * r);
+            const float twice = s < 2 ? -2.0f : 2.0f;
+            coefs[(s * R + 0) * B + l] = twice;
+            coefs[(s * R + 1) * B + l] = pass ? -twice : (float)(2 * r * cos(th));
+            coefs[(s * R + 2) * B + l] = pass ? -1.0f : (float)(-r * r);
         }
     for (int k = 0; k < N; k++) {
         x0[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
@@ -414,11 +407,10 @@ static void test_steep_bands(void) {
                 for (int s = 0; s < 4; s++) {
                     const float *c = coefs + s * R * B;
                     const int band = l % B;
-                    const int pass = band == 7 && s == 3;
                     double x = y;
                     y = x + ds1[s][l];
-                    ds1[s][l] = c[band] * x + c[2 * B + band] * y + ds2[s][l];
-                    ds2[s][l] = (pass ? 0.0 : x) + c[3 * B + band] * y;
+                    ds1[s][l] = c[band] * x + c[B + band] * y + ds2[s][l];
+                    ds2[s][l] = x + c[2 * B + band] * y;
                 }
                 de[l] += scale[l % B] * y * y;
                 if (l >= QF && l < B) dq[k / ql < 3 ? k / ql : 3] += scale[l] * y * y;
@@ -434,21 +426,23 @@ static void test_steep_bands(void) {
             for (int l = 0; l < B; l++)
                 CHECK(energy[l] != energy[l + B], "steep band %d: x0 and x1 give the same energy", l);
 #if defined(__x86_64__)
-        if (cvk_fir_level() >= 1) {
+        for (int level = 1; level <= cvk_steep_level(); level++) {
             float vstate[4 * 2 * L] = {0}, venergy[L], vquarters[4];
             // Two calls (a frame cut in two) against the portable kernel's two calls: state carried.
             float pstate[4 * 2 * L] = {0}, penergy[L], pquarters[4];
             cvk_steep_bands(coefs, scale, pstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, penergy, pquarters);
             cvk_steep_bands(coefs, scale, pstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, penergy, pquarters);
-            cvk_steep_bands_avx2(coefs, scale, vstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, venergy, vquarters);
-            cvk_steep_bands_avx2(coefs, scale, vstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, venergy, vquarters);
+            void (*kernel)(const float *, const float *, float *, const float *, const float *, size_t, size_t, size_t,
+                           float *, float *) = level == 2 ? cvk_steep_bands_avx512 : cvk_steep_bands_avx2;
+            kernel(coefs, scale, vstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, venergy, vquarters);
+            kernel(coefs, scale, vstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, venergy, vquarters);
             CHECK(memcmp(penergy, venergy, sizeof venergy) == 0 && memcmp(pquarters, vquarters, sizeof vquarters) == 0 &&
                       memcmp(pstate, vstate, sizeof vstate) == 0,
-                  "steep AVX2 x1=%d: differs from the portable kernel", with_x1);
+                  "steep %s x1=%d: differs from the portable kernel", level == 2 ? "AVX-512VL" : "AVX2", with_x1);
         }
 #endif
     }
-    printf("VAD steep band kernels: checked\n");
+    printf("VAD steep band kernels: checked (level %d)\n", cvk_steep_level());
 }
 
 int main(void) {

@@ -186,7 +186,7 @@ public struct VADDecider: Sendable {
         let levelDB =
             count == 4
             ? db(pointwiseMax(p.lowHalf, SIMD4(repeating: 1e-14)).sum())
-            : db(pointwiseMax(p, SIMD8(repeating: 1e-14)).sum())
+            : db(laneMax(SIMD8(repeating: 1e-14), p).sum())
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
         let loudest = talker.value(or: levelDB)

@@ -133,18 +133,24 @@ size_t cvk_finite_prefix(const float *x, size_t n);
 
 // The VAD's steep band analysis (steepbands.c): eight bands, per band four biquad sections in
 // cascade, run on two signals: lanes 0–7 are `x0`'s bands, lanes 8–15 `x1`'s (or zeros when it is
-// NULL). `coefs`: per section four rows of eight bands (b1/b0; a mask, all bits set where b2/b0
-// is 1 and clear in a pass-through section; −a1; −a2: every section normalised by its b0, which
-// `scale` applies to the energies: per band the square of the product of its sections' b0; b1/b0
-// is −2 or 0 in sections 0 and 1, +2 or 0 in sections 2 and 3, 0 exactly where the mask is clear),
-// shared by both signals; `state`: per section two rows (s1, s2) of sixteen lanes, updated. Writes the sixteen
+// NULL). `coefs`: per section three rows of eight bands (b1/b0; −a1; −a2: every section normalised
+// by its b0, which `scale` applies to the energies: per band the square of the product of its
+// sections' b0; b1/b0 is −2 in sections 0 and 1 and +2 in sections 2 and 3 — a section that
+// filters nothing has −a1 = −b1/b0 and −a2 = −1, and from zero state passes x unchanged), shared by
+// both signals; `state`: per section two rows (s1, s2) of sixteen lanes, updated. Writes the sixteen
 // lanes' sums of squares to `energy` and, per quarter of the n samples (quarter_length each, the
 // last to n), the sum of x0's bands `quarter_from`…7 to `quarters`. The same bits from both.
 void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
                      size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
+/// Which steep band kernel the CPU can run: 0 the portable one, 1 AVX2 + FMA, 2 also AVX-512VL (the
+/// same operations with 32 registers). x86-64 only above 0.
+int cvk_steep_level(void);
 #if defined(__x86_64__) || defined(_M_X64)
-/// AVX2 + FMA (call only when cvk_fir_level() ≥ 1).
+/// AVX2 + FMA (call only when cvk_steep_level() ≥ 1).
 void cvk_steep_bands_avx2(const float *coefs, const float *scale, float *state, const float *x0, const float *x1,
                           size_t n, size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
+/// AVX-512VL (call only when cvk_steep_level() ≥ 2).
+void cvk_steep_bands_avx512(const float *coefs, const float *scale, float *state, const float *x0, const float *x1,
+                            size_t n, size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
 #endif
 #endif
