@@ -18,10 +18,11 @@
 // floating-point ports, the multiply-adds on two of them, the adds on the other two; b1/b0 is −2
 // in sections 0 and 1 and +2 in sections 2 and 3 (high-passes first, then low-passes, the caller's
 // layout), so fma(b1/b0, x, s2) is s2 ∓ (x + x), the same bits (2x is exact; one rounding either
-// way), and the AVX2 version moves it to the adders in the microphone's four sections and the
-// reference's first two: 20 multiply-adds and 20 adds a sample (22 and 16 with it fused everywhere
-// but the microphone, and 8 masks). y enters each new state in the last operation: from one
-// sample's y to the next's, two dependent operations.
+// way), and the x86 version moves it to the adders in the microphone's chain: 22 multiply-adds and
+// 16 adds a sample. (Also on the adders in the reference's first two sections, 20 and 20: slower,
+// 160 samples 457 → 495 ns with AVX-512VL, 843 → 980 ns with AVX2; with the mask, 528 and 860 ns.)
+// y enters each new state in the last operation: from one sample's y to the next's, two dependent
+// operations.
 //
 // Every lane is the same chain of operations in both versions (fused multiply-adds: fmaf in the
 // portable one), so the AVX2 and the portable code give the same bits, and a lane does not depend
@@ -96,7 +97,7 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
 // and the sixteen lanes' state (16 registers), the coefficients (12) and the working values fit
 // without spilling: the AVX2 build keeps part of the state in memory, and a state that goes through
 // memory between one sample and the next puts the store-to-load latency on the recursion (160
-// samples: 0.98 → 0.49 µs on an EPYC, clang -O2 as SwiftPM builds it; GCC -O3 spills less, 0.70 µs).
+// samples: 0.84 → 0.46 µs on an EPYC, clang -O2 as SwiftPM builds it).
 __attribute__((target("avx2,fma"), always_inline)) static inline void steep_bands_x86(
     const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
     size_t quarter_length, size_t quarter_from, float *energy, float *quarters) {
@@ -122,16 +123,11 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void steep_band
                 const __m256 xa = ya, xb = yb;
                 ya = _mm256_add_ps(xa, a1[s]);
                 yb = _mm256_add_ps(xb, b1[s]);
-                // fma(∓2, x, s2) as s2 ∓ (x + x) on the adders (the same bits: 2x is exact, one
-                // rounding either way): the microphone's four sections and the reference's first two.
+                // The microphone's chain takes fma(∓2, x, s2) as s2 ∓ (x + x) on the adders (the same
+                // bits: 2x is exact, one rounding either way); the reference's keeps the fused form.
                 const __m256 twice = _mm256_add_ps(xa, xa);
                 const __m256 ta = s < 2 ? _mm256_sub_ps(a2[s], twice) : _mm256_add_ps(a2[s], twice);
-                __m256 tb;
-                if (s < 2) {
-                    tb = _mm256_sub_ps(b2[s], _mm256_add_ps(xb, xb));
-                } else {
-                    tb = _mm256_fmadd_ps(c[s][0], xb, b2[s]);
-                }
+                const __m256 tb = _mm256_fmadd_ps(c[s][0], xb, b2[s]);
                 a1[s] = _mm256_fmadd_ps(c[s][1], ya, ta);
                 b1[s] = _mm256_fmadd_ps(c[s][1], yb, tb);
                 a2[s] = _mm256_fmadd_ps(c[s][2], ya, xa);

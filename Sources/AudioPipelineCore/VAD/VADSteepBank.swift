@@ -22,7 +22,7 @@ import RealModule
 /// reference's run side by side in sixteen lanes, one sample at a time, in C (`cvk_steep_bands`:
 /// AVX2 with fused multiply-adds where the CPU has them, the two signals as two independent chains,
 /// and the same code with AVX-512VL's 32 registers where it has those: the state then stays in
-/// registers, 0.98 → 0.49 µs per 10 ms frame pair on an EPYC — Swift on the SSE2 baseline took
+/// registers, 0.84 → 0.46 µs per 10 ms frame pair on an EPYC — Swift on the SSE2 baseline took
 /// 3.7 µs for four bands, over the VAD's 2 µs budget). Every kernel gives the same bits.
 struct VADSteepBank: Sendable {
     static let sectionCount = 4
