@@ -49,44 +49,60 @@ static inline float quarter_sum(const float *eq, size_t from) {
     return sum;
 }
 
+// The portable kernel: the sixteen lanes innermost, in arrays a compiler can vectorize (NEON on
+// ARM, where the x86 kernels do not exist: four registers a row, fmaf as its fused multiply-add),
+// each lane's operations in the same order as the x86 kernels'. (With the samples innermost, lane
+// by lane, every section waited on the one before it: a chain of dependent operations per sample
+// that no SIMD unit shortens.)
 void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
                      size_t quarter_length, size_t quarter_from, float *energy, float *quarters) {
+    // Per section, each coefficient row widened to sixteen lanes (lane l takes band l mod 8), and the state.
+    float cb[SB_SECTIONS][SB_LANES], ca1[SB_SECTIONS][SB_LANES], ca2[SB_SECTIONS][SB_LANES];
+    float s1[SB_SECTIONS][SB_LANES], s2[SB_SECTIONS][SB_LANES];
+    for (int s = 0; s < SB_SECTIONS; s++) {
+        const float *c = coefs + s * SB_ROWS * SB_BANDS;
+        for (int l = 0; l < SB_LANES; l++) {
+            const int band = l % SB_BANDS;
+            cb[s][l] = c[band];
+            ca1[s][l] = c[SB_BANDS + band];
+            ca2[s][l] = c[2 * SB_BANDS + band];
+            s1[s][l] = state[(2 * s) * SB_LANES + l];
+            s2[s][l] = state[(2 * s + 1) * SB_LANES + l];
+        }
+    }
     float tot[SB_LANES];
     size_t start = 0;
     for (size_t q = 0; q < 4; q++) {
         size_t end = quarter_end(q, quarter_length, n);
         if (end < start) end = start;
-        float eq[SB_LANES];
-        for (int l = 0; l < SB_LANES; l++) {
-            const int band = l % SB_BANDS;
-            float s1[SB_SECTIONS], s2[SB_SECTIONS];
+        float e[SB_LANES] = {0};
+        for (size_t k = start; k < end; k++) {
+            float y[SB_LANES];
+            const float b = x1 ? x1[k] : 0.0f;
+            for (int l = 0; l < SB_LANES; l++) y[l] = l < SB_BANDS ? x0[k] : b;
             for (int s = 0; s < SB_SECTIONS; s++) {
-                s1[s] = state[(2 * s) * SB_LANES + l];
-                s2[s] = state[(2 * s + 1) * SB_LANES + l];
-            }
-            float e = 0;
-            for (size_t k = start; k < end; k++) {
-                float y = l < SB_BANDS ? x0[k] : (x1 ? x1[k] : 0.0f);
-                for (int s = 0; s < SB_SECTIONS; s++) {
-                    const float *c = coefs + s * SB_ROWS * SB_BANDS;
-                    const float x = y;
-                    y = x + s1[s];
-                    s1[s] = fmaf(c[SB_BANDS + band], y, fmaf(c[band], x, s2[s]));
-                    s2[s] = fmaf(c[2 * SB_BANDS + band], y, x);
+                for (int l = 0; l < SB_LANES; l++) {
+                    const float x = y[l];
+                    const float out = x + s1[s][l];
+                    s1[s][l] = fmaf(ca1[s][l], out, fmaf(cb[s][l], x, s2[s][l]));
+                    s2[s][l] = fmaf(ca2[s][l], out, x);
+                    y[l] = out;
                 }
-                e = fmaf(y, y, e);
             }
-            for (int s = 0; s < SB_SECTIONS; s++) {
-                state[(2 * s) * SB_LANES + l] = s1[s];
-                state[(2 * s + 1) * SB_LANES + l] = s2[s];
-            }
-            eq[l] = e * scale[band];
+            for (int l = 0; l < SB_LANES; l++) e[l] = fmaf(y[l], y[l], e[l]);
         }
+        float eq[SB_LANES];
+        for (int l = 0; l < SB_LANES; l++) eq[l] = e[l] * scale[l % SB_BANDS];
         quarters[q] = quarter_sum(eq, quarter_from);
         for (int l = 0; l < SB_LANES; l++) tot[l] = q == 0 ? eq[l] : tot[l] + eq[l];
         start = end;
     }
     for (int l = 0; l < SB_LANES; l++) energy[l] = tot[l];
+    for (int s = 0; s < SB_SECTIONS; s++)
+        for (int l = 0; l < SB_LANES; l++) {
+            state[(2 * s) * SB_LANES + l] = s1[s][l];
+            state[(2 * s + 1) * SB_LANES + l] = s2[s][l];
+        }
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
