@@ -17,18 +17,16 @@ import RealModule
 
 /// `db` of each of eight band powers, with the logarithm from the bits and a series in place of
 /// libm's `log10`: the VAD's reference path takes 24 a frame (the microphone's eight bands, the
-/// reference's and the excesses'), which cost a quarter of its 2 µs budget as calls. Within 1e-10 dB
-/// of `db`. The eight lanes are worked together, each lane the same operations in the same order as
-/// the one-value `fastDB` (the same bits; a test holds them to it): done one lane at a time, 14 % of
-/// a frame with a reference in a profile. If any lane is below 1e-14, infinite or NaN, all go
-/// through the one-value version (which hands those to `db`).
+/// reference's and the excesses'), which cost a quarter of its 2 µs budget as calls, and 14 % of a
+/// frame done one lane at a time. Within 1e-10 dB of `db`; a lane below 1e-14, infinite or NaN
+/// goes to `db` itself (the other lanes are not changed by it). x = m · 2^e with m in [√½, √2),
+/// and ln m = 2 atanh t = 2 (t + t³/3 + t⁵/5 + …) with t = (m − 1)/(m + 1), |t| ≤ 0.172: to t¹¹ the
+/// series' error is under 2e-11. (No fused multiply-add: each lane's bits are those of the
+/// one-value version the VAD's figures were first measured with.)
 @inline(__always) func fastDB(_ p: SIMD8<Double>) -> SIMD8<Double> {
-    guard all((p .>= 1e-14) .& (p .< .infinity)) else {
-        var out = SIMD8<Double>()
-        for i in 0..<8 { out[i] = fastDB(p[i]) }
-        return out
-    }
-    let bits = unsafeBitCast(p, to: SIMD8<UInt64>.self)
+    let inRange = (p .>= 1e-14) .& (p .< .infinity)
+    let x = p.replacing(with: 1, where: .!inRange)
+    let bits = unsafeBitCast(x, to: SIMD8<UInt64>.self)
     // The biased exponent k as a Double: the bits of 2^52 + k, less 2^52 + 1023 (exact).
     let biased = unsafeBitCast((bits &>> 52) | 0x4330_0000_0000_0000, to: SIMD8<Double>.self)
     var exponent = biased - (4_503_599_627_370_496 + 1023)
@@ -38,7 +36,7 @@ import RealModule
     exponent.replace(with: exponent + 1, where: high)
     let t = (m - 1) / (m + 1)
     let t2 = t * t
-    // The one-value version's series, innermost term first.
+    // The series, innermost term first.
     var series = t2 * (2.0 / 11)
     series = t2 * (series + 2.0 / 9)
     series = t2 * (series + 2.0 / 7)
@@ -47,24 +45,11 @@ import RealModule
     let ln = t * (series + 2)
     let log10Of2 = 0.301_029_995_663_981_2
     let log10OfE = 0.434_294_481_903_251_8
-    return 10 * (exponent * log10Of2 + ln * log10OfE)
-}
-
-/// One power's `fastDB`: x = m · 2^e with m in [√½, √2), and ln m = 2 atanh t = 2 (t + t³/3 + t⁵/5
-/// + …) with t = (m − 1)/(m + 1), |t| ≤ 0.172: to t¹¹ the series' error is under 2e-11.
-@inline(__always) func fastDB(_ x: Double) -> Double {
-    guard x >= 1e-14, x < .infinity else { return db(x) }
-    let bits = x.bitPattern
-    var exponent = Int(bits >> 52) - 1023
-    var m = Double(bitPattern: (bits & 0x000F_FFFF_FFFF_FFFF) | 0x3FF0_0000_0000_0000)
-    if m > 1.414_213_562_373_095_1 {
-        m *= 0.5
-        exponent += 1
+    var out = 10 * (exponent * log10Of2 + ln * log10OfE)
+    if !all(inRange) {
+        for i in 0..<8 where !inRange[i] { out[i] = db(p[i]) }
     }
-    let t = (m - 1) / (m + 1)
-    let t2 = t * t
-    let ln = t * (2 + t2 * (2.0 / 3 + t2 * (2.0 / 5 + t2 * (2.0 / 7 + t2 * (2.0 / 9 + t2 * (2.0 / 11))))))
-    return 10 * (Double(exponent) * 0.301_029_995_663_981_2 + ln * 0.434_294_481_903_251_8)
+    return out
 }
 
 /// The largest lane, inlined (the standard library's `SIMD.max()` stayed a call on
@@ -90,45 +75,17 @@ import RealModule
     return raised.replacing(with: high, where: raised .> high)
 }
 
-/// `power` with the exponential from a series and the bits in place of libm's `exp10`: the VAD's
-/// reference path takes sixteen a frame. Within 1e-11 (relative) of `power`; a level outside
-/// ±3000 dB, or NaN, goes to `power` itself. 10^(d/10) = 2^y, y = n + f with n an integer and f in
-/// [0, 1); 2^f = e^z, z = f·ln 2 in [0, 0.7), by its Taylor series to z¹² (error under 2e-12).
-@inline(__always) func fastPower(_ d: Double) -> Double {
-    guard d > -3000, d < 3000 else { return power(d) }
-    let y = d * 0.332_192_809_488_736_2
-    var n = Int(y)
-    if Double(n) > y { n -= 1 }
-    let z = (y - Double(n)) * 0.693_147_180_559_945_3
-    // Horner's rule over 1/k!, k = 12 … 0.
-    var e = 1.0 / 479_001_600
-    e = e * z + 1.0 / 39_916_800
-    e = e * z + 1.0 / 3_628_800
-    e = e * z + 1.0 / 362_880
-    e = e * z + 1.0 / 40_320
-    e = e * z + 1.0 / 5_040
-    e = e * z + 1.0 / 720
-    e = e * z + 1.0 / 120
-    e = e * z + 1.0 / 24
-    e = e * z + 1.0 / 6
-    e = e * z + 0.5
-    e = e * z + 1
-    e = e * z + 1
-    // 2^n from its bits (|n| < 1000: a normal number).
-    return e * Double(bitPattern: UInt64(n + 1023) << 52)
-}
-
-/// `fastPower` of eight levels at once, each lane the same operations in the same order as the
-/// one-value version (the same bits; a test holds them to it). floor(y) without a rounding
-/// instruction (the SSE2 baseline has none): y + 1.5·2^52 − 1.5·2^52 rounds y to an integer (|y| ≤
-/// 1000), less one where that is above y; the integer's bits are those of the sum less the
-/// constant's. If any lane is outside ±3000 dB or NaN, all go through the one-value version.
-@inline(__always) func fastPower(_ d: SIMD8<Double>) -> SIMD8<Double> {
-    guard all((d .> -3000) .& (d .< 3000)) else {
-        var out = SIMD8<Double>()
-        for i in 0..<8 { out[i] = fastPower(d[i]) }
-        return out
-    }
+/// `power` of eight levels, with the exponential from a series and the bits in place of libm's
+/// `exp10`: the VAD's reference path takes sixteen a frame. Within 1e-11 (relative) of `power`; a
+/// lane outside ±3000 dB, or NaN, goes to `power` itself (the other lanes are not changed by it).
+/// 10^(d/10) = 2^y, y = n + f with n an integer and f in [0, 1); 2^f = e^z, z = f·ln 2 in
+/// [0, 0.7), by its Taylor series to z¹² (error under 2e-12). floor(y) without a rounding
+/// instruction (the SSE2 baseline has none): y + 1.5·2^52 − 1.5·2^52 rounds y to an integer
+/// (|y| ≤ 1000), less one where that is above y; the integer's bits are those of the sum less the
+/// constant's.
+@inline(__always) func fastPower(_ levels: SIMD8<Double>) -> SIMD8<Double> {
+    let inRange = (levels .> -3000) .& (levels .< 3000)
+    let d = levels.replacing(with: 0, where: .!inRange)
     let y = d * 0.332_192_809_488_736_2
     let shift = SIMD8<Double>(repeating: 6_755_399_441_055_744)
     var n = (y + shift) - shift
@@ -149,5 +106,9 @@ import RealModule
     e = e * z + 1
     // n's bits: those of n + 1.5·2^52 less the constant's (two's complement in the low bits).
     let integer = unsafeBitCast(n + shift, to: SIMD8<UInt64>.self) &- unsafeBitCast(shift, to: SIMD8<UInt64>.self)
-    return e * unsafeBitCast((integer &+ 1023) &<< 52, to: SIMD8<Double>.self)
+    var out = e * unsafeBitCast((integer &+ 1023) &<< 52, to: SIMD8<Double>.self)
+    if !all(inRange) {
+        for i in 0..<8 where !inRange[i] { out[i] = power(levels[i]) }
+    }
+    return out
 }
