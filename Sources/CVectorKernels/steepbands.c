@@ -24,15 +24,13 @@
 // y enters each new state in the last operation: from one sample's y to the next's, two dependent
 // operations.
 //
-// Every lane is the same chain of operations in both versions (fused multiply-adds: fmaf in the
-// portable one), so the AVX2 and the portable code give the same bits, and a lane does not depend
-// on what the other lanes hold (the microphone alone gives the same bands as beside a reference).
+// Every lane is the same chain of operations in every version (fused multiply-adds: fmaf in the
+// portable one), so the AVX2, AVX-512VL and portable code give the same bits, and a lane does not
+// depend on what the other lanes hold (the microphone alone gives the same bands as beside a reference).
 // The energies are summed per quarter of the frame (fma(y, y, e)); a quarter's power is the sum of
 // the microphone's lanes quarter_from…7 in lane order, and a lane's total ((q0 + q1) + q2) + q3.
 #include "cvectorkernels.h"
 #include <math.h>
-#include <stdint.h>
-#include <string.h>
 
 enum { SB_SECTIONS = 4, SB_BANDS = 8, SB_LANES = 16, SB_ROWS = 3 };
 
