@@ -104,7 +104,6 @@ typedef struct {
     float (*dot1)(const float *, const float *, size_t);
     void (*decimate)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
     void (*decimate_aligned)(const float *, const float *, size_t, size_t, size_t, float *, size_t);
-    void (*upsample2)(const float *, const float *, const float *, size_t, size_t, float *, size_t);
     long (*polyphase)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, long, size_t, float *,
                       size_t, long *, size_t *);
     void (*phase_pairs)(const float *, size_t, size_t, size_t, size_t, const float *, long, size_t, size_t, float *,
@@ -177,15 +176,6 @@ static void test_fir_kernels(const fir_kernels *k8) {
                 }
             }
         }
-        // 2× upsampling.
-        for (size_t windows = 0; windows < 13; windows++) {
-            k8->upsample2(coefs, coefs + n, x, n, windows, out, 1);
-            for (size_t w = 0; w < windows; w++) {
-                float e0 = k8->dot1(coefs, x + w, n), e1 = k8->dot1(coefs + n, x + w, n);
-                CHECK(memcmp(&out[2 * w], &e0, sizeof e0) == 0 && memcmp(&out[2 * w + 1], &e1, sizeof e1) == 0,
-                      "%s upsample2 n=%zu windows=%zu w=%zu", k8->name, n, windows, w);
-            }
-        }
         // Any ratio: up 3, down 2 (step 0, phase step 2), from phase 1.
         long wa;
         size_t pa;
@@ -247,14 +237,13 @@ static void test_fir(void) {
         printf("FIR kernels: not available on this CPU, skipped\n");
         return;
     }
-    const fir_kernels lanes8 = {"8-lane",          {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
-                                cvk_decimate_aligned, cvk_upsample2,    cvk_polyphase, cvk_phase_pairs,
-                                cvk_phase_major};
+    const fir_kernels lanes8 = {"8-lane",       {8, 24, 88, 256}, cvk_dot1,        cvk_decimate,
+                                cvk_decimate_aligned, cvk_polyphase,    cvk_phase_pairs, cvk_phase_major};
     test_fir_kernels(&lanes8);
     if (cvk_fir_level() >= 2) {
         const fir_kernels lanes16 = {"16-lane",         {16, 32, 96, 256},        cvk_dot1_w16,
-                                     cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_upsample2_w16,
-                                     cvk_polyphase_w16, cvk_phase_pairs_w16, cvk_phase_major_w16};
+                                     cvk_decimate_w16,  cvk_decimate_aligned_w16, cvk_polyphase_w16,
+                                     cvk_phase_pairs_w16, cvk_phase_major_w16};
         test_fir_kernels(&lanes16);
         printf("FIR kernels: 8 and 16 lanes checked\n");
     } else {
@@ -372,6 +361,65 @@ static void test_halfband(void) {
 }
 
 
+// The 2× upsampling kernels (upsample2.c): phases cut from a symmetric odd-length filter as the
+// resampler cuts them; every output against the plain dot product of its phase and window in double
+// precision, and the three kernels against each other bit for bit, from either phase, for any count
+// (every block size and tail) and output stride.
+static void test_up2(void) {
+    srand(35);
+    const int level = cvk_fir_level();
+    static const size_t sizes[] = {8, 16, 24, 96, 128};
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+        const size_t n = sizes[si];
+        for (size_t centre = 2; centre < n; centre += centre < 20 ? 1 : 9) {
+            float h[2 * 128 + 1], c0[128] = {0}, c1[128] = {0};
+            for (size_t i = 0; i <= centre; i++) {
+                h[i] = ((float)rand() / (float)RAND_MAX - 0.5f) / (float)(centre - i + 1);
+                h[2 * centre - i] = h[i];
+            }
+            for (size_t t = 0; t < n; t++) {
+                const size_t j = 2 * (n - 1 - t);  // as PolyphaseResampler lays the phases out
+                if (j <= 2 * centre) c0[t] = h[j];
+                if (j + 1 <= 2 * centre) c1[t] = h[j + 1];
+            }
+            for (size_t count = 0; count <= 300; count += count < 70 ? 1 : 23) {
+                for (size_t first = 0; first <= 1; first++) {
+                    for (size_t stride = 1; stride <= 2; stride++) {
+                        const size_t nb = (first + count) / 2 + n + 1;
+                        float *b = malloc(nb * sizeof *b);
+                        for (size_t i = 0; i < nb; i++) b[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+                        const size_t no = count * stride + 1;
+                        float *o0 = calloc(no, sizeof *o0), *o1 = calloc(no, sizeof *o1), *o2 = calloc(no, sizeof *o2);
+                        cvk_up2(c0, c1, b, n, centre, first, count, o0, stride);
+                        if (level >= 1) cvk_up2_w8(c0, c1, b, n, centre, first, count, o1, stride);
+                        else memcpy(o1, o0, no * sizeof *o0);
+                        if (level >= 2) cvk_up2_w16(c0, c1, b, n, centre, first, count, o2, stride);
+                        else memcpy(o2, o0, no * sizeof *o0);
+                        for (size_t j = 0; j < count; j++) {
+                            const size_t w = (first + j) / 2;
+                            const double want = ref_dot((first + j) % 2 ? c1 : c0, b + w, n);
+                            CHECK(fabs(want - o0[j * stride]) < 1e-5, "up2 n %zu centre %zu first %zu count %zu j %zu: %g vs %g",
+                                  n, centre, first, count, j, (double)o0[j * stride], want);
+                        }
+                        CHECK(o0[count * stride] == 0 && o1[count * stride] == 0 && o2[count * stride] == 0,
+                              "up2 n %zu centre %zu count %zu: wrote past its outputs", n, centre, count);
+                        CHECK(memcmp(o0, o1, no * sizeof *o0) == 0, "up2_w8 differs: n %zu centre %zu first %zu count %zu",
+                              n, centre, first, count);
+                        CHECK(memcmp(o0, o2, no * sizeof *o0) == 0, "up2_w16 differs: n %zu centre %zu first %zu count %zu",
+                              n, centre, first, count);
+                        free(b);
+                        free(o0);
+                        free(o1);
+                        free(o2);
+                    }
+                }
+            }
+        }
+    }
+    printf("2x upsampling kernels: checked\n");
+}
+
+
 // The VAD's steep bands: the portable kernel against the same recursion in double (a stable
 // low-pass/high-pass cascade, so the float rounding stays small), lanes 0-7 fed x0 and 8-15 x1 (or
 // zeros) through the same eight bands' sections, the quarters' sums of x0's bands 2-7; the AVX2
@@ -449,6 +497,7 @@ int main(void) {
     test_names();
     test_steep_bands();
     test_halfband();
+    test_up2();
     test_base64();
     test_fir();
     test_tpdf();

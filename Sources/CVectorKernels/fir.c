@@ -9,7 +9,7 @@
 // Every output is one 8-lane accumulator over the taps in order (a fused multiply-add per 8 taps),
 // then the lanes summed in one fixed order — the same in every kernel — so an output has the same
 // value whichever kernel computed it, and the resampler's output does not depend on block sizes.
-// The batch kernels (decimation, 2× upsampling, any ratio) compute a whole run of outputs per call,
+// The batch kernels (decimation, any ratio; 2× upsampling is in upsample2.c) compute a whole run of outputs per call,
 // several at a time sharing their loads: per-call overhead was half the time with one call per four.
 #include "cvectorkernels.h"
 #include <limits.h>
@@ -212,19 +212,6 @@ void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, siz
     cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
 }
 
-void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
-    size_t w = 0;
-    for (; w + 2 <= windows; w += 2) {
-        const float *const ca[4] = {a0, a1, a0, a1};
-        const float *const xa[4] = {b + w, b + w, b + w + 1, b + w + 1};
-        quad(ca, xa, n, out + 2 * w * out_stride, out_stride);
-    }
-    for (; w < windows; w++) {
-        out[2 * w * out_stride] = cvk_dot1(a0, b + w, n);
-        out[(2 * w + 1) * out_stride] = cvk_dot1(a1, b + w, n);
-    }
-}
-
 long cvk_polyphase(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                    size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {
     size_t j = 0;
@@ -298,9 +285,6 @@ void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, siz
                           size_t out_stride) {
     cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
 }
-void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
-    (void)a0; (void)a1; (void)b; (void)n; (void)windows; (void)out; (void)out_stride;
-}
 void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                      size_t p0, size_t down, size_t cycles, float *out, size_t out_stride) {
     (void)coefs; (void)n; (void)up; (void)step; (void)step_phase; (void)b; (void)w0; (void)p0; (void)down; (void)cycles; (void)out; (void)out_stride;
@@ -320,9 +304,6 @@ void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, s
 void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
                               size_t out_stride) {
     cvk_decimate(a_pad, b, stride, n, count, out, out_stride);
-}
-void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride) {
-    cvk_upsample2(a0, a1, b, n, windows, out, out_stride);
 }
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after) {

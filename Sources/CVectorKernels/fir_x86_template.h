@@ -171,37 +171,6 @@ FIR_TARGET void FIR_NAME(cvk_decimate_aligned)(const float *a_pad, const float *
     for (size_t i = 0; i < pending; i++) out[pk[i] * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a_pad, px[i], n));
 }
 
-FIR_TARGET void FIR_NAME(cvk_upsample2)(const float *a0, const float *a1, const float *b, size_t n, size_t windows,
-                                        float *out, size_t out_stride) {
-    size_t w = 0;
-    for (; w + 4 <= windows; w += 4) {
-        const float *x = b + w;
-        FIR_VEC p0 = FIR_ZERO(), q0 = FIR_ZERO(), p1 = FIR_ZERO(), q1 = FIR_ZERO();
-        FIR_VEC p2 = FIR_ZERO(), q2 = FIR_ZERO(), p3 = FIR_ZERO(), q3 = FIR_ZERO();
-        for (size_t i = 0; i < n; i += FIR_LANES) {
-            const FIR_VEC c0 = FIR_LOAD(a0 + i), c1 = FIR_LOAD(a1 + i);
-            FIR_VEC y = FIR_LOAD(x + i);
-            p0 = FIR_FMA(c0, y, p0);
-            q0 = FIR_FMA(c1, y, q0);
-            y = FIR_LOAD(x + i + 1);
-            p1 = FIR_FMA(c0, y, p1);
-            q1 = FIR_FMA(c1, y, q1);
-            y = FIR_LOAD(x + i + 2);
-            p2 = FIR_FMA(c0, y, p2);
-            q2 = FIR_FMA(c1, y, q2);
-            y = FIR_LOAD(x + i + 3);
-            p3 = FIR_FMA(c0, y, p3);
-            q3 = FIR_FMA(c1, y, q3);
-        }
-        store4(FIR_REDUCE4(p0, q0, p1, q1), out + 2 * w * out_stride, out_stride);
-        store4(FIR_REDUCE4(p2, q2, p3, q3), out + (2 * w + 4) * out_stride, out_stride);
-    }
-    for (; w < windows; w++) {
-        out[2 * w * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a0, b + w, n));
-        out[(2 * w + 1) * out_stride] = FIR_REDUCE1(FIR_NAME(acc)(a1, b + w, n));
-    }
-}
-
 FIR_TARGET long FIR_NAME(cvk_polyphase)(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase,
                                         const float *b, long w0, size_t p0, long wend, size_t room, float *out,
                                         size_t out_stride, long *w_after, size_t *p_after) {

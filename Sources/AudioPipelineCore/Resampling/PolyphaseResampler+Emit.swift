@@ -27,37 +27,34 @@ extension PolyphaseResampler {
         return n
     }
 
-    /// 2× integer upsampling (24k→48k, 8k→16k …): outputs four at a time (two phases × two
-    /// consecutive input windows), every output with one accumulator.
+    /// 2× integer upsampling (24k→48k, 8k→16k …). The C kernels (upsample2.c) put windows in the
+    /// vector lanes and add the inputs of each symmetric tap pair before multiplying; the Swift
+    /// kernels compute outputs four at a time (two phases × two consecutive input windows), every
+    /// output with one accumulator.
     @inline(__always)
     func emitUpByTwo(into out: UnsafeMutablePointer<Float>, capacity room: Int, availableUpTo end: Int) -> Int {
         var n = 0
         let taps = tapsPerPhase
-        if isVectorized && nextPhase == 1 && n < room && nextBase < end {
-            // The second output of a window the previous call left half done, so that the
-            // batch below starts on a whole window.
-            let offset = nextBase - (taps - 1) - historyStart
-            for c in 0..<channels {
-                out[n * channels + c] = single(coefficients + taps, history + c * capacity + offset, taps)
-            }
-            n &+= 1
-            nextPhase = 0
-            nextBase &+= 1
-        }
-        if isVectorized && nextPhase == 0 && n < room && nextBase < end {
-            // Every whole window (two outputs) that fits, in one call per channel.
-            let windows = Swift.min((room - n) / 2, end - nextBase)
+        if isVectorized && n < room && nextBase < end {
+            // Every output whose window is in, in one call per channel: the kernel starts at the
+            // phase the previous call stopped at and ends at whichever phase the room allows. (The
+            // 16-lane kernel reads whole 64-byte blocks: `history` is 64-byte aligned, every channel's
+            // part a multiple of 16 floats.)
+            let count = Swift.min(room - n, 2 * (end - nextBase) - nextPhase)
             let offset = nextBase - (taps - 1) - historyStart
             for c in 0..<channels {
                 let x = history + c * capacity + offset, o = out + n * channels + c
+                let c0 = UnsafePointer(coefficients), c1 = UnsafePointer(coefficients + taps)
                 if isWide {
-                    cvk_upsample2_w16(coefficients, coefficients + taps, x, taps, windows, o, channels)
+                    cvk_up2_w16(c0, c1, x, taps, centre, nextPhase, count, o, channels)
                 } else {
-                    cvk_upsample2(coefficients, coefficients + taps, x, taps, windows, o, channels)
+                    cvk_up2_w8(c0, c1, x, taps, centre, nextPhase, count, o, channels)
                 }
             }
-            n &+= 2 &* windows
-            nextBase &+= windows
+            n &+= count
+            let position = nextPhase + count
+            nextBase &+= position / 2
+            nextPhase = position % 2
         }
         while !isVectorized && n &+ 3 < room && nextPhase == 0 && nextBase &+ 1 < end {
             let offset = nextBase - (taps - 1) - historyStart

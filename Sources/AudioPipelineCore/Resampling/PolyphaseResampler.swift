@@ -214,7 +214,8 @@ public final class PolyphaseResampler: Resampler {
                 if j < h.count { coefficients[phase * tapsPerPhase + t] = Float(h[j]) }
             }
         }
-        upByTwo = up == 2 && down == 1
+        // The C 2× kernels pair the symmetric taps around a centre of at least 2 (every preset's).
+        upByTwo = up == 2 && down == 1 && (!isVectorized || centre >= 2)
         // Phase-major blocks (emitPhaseMajor) need a block's cycles of input in history: taps + 8·down
         // (taps + 32·down for the cascade's second stage).
         // Two phases (24→16 kHz, the half-band cascade's second stage at 48→16 kHz) only off the
@@ -335,7 +336,7 @@ public final class PolyphaseResampler: Resampler {
     }
 
     // Kernel dispatch. The C kernels sum every output the same way (one 8-lane accumulator),
-    // so `single` and the batch kernels (`cvk_decimate`, `cvk_upsample2`, `cvk_polyphase`, called in
+    // so `single` and the batch kernels (`cvk_decimate`, `cvk_polyphase`, called in
     // `emit`) agree output for output, as the Swift ones (PolyphaseResampler+SwiftKernels.swift) do
     // within their pairings (`dotSingle`/`dotQuad`/`dotQuadShared`, `dot`/`dotShared`).
 

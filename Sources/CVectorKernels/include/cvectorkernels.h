@@ -48,9 +48,6 @@ void cvk_decimate(const float *a, const float *b, size_t stride, size_t n, size_
 /// windows share an alignment go eight at a time (about 2× cvk_decimate on AVX-512 here).
 void cvk_decimate_aligned(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
                           size_t out_stride);
-/// 2× upsampling: for each of `windows` windows w (at b + w), outputs a0·window then a1·window,
-/// written to out[(2w)·out_stride] and out[(2w + 1)·out_stride]. Reads b[0 ..< windows − 1 + n].
-void cvk_upsample2(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
 /// Any ratio: output j is coefs[p_j·n …]·(b + w_j), where (w, p) start at (w0, p0) and advance by
 /// (step, step_phase), p carrying into w at `up`. Computes outputs while j < room and w_j < wend
 /// (eight at a time), writes them to out[j·out_stride], returns how many and the state after them.
@@ -66,7 +63,7 @@ void cvk_phase_major(const float *coefs, size_t n, size_t up, size_t step, size_
 /// (w_j, p_j) start at (w0, p0) and advance as in cvk_polyphase. Reads b[w0 … w_last + down + n).
 void cvk_phase_pairs(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                      size_t p0, size_t down, float *out, size_t out_stride);
-/// The same five with one 16-lane accumulator per output (AVX-512F; call only when
+/// The same six with one 16-lane accumulator per output (AVX-512F; call only when
 /// cvk_fir_level() is 2): `n` a multiple of 16; the lanes folded to 8 (i + i+8) and then summed in
 /// the 8-lane order. Outputs differ from the 8-lane kernels' in the last bits, and agree among
 /// themselves bit for bit.
@@ -74,13 +71,30 @@ float cvk_dot1_w16(const float *a, const float *b, size_t n);
 void cvk_decimate_w16(const float *a, const float *b, size_t stride, size_t n, size_t count, float *out, size_t out_stride);
 void cvk_decimate_aligned_w16(const float *a_pad, const float *b, size_t stride, size_t n, size_t count, float *out,
                               size_t out_stride);
-void cvk_upsample2_w16(const float *a0, const float *a1, const float *b, size_t n, size_t windows, float *out, size_t out_stride);
 long cvk_polyphase_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                        size_t p0, long wend, size_t room, float *out, size_t out_stride, long *w_after, size_t *p_after);
 void cvk_phase_pairs_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b, long w0,
                          size_t p0, size_t down, float *out, size_t out_stride);
 void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, size_t step_phase, const float *b,
                          long w0, size_t p0, size_t down, size_t cycles, float *out, size_t out_stride);
+
+// --- 2× upsampling with the outputs in the lanes (upsample2.c) ---------------------------------------
+// c0, c1: the two phases' n coefficients (phase 0 the even taps of a symmetric odd-length filter
+// 2·centre + 1 long, phase 1 the odd ones, each ending at index n − 1; centre ≥ 2 and ≤ n − 1). Output j
+// (j < count) is window (first + j) / 2 (at b + that), phase (first + j) % 2 (first 0 or 1), written to
+// out[j·out_stride]. The sums pair the symmetric taps (see upsample2.c for the order); every kernel
+// and lane computes an output the same way, so the three agree bit for bit. Reads b[0 … last window + n)
+// (cvk_up2_w16: the 64-byte blocks that hold them, whole).
+
+/// Portable C (any CPU).
+void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+             float *out, size_t out_stride);
+/// 8 windows per vector (AVX2 + FMA; call only when cvk_fir_level() ≥ 1 on x86-64; elsewhere the portable code).
+void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+                float *out, size_t out_stride);
+/// 16 windows per vector (AVX-512F; call only when cvk_fir_level() is 2).
+void cvk_up2_w16(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+                 float *out, size_t out_stride);
 
 // --- 2:1 half-band decimation for HalfBandCascadeResampler (halfband.c) ---------------------------
 // Output i (i < count) is the symmetric half-band filter centred on x[2i]:
