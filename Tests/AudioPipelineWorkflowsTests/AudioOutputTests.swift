@@ -44,6 +44,45 @@ extension AudioOutput: AudioSinkUnderTest {}
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "precious")
     }
 
+    /// A long output that replaces a file is handed to the disk while it is written
+    /// (`AtomicOutput.startWriteback`), not all at once by the rename: before `commit()` the
+    /// writeback of all but the last chunk has been started; the file replaces the old one byte for
+    /// byte. A new file and a device written in place start none. (What it saves is measured by
+    /// `make bench-convert`.)
+    @Test func aLongOutputIsWrittenBackWhileItIsWritten() throws {
+        let dir = TempDir()
+        let path = dir.file("long.raw")
+        try #require(FileManager.default.createFile(atPath: path, contents: Data("old".utf8)), "a file to replace")
+        let format = try StreamFormat(sampleRate: SampleRate(48000), channels: 1)
+        let w = try AudioOutput(path: path, type: .raw, encoding: .pcm16, format: format)
+        let blocks = 12, samples = 1 << 19  // 1 MiB a block
+        for k in 0..<blocks {
+            let block = (0..<samples).map { Int16(truncatingIfNeeded: $0 &* 7 &+ k) }
+            try block.withUnsafeBufferPointer { try w.write($0) }
+        }
+        let started = w.output.writebackStarted
+        #expect(started >= 8 << 20 && started <= 12 << 20, "writeback started for \(started) bytes")
+        try w.commit()
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.count == blocks * samples * 2 && dir.contents == ["long.raw"])
+        let mismatches = data.withUnsafeBytes { raw -> Int in
+            let got = raw.bindMemory(to: Int16.self)
+            var bad = 0
+            for k in 0..<blocks {
+                for i in 0..<samples where got[k * samples + i] != Int16(truncatingIfNeeded: i &* 7 &+ k) { bad += 1 }
+            }
+            return bad
+        }
+        #expect(mismatches == 0)
+        let block = [Int16](repeating: 1, count: 5 << 20)
+        for other in [dir.file("new.raw"), "/dev/null"] {
+            let w = try AudioOutput(path: other, type: .raw, encoding: .pcm16, format: format)
+            try block.withUnsafeBufferPointer { try w.write($0) }
+            #expect(w.output.writebackStarted == 0, "\(other)")
+            try w.commit()
+        }
+    }
+
     /// A special file is written in place, never renamed over (as root, a rename would replace the
     /// device with a regular file).
     @Test func writesDevicesInPlace() throws {

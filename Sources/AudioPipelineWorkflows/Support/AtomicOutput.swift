@@ -1,4 +1,5 @@
 import AudioPipelineCore
+import CFileWriteback
 import Foundation
 
 /// The one rule for every file a job writes: **nothing is lost**.
@@ -24,6 +25,8 @@ public final class AtomicOutput: @unchecked Sendable {
     public let isSeekable: Bool
     /// The temporary file, when the output is a regular file.
     public let temporaryPath: String?
+    /// The output is a regular file that exists: `commit()` renames over it.
+    public let replacesFile: Bool
     private let ownsDescriptor: Bool
     private var finished = false
 
@@ -35,11 +38,13 @@ public final class AtomicOutput: @unchecked Sendable {
             fileDescriptor = STDOUT_FILENO
             ownsDescriptor = false
             temporaryPath = nil
+            replacesFile = false
             isSeekable = lseek(STDOUT_FILENO, 0, SEEK_CUR) >= 0
             return
         }
         var st = stat()
-        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
+        let exists = stat(path, &st) == 0
+        if exists && (st.st_mode & S_IFMT) != S_IFREG {
             if (st.st_mode & S_IFMT) == S_IFDIR {
                 throw AudioPipelineError(.outputFailed, "\(path): is a directory; give a file name")
             }
@@ -52,6 +57,7 @@ public final class AtomicOutput: @unchecked Sendable {
             fileDescriptor = fd
             ownsDescriptor = true
             temporaryPath = nil
+            replacesFile = false
             isSeekable = lseek(fd, 0, SEEK_CUR) >= 0
             return
         }
@@ -75,7 +81,34 @@ public final class AtomicOutput: @unchecked Sendable {
         fileDescriptor = fd
         ownsDescriptor = true
         temporaryPath = temporary
+        replacesFile = exists
         isSeekable = true
+    }
+
+    /// How many bytes of the temporary file `startWriteback` has handed to the disk so far.
+    public private(set) var writebackStarted: Int64 = 0
+    /// How much a temporary file grows between two `startWriteback` calls that start its writeback.
+    static let writebackChunk: Int64 = 4 << 20
+
+    /// When the output replaces an existing regular file, starts the kernel writing what the
+    /// temporary file gained since the last start, once that is `writebackChunk` or more; returns
+    /// without waiting. Called after each block of a long output.
+    ///
+    /// Why: replacing a file by rename makes ext4 (auto_da_alloc) start the writeback of the whole
+    /// new file inside `rename`, so that a crash leaves the old file or the new one; with the
+    /// `discard` mount option the replaced file's blocks are then freed behind that write. Started as
+    /// the file grows, the disk writes it while the job computes: the rename of a 58 MB output took
+    /// 27–33 ms, with this 15–17 ms (a C loop writing 58 MB, this machine; whole jobs in
+    /// docs/design/resampling.md). A new file is left alone: nothing would write it back before the
+    /// job ends, and starting it there cost a 10-minute 24 → 48 kHz conversion 5–12 ms. No durability
+    /// is promised or lost: nothing waits for the disk. A failure is ignored (the write reports a
+    /// full disk itself).
+    public func startWriteback() {
+        guard replacesFile, !finished else { return }
+        let end = Int64(lseek(fileDescriptor, 0, SEEK_CUR))
+        guard end - writebackStarted >= Self.writebackChunk else { return }
+        _ = cfw_start_writeback(fileDescriptor, writebackStarted, end - writebackStarted)
+        writebackStarted = end
     }
 
     /// Whether the temporary file at `path` was left by a writer that is gone: nobody holds its lock.

@@ -34,12 +34,14 @@ public final class AudioOutput {
     /// - Throws: `AudioPipelineError` naming the path (a full disk), or `brokenPipe` when the reader went away.
     public func write(_ samples: UnsafeBufferPointer<Int16>) throws(AudioPipelineError) {
         do { try writer.write(samples) } catch { throw Self.brokenPipe(error) }
+        output.startWriteback()
     }
 
     /// Writes interleaved Float32 samples (quantised per the encoding).
     /// - Throws: as the PCM16 `write`.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioPipelineError) {
         do { try writer.write(samples) } catch { throw Self.brokenPipe(error) }
+        output.startWriteback()
     }
 
     /// A write that failed because the reader of a pipe went away is not an I/O error to report.
