@@ -160,6 +160,13 @@ void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t 
     }
 
 // Outputs p (phase 0) and q (phase 1) of LANES windows, interleaved: o[2i·stride] = p_i, o[(2i+1)·stride] = q_i.
+static inline void up2_scatter(const float *p, const float *q, size_t lanes, float *o, size_t stride) {
+    for (size_t i = 0; i < lanes; i++) {
+        o[2 * i * stride] = p[i];
+        o[(2 * i + 1) * stride] = q[i];
+    }
+}
+
 __attribute__((target("avx2,fma"))) static inline void up2_store8(__m256 p, __m256 q, float *o, size_t stride) {
     if (stride == 1) {
         const __m256 lo = _mm256_unpacklo_ps(p, q), hi = _mm256_unpackhi_ps(p, q);  // p0 q0 p1 q1 | p4 q4 p5 q5 …
@@ -170,10 +177,7 @@ __attribute__((target("avx2,fma"))) static inline void up2_store8(__m256 p, __m2
     float tp[8], tq[8];
     _mm256_storeu_ps(tp, p);
     _mm256_storeu_ps(tq, q);
-    for (size_t i = 0; i < 8; i++) {
-        o[2 * i * stride] = tp[i];
-        o[(2 * i + 1) * stride] = tq[i];
-    }
+    up2_scatter(tp, tq, 8, o, stride);
 }
 
 __attribute__((target("avx2,fma,avx512f"))) static inline void up2_store16(__m512 p, __m512 q, float *o, size_t stride) {
@@ -187,10 +191,7 @@ __attribute__((target("avx2,fma,avx512f"))) static inline void up2_store16(__m51
     float tp[16], tq[16];
     _mm512_storeu_ps(tp, p);
     _mm512_storeu_ps(tq, q);
-    for (size_t i = 0; i < 16; i++) {
-        o[2 * i * stride] = tp[i];
-        o[(2 * i + 1) * stride] = tq[i];
-    }
+    up2_scatter(tp, tq, 16, o, stride);
 }
 
 #define VEC __m256
