@@ -73,11 +73,12 @@ let package = Package(
             exclude: ["README.md"]
         ),
 
+        // Starting a written file's writeback early (sync_file_range, a glibc declaration Swift does not see).
+        .target(name: "CFileWriteback"),
+
         // MARK: Workflows: the file-level jobs (convert, frame, deframe, jitter replay, VAD detect and
         // tune, analysis) as a Swift API with typed options and Codable reports. The only layer with
         // Foundation file I/O, JSONDecoder and Dispatch.
-        // Starting a written file's writeback early (sync_file_range, a glibc declaration Swift does not see).
-        .target(name: "CFileWriteback"),
         .target(
             name: "AudioPipelineWorkflows",
             dependencies: ["AudioPipelineCore", "AudioPipelineAdapters", "AudioPipelineBench", "CFileWriteback"],
