@@ -34,7 +34,7 @@
 static inline float up2_one(const float *c, const float *x, size_t n, size_t centre, size_t phase) { UP2_ONE_BODY }
 
 // The outputs of windows [w, w + count) from phase 0 on, `count` ≤ 8 lanes at a time in arrays: the
-// portable kernel (clang vectorises the lane loops, NEON on AArch64; not timed on ARM).
+// portable kernel (the reference the others are tested against; AArch64 has its own NEON one below).
 static inline void up2_lanes8(const float *c0, const float *c1, const float *x, size_t n, size_t centre, size_t count,
                               float *out, size_t out_stride) {
     const size_t s = n - 1 - centre, pairs = centre / 2, m = s + pairs;
@@ -79,6 +79,15 @@ void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t 
         const float *c = c0, *x = b + (first + j) / 2;
         const size_t phase = 0;
         out[j * out_stride] = up2_one(c, x, n, centre, phase);
+    }
+}
+
+// Outputs p (phase 0) and q (phase 1) of `lanes` windows, interleaved: o[2i·stride] = p_i,
+// o[(2i+1)·stride] = q_i.
+static inline void up2_scatter(const float *p, const float *q, size_t lanes, float *o, size_t stride) {
+    for (size_t i = 0; i < lanes; i++) {
+        o[2 * i * stride] = p[i];
+        o[(2 * i + 1) * stride] = q[i];
     }
 }
 
@@ -158,14 +167,6 @@ void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t 
         }                                                                                                             \
         if (j + 2 * windows < count) o[2 * windows * out_stride] = NAME##_one(c0, x + windows, n, centre, 0);       \
     }
-
-// Outputs p (phase 0) and q (phase 1) of LANES windows, interleaved: o[2i·stride] = p_i, o[(2i+1)·stride] = q_i.
-static inline void up2_scatter(const float *p, const float *q, size_t lanes, float *o, size_t stride) {
-    for (size_t i = 0; i < lanes; i++) {
-        o[2 * i * stride] = p[i];
-        o[(2 * i + 1) * stride] = q[i];
-    }
-}
 
 __attribute__((target("avx2,fma"))) static inline void up2_store8(__m256 p, __m256 q, float *o, size_t stride) {
     if (stride == 1) {
@@ -278,8 +279,67 @@ UP2_KERNEL(cvk_up2_w8, __attribute__((target("avx2,fma"))), UP2_W8_MIDDLE)
     for (; w + LANES <= windows; w += LANES) UP2_ALIGNED_BLOCK(1)
 UP2_KERNEL(cvk_up2_w16, __attribute__((target("avx2,fma,avx512f"))), UP2_W16_MIDDLE)
 
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+
+// AArch64: NEON, four windows a vector and eight a block (clang does not vectorise the portable
+// kernel: its assembly has scalar `fmadd` only). `vfmaq_f32(acc, c, l + r)` is the chain's
+// fmaf(c, l + r, acc), so the outputs are the portable kernel's bit for bit (`make check-kernels`
+// under qemu); not timed on an ARM device.
+void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+                float *out, size_t out_stride) {
+    size_t j = 0;
+    if (first == 1 && count > 0) {
+        out[0] = up2_one(c1, b, n, centre, 1);
+        j = 1;
+    }
+    const float *x = b + (first + j) / 2;
+    float *o = out + j * out_stride;
+    const size_t windows = (count - j) / 2, s = n - 1 - centre, pairs = centre / 2, m = s + pairs;
+    size_t w = 0;
+    for (; w + 8 <= windows; w += 8) {
+        const float *xw = x + w;
+        float32x4_t p0 = vdupq_n_f32(0), p1 = p0, q0 = p0, q1 = p0;
+        for (size_t k = 0; k < pairs; k++) {
+            const float32x4_t a = vdupq_n_f32(c0[s + k]), c = vdupq_n_f32(c1[s + 1 + k]);
+            const float *l = xw + s + k, *r = xw + n - 1 - k;
+            const float32x4_t r0 = vld1q_f32(r), r1 = vld1q_f32(r + 4);
+            p0 = vfmaq_f32(p0, a, vaddq_f32(vld1q_f32(l), r0));
+            p1 = vfmaq_f32(p1, a, vaddq_f32(vld1q_f32(l + 4), r1));
+            q0 = vfmaq_f32(q0, c, vaddq_f32(vld1q_f32(l + 1), r0));
+            q1 = vfmaq_f32(q1, c, vaddq_f32(vld1q_f32(l + 5), r1));
+        }
+        const float32x4_t a = vdupq_n_f32(c0[m]), c = vdupq_n_f32(c1[m + 1]);
+        const float32x4_t lm0 = vld1q_f32(xw + m), lm1 = vld1q_f32(xw + m + 4);
+        if (centre & 1) {
+            const float32x4_t ln0 = vld1q_f32(xw + m + 1), ln1 = vld1q_f32(xw + m + 5);
+            p0 = vfmaq_f32(p0, a, vaddq_f32(lm0, ln0));
+            p1 = vfmaq_f32(p1, a, vaddq_f32(lm1, ln1));
+            q0 = vfmaq_f32(q0, c, ln0);
+            q1 = vfmaq_f32(q1, c, ln1);
+        } else {
+            p0 = vfmaq_f32(p0, a, lm0);
+            p1 = vfmaq_f32(p1, a, lm1);
+        }
+        float tp[8], tq[8];
+        vst1q_f32(tp, p0);
+        vst1q_f32(tp + 4, p1);
+        vst1q_f32(tq, q0);
+        vst1q_f32(tq + 4, q1);
+        up2_scatter(tp, tq, 8, o + 2 * w * out_stride, out_stride);
+    }
+    for (; w < windows; w++) {
+        o[2 * w * out_stride] = up2_one(c0, x + w, n, centre, 0);
+        o[(2 * w + 1) * out_stride] = up2_one(c1, x + w, n, centre, 1);
+    }
+    if (j + 2 * windows < count) o[2 * windows * out_stride] = up2_one(c0, x + windows, n, centre, 0);
+}
+void cvk_up2_w16(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+                 float *out, size_t out_stride) {
+    cvk_up2_w8(c0, c1, b, n, centre, first, count, out, out_stride);
+}
 #else
-// Elsewhere (AArch64 included) the portable kernel above.
+// Elsewhere the portable kernel above.
 void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
                 float *out, size_t out_stride) {
     cvk_up2(c0, c1, b, n, centre, first, count, out, out_stride);

@@ -89,7 +89,8 @@ void cvk_phase_major_w16(const float *coefs, size_t n, size_t up, size_t step, s
 /// Portable C (any CPU).
 void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
              float *out, size_t out_stride);
-/// 8 windows per vector (AVX2 + FMA; call only when cvk_fir_level() ≥ 1 on x86-64; elsewhere the portable code).
+/// 8 windows per vector (AVX2 + FMA; call only when cvk_fir_level() ≥ 1 on x86-64); NEON (four a vector) on
+/// AArch64; elsewhere the portable code.
 void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
                 float *out, size_t out_stride);
 /// 16 windows per vector (AVX-512F; call only when cvk_fir_level() is 2).
