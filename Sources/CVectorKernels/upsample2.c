@@ -23,63 +23,15 @@
 #include <math.h>
 #include <stdint.h>
 
-// One output of window x, phase 0 or 1 (c = that phase's coefficients).
-#define UP2_ONE_BODY                                                                                                  \
-    const size_t s = n - 1 - centre + phase, pairs = centre / 2, m = s + pairs;                                       \
-    float acc = 0;                                                                                                    \
-    for (size_t k = 0; k < pairs; k++) acc = fmaf(c[s + k], x[s + k] + x[n - 1 - k], acc);                         \
-    if (phase == 0) return (centre & 1) ? fmaf(c[m], x[m] + x[m + 1], acc) : fmaf(c[m], x[m], acc);                  \
+// One output of window x, phase 0 or 1 (c = that phase's coefficients). Inlined into each kernel, so
+// fmaf is the target's instruction where the kernel's target has one.
+static inline __attribute__((always_inline)) float up2_one(const float *c, const float *x, size_t n, size_t centre,
+                                                           size_t phase) {
+    const size_t s = n - 1 - centre + phase, pairs = centre / 2, m = s + pairs;
+    float acc = 0;
+    for (size_t k = 0; k < pairs; k++) acc = fmaf(c[s + k], x[s + k] + x[n - 1 - k], acc);
+    if (phase == 0) return (centre & 1) ? fmaf(c[m], x[m] + x[m + 1], acc) : fmaf(c[m], x[m], acc);
     return (centre & 1) ? fmaf(c[m], x[m], acc) : acc;
-
-static inline float up2_one(const float *c, const float *x, size_t n, size_t centre, size_t phase) { UP2_ONE_BODY }
-
-// The outputs of windows [w, w + count) from phase 0 on, `count` ≤ 8 lanes at a time in arrays: the
-// portable kernel (the reference the others are tested against; AArch64 has its own NEON one below).
-static inline void up2_lanes8(const float *c0, const float *c1, const float *x, size_t n, size_t centre, size_t count,
-                              float *out, size_t out_stride) {
-    const size_t s = n - 1 - centre, pairs = centre / 2, m = s + pairs;
-    float p[8], q[8];
-    for (size_t i = 0; i < 8; i++) {
-        p[i] = 0;
-        q[i] = 0;
-    }
-    for (size_t k = 0; k < pairs; k++) {
-        for (size_t i = 0; i < 8; i++) {
-            const float *xi = x + (i < count ? i : 0);
-            p[i] = fmaf(c0[s + k], xi[s + k] + xi[n - 1 - k], p[i]);
-            q[i] = fmaf(c1[s + 1 + k], xi[s + 1 + k] + xi[n - 1 - k], q[i]);
-        }
-    }
-    for (size_t i = 0; i < count; i++) {
-        const float *xi = x + i;
-        out[2 * i * out_stride] = (centre & 1) ? fmaf(c0[m], xi[m] + xi[m + 1], p[i]) : fmaf(c0[m], xi[m], p[i]);
-        out[(2 * i + 1) * out_stride] = (centre & 1) ? fmaf(c1[m + 1], xi[m + 1], q[i]) : q[i];
-    }
-}
-
-void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
-             float *out, size_t out_stride) {
-    size_t j = 0;
-    if (first == 1 && count > 0) {
-        const float *c = c1, *x = b;
-        const size_t phase = 1;
-        out[0] = up2_one(c, x, n, centre, phase);
-        j = 1;
-    }
-    // Output j is window (first + j) / 2, phase (first + j) % 2.
-    for (; j + 1 < count; j += 16) {
-        const size_t w = (first + j) / 2, windows = (count - j) / 2 < 8 ? (count - j) / 2 : 8;
-        up2_lanes8(c0, c1, b + w, n, centre, windows, out + j * out_stride, out_stride);
-        if (windows < 8) {
-            j += 2 * windows;
-            break;
-        }
-    }
-    if (j < count) {
-        const float *c = c0, *x = b + (first + j) / 2;
-        const size_t phase = 0;
-        out[j * out_stride] = up2_one(c, x, n, centre, phase);
-    }
 }
 
 // Outputs p (phase 0) and q (phase 1) of `lanes` windows, interleaved: o[2i·stride] = p_i,
@@ -89,6 +41,68 @@ static inline void up2_scatter(const float *p, const float *q, size_t lanes, flo
         o[2 * i * stride] = p[i];
         o[(2 * i + 1) * stride] = q[i];
     }
+}
+
+// A kernel's vector part: both phases of windows [0, returned) of x (x + w the window of w), phase 0's
+// output at o[2w·out_stride] and phase 1's after it; the driver computes the windows left.
+typedef size_t (*up2_windows_fn)(const float *c0, const float *c1, const float *x, size_t n, size_t centre,
+                                 size_t windows, float *o, size_t out_stride);
+
+// The driver every kernel shares: a half window from phase 1 first (first = 1), whole windows by
+// `vector_windows`, the ones it left by the scalar chain, then a half window of phase 0 (an odd
+// number of outputs left).
+static inline __attribute__((always_inline)) void up2_drive(const float *c0, const float *c1, const float *b, size_t n,
+                                                            size_t centre, size_t first, size_t count, float *out,
+                                                            size_t out_stride, up2_windows_fn vector_windows) {
+    size_t j = 0;
+    if (first == 1 && count > 0) {
+        out[0] = up2_one(c1, b, n, centre, 1);
+        j = 1;
+    }
+    const float *x = b + (first + j) / 2;
+    float *o = out + j * out_stride;
+    const size_t windows = (count - j) / 2;
+    for (size_t w = vector_windows(c0, c1, x, n, centre, windows, o, out_stride); w < windows; w++) {
+        o[2 * w * out_stride] = up2_one(c0, x + w, n, centre, 0);
+        o[(2 * w + 1) * out_stride] = up2_one(c1, x + w, n, centre, 1);
+    }
+    if (j + 2 * windows < count) o[2 * windows * out_stride] = up2_one(c0, x + windows, n, centre, 0);
+}
+
+// The portable kernel (the reference the others are tested against): eight windows a block, in arrays.
+static size_t up2_portable_windows(const float *c0, const float *c1, const float *x, size_t n, size_t centre,
+                                   size_t windows, float *o, size_t out_stride) {
+    const size_t s = n - 1 - centre, pairs = centre / 2, m = s + pairs;
+    size_t w = 0;
+    for (; w + 8 <= windows; w += 8) {
+        const float *xw = x + w;
+        float p[8], q[8];
+        for (size_t i = 0; i < 8; i++) {
+            p[i] = 0;
+            q[i] = 0;
+        }
+        for (size_t k = 0; k < pairs; k++) {
+            for (size_t i = 0; i < 8; i++) {
+                p[i] = fmaf(c0[s + k], xw[i + s + k] + xw[i + n - 1 - k], p[i]);
+                q[i] = fmaf(c1[s + 1 + k], xw[i + s + 1 + k] + xw[i + n - 1 - k], q[i]);
+            }
+        }
+        for (size_t i = 0; i < 8; i++) {
+            if (centre & 1) {
+                p[i] = fmaf(c0[m], xw[i + m] + xw[i + m + 1], p[i]);
+                q[i] = fmaf(c1[m + 1], xw[i + m + 1], q[i]);
+            } else {
+                p[i] = fmaf(c0[m], xw[i + m], p[i]);
+            }
+        }
+        up2_scatter(p, q, 8, o + 2 * w * out_stride, out_stride);
+    }
+    return w;
+}
+
+void cvk_up2(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+             float *out, size_t out_stride) {
+    up2_drive(c0, c1, b, n, centre, first, count, out, out_stride, up2_portable_windows);
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -134,38 +148,26 @@ static inline void up2_scatter(const float *p, const float *q, size_t lanes, flo
         }                                                                                                             \
     }
 
-// One kernel: a half window from phase 1 first, whole windows by MIDDLE (a macro: blocks from w = 0 that
-// leave w where they stopped) and an unaligned block ending at the last window (overlapping the
-// blocks before it: an output computed twice is the same value), then a half window of phase 0.
-// Fewer windows than a vector holds: the scalar chain.
+// One kernel: its vector part (whole windows by MIDDLE, a macro: blocks from w = 0 that leave w where
+// they stopped, then an unaligned block ending at the last window, overlapping the blocks before it:
+// an output computed twice is the same value; none when fewer windows than a vector holds) in the
+// shared driver.
 #define UP2_KERNEL(NAME, TARGET, MIDDLE)                                                                              \
-    TARGET static float NAME##_one(const float *c, const float *x, size_t n, size_t centre, size_t phase) {           \
-        UP2_ONE_BODY                                                                                                  \
+    TARGET static size_t NAME##_windows(const float *c0, const float *c1, const float *x, size_t n, size_t centre,    \
+                                        size_t windows, float *o, size_t out_stride) {                                \
+        if (windows < LANES) return 0;                                                                                \
+        const size_t s = n - 1 - centre, pairs = centre / 2, m = s + pairs;                                           \
+        size_t w = 0;                                                                                                 \
+        MIDDLE                                                                                                        \
+        if (w < windows) {                                                                                            \
+            w = windows - LANES;                                                                                      \
+            UP2_BLOCK(1)                                                                                              \
+        }                                                                                                             \
+        return windows;                                                                                               \
     }                                                                                                                 \
     TARGET void NAME(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first,         \
                      size_t count, float *out, size_t out_stride) {                                                   \
-        size_t j = 0;                                                                                                 \
-        if (first == 1 && count > 0) {                                                                                \
-            out[0] = NAME##_one(c1, b, n, centre, 1);                                                                 \
-            j = 1;                                                                                                    \
-        }                                                                                                             \
-        const float *x = b + (first + j) / 2;                                                                         \
-        float *o = out + j * out_stride;                                                                              \
-        const size_t windows = (count - j) / 2, s = n - 1 - centre, pairs = centre / 2, m = s + pairs;               \
-        size_t w = 0;                                                                                                 \
-        if (windows >= LANES) {                                                                                       \
-            MIDDLE                                                                                                    \
-            if (w < windows) {                                                                                        \
-                w = windows - LANES;                                                                                  \
-                UP2_BLOCK(1)                                                                                          \
-            }                                                                                                         \
-            w = windows;                                                                                              \
-        }                                                                                                             \
-        for (; w < windows; w++) {                                                                                    \
-            o[2 * w * out_stride] = NAME##_one(c0, x + w, n, centre, 0);                                             \
-            o[(2 * w + 1) * out_stride] = NAME##_one(c1, x + w, n, centre, 1);                                       \
-        }                                                                                                             \
-        if (j + 2 * windows < count) o[2 * windows * out_stride] = NAME##_one(c0, x + windows, n, centre, 0);       \
+        up2_drive(c0, c1, b, n, centre, first, count, out, out_stride, NAME##_windows);                               \
     }
 
 __attribute__((target("avx2,fma"))) static inline void up2_store8(__m256 p, __m256 q, float *o, size_t stride) {
@@ -286,16 +288,9 @@ UP2_KERNEL(cvk_up2_w16, __attribute__((target("avx2,fma,avx512f"))), UP2_W16_MID
 // kernel: its assembly has scalar `fmadd` only). `vfmaq_f32(acc, c, l + r)` is the chain's
 // fmaf(c, l + r, acc), so the outputs are the portable kernel's bit for bit (`make check-kernels`
 // under qemu); not timed on an ARM device.
-void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
-                float *out, size_t out_stride) {
-    size_t j = 0;
-    if (first == 1 && count > 0) {
-        out[0] = up2_one(c1, b, n, centre, 1);
-        j = 1;
-    }
-    const float *x = b + (first + j) / 2;
-    float *o = out + j * out_stride;
-    const size_t windows = (count - j) / 2, s = n - 1 - centre, pairs = centre / 2, m = s + pairs;
+static size_t up2_neon_windows(const float *c0, const float *c1, const float *x, size_t n, size_t centre,
+                               size_t windows, float *o, size_t out_stride) {
+    const size_t s = n - 1 - centre, pairs = centre / 2, m = s + pairs;
     size_t w = 0;
     for (; w + 8 <= windows; w += 8) {
         const float *xw = x + w;
@@ -328,11 +323,11 @@ void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size
         vst1q_f32(tq + 4, q1);
         up2_scatter(tp, tq, 8, o + 2 * w * out_stride, out_stride);
     }
-    for (; w < windows; w++) {
-        o[2 * w * out_stride] = up2_one(c0, x + w, n, centre, 0);
-        o[(2 * w + 1) * out_stride] = up2_one(c1, x + w, n, centre, 1);
-    }
-    if (j + 2 * windows < count) o[2 * windows * out_stride] = up2_one(c0, x + windows, n, centre, 0);
+    return w;
+}
+void cvk_up2_w8(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
+                float *out, size_t out_stride) {
+    up2_drive(c0, c1, b, n, centre, first, count, out, out_stride, up2_neon_windows);
 }
 void cvk_up2_w16(const float *c0, const float *c1, const float *b, size_t n, size_t centre, size_t first, size_t count,
                  float *out, size_t out_stride) {

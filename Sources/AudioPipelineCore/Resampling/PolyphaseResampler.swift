@@ -118,9 +118,10 @@ public final class PolyphaseResampler: Resampler {
     @exclusivity(unchecked) var outputFrames = 0
     @exclusivity(unchecked) var nextBase = 0  // ⌊(m·M + C) / L⌋ for m = outputFrames
     @exclusivity(unchecked) var nextPhase = 0  // (m·M + C) mod L
-    /// 2× integer upsampling (24k→48k, 8k→16k …): outputs are computed four at a time (two phases
-    /// × two consecutive input windows), every output of the instance with one accumulator, so
-    /// results do not depend on which path computed them.
+    /// 2× integer upsampling (24k→48k, 8k→16k …): the C kernels (upsample2.c) pair the symmetric
+    /// taps, the Swift ones compute outputs four at a time (two phases × two consecutive input
+    /// windows); each computes every output of the instance the same way, so results do not depend
+    /// on how the input was chunked.
     let upByTwo: Bool
     /// Output frames a throughput-mode instance waits for before computing a block (0: none, as in
     /// streaming mode or where the ratio gains nothing from it); part of `latency`.
@@ -335,10 +336,12 @@ public final class PolyphaseResampler: Resampler {
         historyStart = keepFrom
     }
 
-    // Kernel dispatch. The C kernels sum every output the same way (one 8-lane accumulator),
-    // so `single` and the batch kernels (`cvk_decimate`, `cvk_polyphase`, called in
+    // Kernel dispatch. The C dot-product kernels sum every output the same way (one 8-lane
+    // accumulator), so `single` and the batch kernels (`cvk_decimate`, `cvk_polyphase`, called in
     // `emit`) agree output for output, as the Swift ones (PolyphaseResampler+SwiftKernels.swift) do
-    // within their pairings (`dotSingle`/`dotQuad`/`dotQuadShared`, `dot`/`dotShared`).
+    // within their pairings (`dotSingle`/`dotQuad`/`dotQuadShared`, `dot`/`dotShared`). The C 2×
+    // kernels (`cvk_up2*`, upsample2.c, called in `emitUpByTwo`) sum the symmetric tap pairs in one
+    // chain of their own, the same in every kernel and tail.
 
     @inline(__always)
     func single(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
