@@ -195,6 +195,26 @@ private func decide(
         #expect(run[..<(400 + firstSyllable)].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// An agent that speaks in short words with long gaps, into a quiet microphone: the window model's
+    /// settled median (its headphones rule) is then learnt mostly from the gaps, where the echo has
+    /// died away, and lies far under the echo. Once the delay is found an echo has arrived, so that
+    /// median no longer stands in for it: until the tracked gain has learnt (the gaps give it few
+    /// frames) the upper envelope does, and the echo alone never starts speech. (With the median in
+    /// use past the found delay: speech on the echo 2.7 s in; generated item
+    /// 010_s1304_bargein_m20 had a false barge-in so.)
+    @Test func aSparseAgentsEchoIsNotSpeechWhileTheTrackedGainLearns() throws {
+        let voice = speechLike(8 * rate, dbfs: -20, f0: 190, seed: 22)
+        // Words of 120 ms every 420 ms.
+        let agent = voice.indices.map { k in k % (rate * 42 / 100) < rate * 12 / 100 ? voice[k] : 0 }
+        var mic = echo(of: agent, delayMs: [100], gainDb: -20)
+        for (k, v) in noise(mic.count, dbfs: -80, seed: 23).enumerated() { mic[k] += v }
+        let run = try decide(mic, agent)
+        #expect(run.allSatisfy { !$0.frame.speech }, "false speech at \(run.firstIndex { $0.frame.speech } ?? -1)")
+        let found = try #require(run.firstIndex { $0.detail.echoDelayFrames != nil })
+        let tracked = try #require(run.firstIndex { $0.detail.echoStage == .tracked })
+        #expect(tracked > found, "the window model is still in use after the delay is found (\(found), \(tracked))")
+    }
+
     /// When the delay is first found, the last second teaches the tracked gain at once: the tracked
     /// model is in use from that frame (not `learnSeconds` of echo later), with a gain near the
     /// echo's, and the echo alone still never starts speech.

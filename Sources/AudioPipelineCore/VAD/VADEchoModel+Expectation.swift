@@ -51,7 +51,11 @@ extension VADEchoModel {
             }
         } else {
             x = flat
-            let settled = settledLearnt >= learnFrames
+            // The settled median is the no-echo case's (headphones): once the delay is found an echo
+            // has arrived, and until the tracked gain has learnt the envelope bounds it. (With a sparse
+            // agent into a quiet microphone the median, learnt mostly in the gaps, lay 25 dB under the
+            // echo: generated item 010_s1304_bargein_m20.)
+            let settled = settledLearnt >= learnFrames && delay == nil
             e.stage = !relearning && (settled || windowLearnt >= learnFrames) ? .window : .worstCase
             e.margins = SIMD8(repeating: marginMax + (settled ? Self.settledMargin : 0))
             if e.stage == .window {

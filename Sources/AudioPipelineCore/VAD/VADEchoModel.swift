@@ -40,7 +40,9 @@
 ///   reference has filled the window and its tail (an echo would have arrived by then), the median
 ///   over every frame plus `settledMargin` (with headphones no echo arrives, and the envelope of
 ///   what did arrive is the user's voice: the median of the quiet frames is as low as it should
-///   be; only while the reference plays within the search range, not in its tail alone). Once
+///   be; only while the reference plays within the search range, not in its tail alone, and only
+///   until the delay is found: an echo has arrived then, and the envelope stands until the tracked
+///   gain has learnt). Once
 ///   learnt, a frame teaches a gain at most `learnStep` over its value. Each needs
 ///   `learnSeconds` of frames; until then — the session's start, or after the delay moved — the
 ///   expected echo is the worst plausible, `initialEchoGain` over the window.
