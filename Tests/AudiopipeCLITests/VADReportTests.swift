@@ -147,6 +147,90 @@ private func json(_ data: Data) throws -> [String: Any] {
     }
 }
 
+@Suite struct VADFrameTraceCommand {
+    /// `--frames`: one row per frame with the header's columns; its `speech` column gives the
+    /// labels' segments (a segment from the end of the first speech frame to the end of the first
+    /// frame after it that is not), the decisions are the plain run's, and the echo columns say
+    /// what the model rested on.
+    @Test func everyFrameIsWrittenAndItsDecisionsAreTheLabels() throws {
+        let s = Scratch()
+        let mic = root + "/samples/vad/bargein.wav"
+        let args = ["vad", "detect", mic, "--reference", root + "/samples/vad/bargein.ref.wav"]
+        let plain = try CLI.run(args)
+        let traced = try CLI.run(args + ["--frames", s.file("f.csv"), "-o", s.file("l.txt")])
+        #expect(plain.status == 0 && traced.status == 0, "\(traced.stderr)")
+        #expect(try String(contentsOfFile: s.file("l.txt"), encoding: .utf8) == plain.text)
+        let rows = try String(contentsOfFile: s.file("f.csv"), encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        let header = rows[0]
+        #expect(header.count == 15 + 8 * 6 && header.contains("excess_gt5000") && header.contains("gain_lt150"))
+        #expect(rows.count - 1 == 600, "a row per 10 ms frame of the 6 s file")
+        #expect(rows.allSatisfy { $0.count == header.count })
+        let column = { (name: String) in header.firstIndex(of: name)! }
+        // The segments the speech column gives are the labels.
+        var segments: [String] = []
+        var start: String?
+        for row in rows.dropFirst() {
+            let speech = row[column("speech")] == "1"
+            if speech && start == nil { start = row[0] }
+            if !speech, let s = start {
+                segments.append("\(s)-\(row[0])")
+                start = nil
+            }
+        }
+        let labels = plain.text.split(separator: "\n").map { line -> String in
+            let f = line.split(separator: "\t")
+            return String(format: "%.3f-%.3f", Double(f[0])!, Double(f[1])!)
+        }
+        #expect(labels.count == 2 && segments == labels)
+        // The echo model: worst case first, the delay empty until found, then found and tracked.
+        let stages = rows.dropFirst().map { $0[column("echo_stage")] }
+        #expect(stages.first == "worst-case" && stages.last == "tracked")
+        #expect(Set(stages).isSubset(of: ["worst-case", "window", "tracked"]))
+        let delays = rows.dropFirst().map { $0[column("echo_delay_ms")] }
+        #expect(delays.first == "" && Double(delays.last!) != nil)
+        // A band's excess is its level over floor ⊕ (expected echo + margin), to the printed decimal.
+        for row in rows.dropFirst().suffix(100) {
+            let level = Double(row[column("level_1000_1800")])!, floor = Double(row[column("floor_1000_1800")])!
+            let echo = Double(row[column("echo_1000_1800")])!, margin = Double(row[column("margin_1000_1800")])!
+            let model = 10 * log10(pow(10, floor / 10) + pow(10, (echo + margin) / 10))
+            #expect(abs(level - model - Double(row[column("excess_1000_1800")])!) < 0.2, "\(row[0])")
+        }
+    }
+
+    /// Without a reference: the four bands and no echo columns. Bad uses say what is wrong; an error
+    /// leaves no file behind.
+    @Test func withoutAReferenceAndWhenMisused() throws {
+        let s = Scratch()
+        let mic = root + "/samples/vad/pink-noise.wav"
+        let r = try CLI.run(["vad", "detect", mic, "--frames", s.file("f.csv"), "-o", s.file("l.txt")])
+        #expect(r.status == 0, "\(r.stderr)")
+        let header = try String(contentsOfFile: s.file("f.csv"), encoding: .utf8).prefix { $0 != "\n" }
+        #expect(header.hasSuffix(",level_gt3000,floor_gt3000,excess_gt3000") && !header.contains("echo_stage"))
+        let both = try CLI.run(["vad", "detect", mic, "--frames", "-"])
+        #expect(both.status == 64 && both.stderr.contains("--frames -"))
+        let batch = try CLI.run(["vad", "detect", mic, mic, "--frames", s.file("g.csv"), "-o", s.file("out")])
+        #expect(batch.status == 64 && batch.stderr.contains("--frames names one file"))
+        try #"{"pipecat": {}}"#.write(toFile: s.file("p.json"), atomically: true, encoding: .utf8)
+        let scores = try CLI.run([
+            "vad", "detect", mic, "--frames", s.file("g.csv"), "--scores",
+            root + "/samples/vad-scores/pipecat/pink-noise.csv", "--config", s.file("p.json"),
+        ])
+        #expect(scores.status == 64 && scores.stderr.contains("--frames are the energy VAD's"))
+        // A reference that cannot be read: an error naming it, and neither output left.
+        let bad = try CLI.run([
+            "vad", "detect", mic, "--reference", s.file("missing.wav"), "--frames", s.file("g.csv"), "-o",
+            s.file("m.txt"),
+        ])
+        #expect(bad.status != 0 && bad.stderr.contains("missing.wav"))
+        #expect(!FileManager.default.fileExists(atPath: s.file("g.csv")))
+        #expect(!FileManager.default.fileExists(atPath: s.file("m.txt")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.path).sorted() == ["f.csv", "l.txt", "p.json"])
+        #expect(try CLI.run(["vad", "detect", "--help"]).text.contains("--frames"))
+    }
+}
+
 @Suite struct VADTuneWithoutLabels {
     /// `vad tune` on recordings without labels: exit code 66 and a message that says what it needs,
     /// the format, and how to make labels.

@@ -13,6 +13,15 @@ public enum BatchJobs {
         return output
     }
 
+    /// Refuses the options that name one file (`--reference`, `--trace`) in a batch: one file for
+    /// many inputs would be each one's in turn, overwritten.
+    /// - Throws: `AudioPipelineError` naming the first option given.
+    public static func refuseOneFileOptions(_ options: KeyValuePairs<String, String?>) throws(AudioPipelineError) {
+        for (name, value) in options where value != nil {
+            throw AudioPipelineError(.invalidConfiguration, "\(name) names one file; it cannot be used with a batch")
+        }
+    }
+
     /// `convert` of one file with `o`.
     /// - Parameters:
     ///   - o: the conversion.

@@ -30,6 +30,8 @@ public struct VADDetectOptions: Sendable {
     /// Explain every segment (`VADDetectReport.Segment.explain`): which bands and rules opened it,
     /// what closed it.
     public var explain = false
+    /// Where to write every frame's detail as CSV (`VADFrameTrace`), or nil.
+    public var frames: String?
     /// A VAD's per-window scores (scripts/vad-scores.py): with `framework`, the segments that
     /// framework reports instead of the energy VAD's.
     public var scores: String?
@@ -37,6 +39,16 @@ public struct VADDetectOptions: Sendable {
     public var framework: FrameworkConfiguration?
     /// The default detector, Audacity labels, the streaming timeline.
     public init() {}
+
+    /// What a batch (many files into a directory) cannot do: one reference or one frame trace for
+    /// every file, explanations outside JSON files.
+    /// - Throws: `AudioPipelineError` naming the option.
+    public func checkForBatch() throws(AudioPipelineError) {
+        try BatchJobs.refuseOneFileOptions(["--reference": reference, "--frames": frames])
+        if explain && format != .json {
+            throw AudioPipelineError(.invalidConfiguration, "--explain with many files needs --format json")
+        }
+    }
 
     /// With `scores`, emulate the framework `config` names (read here); returns whether it does.
     public mutating func emulate(scores: String?, config: String?) throws(AudioPipelineError) -> Bool {
@@ -97,11 +109,30 @@ public enum VADDetector {
         -> VADDetectReport
     {
         try SamePathGuard.refuse(
-            inputs: [input] + (o.reference.map { [$0] } ?? []) + (o.scores.map { [$0] } ?? []), outputs: [output])
+            inputs: [input] + (o.reference.map { [$0] } ?? []) + (o.scores.map { [$0] } ?? []),
+            outputs: [output] + (o.frames.map { [$0] } ?? []))
         if let scores = o.scores { return try emulate(input: input, scores: scores, output: output, options: o) }
-        let (result, rate, warnings, explanations) = try VADRun.streaming(
-            path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration,
-            explain: o.explain)
+        if o.frames == "-" && output == "-" {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--frames -: the labels go to standard output too; give -o FILE or a --frames path")
+        }
+        let trace = try o.frames.map { (path) throws(AudioPipelineError) in
+            try VADFrameTrace(path: path, reference: o.reference != nil)
+        }
+        let streamed: (run: VADRun, rate: Int, warnings: [String], explanations: [VADSegmentExplanation])
+        do {
+            streamed = try VADRun.streaming(
+                path: input, reference: o.reference, resampler: o.resampler, configuration: o.configuration,
+                explain: o.explain, trace: trace)
+        } catch {
+            trace?.discard()
+            throw error
+        }
+        let result = streamed.run
+        let rate = streamed.rate
+        let warnings = streamed.warnings
+        let explanations = streamed.explanations
         // Only a last, partial frame's run can yield no segment (it ends where it starts): the
         // explanations are the segments' in order.
         let segments = result.segments(align: o.align).enumerated().map { k, s in
@@ -111,6 +142,9 @@ public enum VADDetector {
             input: input, reference: o.reference, sampleRate: rate, duration: result.duration,
             timeline: o.align ? "aligned" : "streaming", segments: segments, configuration: o.configuration,
             warnings: warnings)
+        // The trace first: a write error there leaves neither file (`vad detect` publishes its
+        // outputs only once its report is written).
+        try trace?.commit()
         try write(report, format: o.format, to: output)
         return report
     }
@@ -126,10 +160,10 @@ public enum VADDetector {
                 "--scores needs --config FILE naming the framework: {\"pipecat\": {…}} or {\"livekit\": {…}} "
                     + "(vad tune --emulate writes it; {\"pipecat\": {}} for pipecat's defaults)")
         }
-        guard o.reference == nil, !o.align, !o.explain else {
+        guard o.reference == nil, !o.align, !o.explain, o.frames == nil else {
             throw AudioPipelineError(
                 .invalidConfiguration,
-                "--scores emulates a framework: --reference, --align and --explain are the "
+                "--scores emulates a framework: --reference, --align, --explain and --frames are the "
                     + "energy VAD's")
         }
         let recording = try FrameworkRecording(audio: input, scores: scores, framework: config.framework)

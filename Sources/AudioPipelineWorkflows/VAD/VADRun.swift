@@ -49,33 +49,35 @@ public struct VADRun: Sendable {
     /// decisions, not the audio — an hour takes ~17 MB of them whatever the file's rate and channels.
     /// The same decisions as `init(samples:…)` over the whole file (the detector is block-size
     /// independent). Returns the run, the file's warnings (truncated, NaN samples) and, with
-    /// `explain`, each segment's explanation (`VADExplainer.Stream`, written as the frames pass).
+    /// `explain`, each segment's explanation (`VADExplainer.Stream`, written as the frames pass);
+    /// with `trace`, every frame's detail is written to it as the frames pass (the caller commits it).
     ///
     /// With `reference` (a far-end reference file, converted to the microphone's rate with
     /// `resampler`), the reference is pulled in step with the microphone (`MonoPuller`), padded with
     /// silence or cut to the microphone's length as `AudioLoader.reference` does, with its warning.
     public static func streaming(
         path: String, reference: String? = nil, resampler: ResamplerChoice = .default,
-        configuration: VADConfiguration, explain: Bool = false
+        configuration: VADConfiguration, explain: Bool = false, trace: VADFrameTrace? = nil
     ) throws(AudioPipelineError) -> (
         run: VADRun, rate: Int, warnings: [String], explanations: [VADSegmentExplanation]
     ) {
         // `EnergyVAD`'s band analysis (`VADCorpus.bandFrames`) and decider, one frame at a time.
         var decider = try VADDecider(configuration: configuration)
         var explainer: VADExplainer.Stream?
+        var frameSeconds = 0.0
         var frames: [VADDecider.Frame] = []
         var detail = VADDecider.Detail()
         let s = try VADCorpus.bandFrames(
             path: path, reference: reference, resampler: resampler, frameMilliseconds: [configuration.frameMilliseconds]
         ) { (rate) throws(AudioPipelineError) in
             let vad = try EnergyVAD(sampleRate: rate, configuration: configuration)  // its checks, before reading
-            if explain {
-                explainer = .init(configuration: configuration, frameSeconds: Double(vad.frameLength) / Double(rate))
-            }
+            frameSeconds = Double(vad.frameLength) / Double(rate)
+            if explain { explainer = .init(configuration: configuration, frameSeconds: frameSeconds) }
         } frame: { _, mic, reference in
-            if explainer != nil {
+            if explainer != nil || trace != nil {
                 frames.append(decider.process(mic: mic, reference: reference, detail: &detail))
-                explainer!.add(frames[frames.count - 1], detail)
+                explainer?.add(frames[frames.count - 1], detail)
+                trace?.add(frames[frames.count - 1], detail, index: frames.count - 1, frameSeconds: frameSeconds)
             } else {
                 frames.append(decider.process(mic: mic, reference: reference))
             }

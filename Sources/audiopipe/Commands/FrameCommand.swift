@@ -77,7 +77,7 @@ struct Deframe: ParsableCommand {
         var options = try capture.deframeOptions()
         options.direction = direction
         if batch.isBatch(inputs, output: nil) {
-            try batch.refuse(["--trace": trace])
+            try BatchJobs.refuseOneFileOptions(["--trace": trace])
             return try batch.run(
                 inputs, kinds: BatchSelection.captureExtensions, output: outputPath, ext: "wav",
                 digest: "deframe", options, report: output, job: BatchJobs.deframe(options))

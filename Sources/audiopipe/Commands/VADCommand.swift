@@ -20,8 +20,9 @@ struct VADDetect: ParsableCommand {
             playing) makes it ignore that audio's echo. Formats: audacity, csv, json. Many files: \
             IN... -o DIR (see convert). --explain says per segment which bands (excess in dB over \
             noise floor ⊕ echo) and rules opened it and which test closed it (with --json: an \
-            `explain` object per segment).
+            `explain` object per segment); --frames FILE.csv every frame's (why a user was heard late).
               audiopipe vad detect mic.wav --reference played.wav --format json
+              audiopipe vad detect mic.wav --reference played.wav --frames frames.csv -o mic.txt
               audiopipe vad detect mic.wav --explain -o mic.txt
               audiopipe vad detect mic.wav --config tuned.json --align -o labels.txt
               audiopipe vad detect mic.wav --scores scores/mic.csv --config tuned/best.json
@@ -33,6 +34,7 @@ struct VADDetect: ParsableCommand {
     @Option(help: "Output format: audacity, csv or json.") var format: LabelFormat = .audacity
     @Flag(help: "Back-date onsets (offline labelling) instead of the streaming timeline.") var align = false
     @Flag(help: "Say per segment which bands and rules opened it and what closed it.") var explain = false
+    @Option(help: "CSV of what every frame's decision was made of (levels, echo, gates).") var frames: String?
     @Option(help: "Resampler for a reference at another rate.") var resampler: ResamplerChoice = .default
     @Option(help: "A VAD's scores (scripts/vad-scores.py): what the framework of --config reports.") var scores: String?
     @Option(name: dataOutput, help: help("Output file (default: stdout); a batch's directory."))
@@ -47,13 +49,13 @@ struct VADDetect: ParsableCommand {
         options.format = format
         options.resampler = resampler
         options.explain = explain
+        options.frames = frames
         // With --scores, --config names a framework ({"pipecat": …}); else it is the energy VAD's.
         if try !options.emulate(scores: scores, config: parameters.config) {
             options.configuration = try parameters.configuration()
         }
         if batch.isBatch(inputs, output: nil) {
-            try batch.refuse(["--reference": reference])
-            if explain && format != .json { throw ValidationError("--explain with many files needs --format json") }
+            try options.checkForBatch()
             return try batch.run(
                 inputs, kinds: BatchSelection.audioExtensions, output: outputPath, ext: format.fileExtension,
                 digest: "vad", options, report: output, job: BatchJobs.vadDetect(options))

@@ -30,13 +30,6 @@ struct BatchArguments: ParsableArguments {
         if resume && results == nil { throw ValidationError("--resume needs the --report file of the earlier run") }
     }
 
-    /// Refuses the options that name one file (such as `--trace`) in a batch.
-    func refuse(_ options: [String: String?]) throws {
-        for (name, value) in options where value != nil {
-            throw AudioPipelineError(.invalidConfiguration, "\(name) names one file; it cannot be used with a batch")
-        }
-    }
-
     /// Where the batch's summary goes: it is the report, a note on stderr, or not shown.
     enum Summary { case report, note, none }
 
