@@ -5,8 +5,8 @@ Generates a 60-minute captured session (OpenAI Realtime server audio, 20 ms mess
 times: about 260 MB of JSON Lines), the same as a HAR export, 60 minutes of 48 kHz stereo float
 audio, and a 60-minute barge-in conversation (16 kHz: a microphone with the agent's echo and the
 user talking over it, the played reference and the user's labels; the agent's 24 kHz audio and the
-user's clean track), then runs deframe, jitter play, convert, vad detect (also with --reference and
---explain) and session simulate (recorded, synthetic at 48 kHz, the captured session as the agent,
+user's clean track), then runs deframe, jitter play, convert, vad detect (also with --reference,
+--explain and --frames) and session simulate (recorded, synthetic at 48 kHz, the captured session as the agent,
 and a 200-room sweep of the 28 s sample scenario) on them and checks each peak RSS against the
 budget (the jobs stream: memory does not grow with the input).
 Usage: check-memory.py PATH/TO/audiopipe [WORKDIR]
@@ -118,8 +118,9 @@ for name, args in [
     ("convert, 60 min 48 kHz stereo float -> 16 kHz mono", ["convert", wav, os.path.join(work, "c.wav"), "-r", "16000", "-c", "1"]),
     ("vad detect, 60 min 48 kHz stereo float", ["vad", "detect", wav, "-o", os.path.join(work, "labels.txt")]),
     ("vad detect --reference, both 60 min", ["vad", "detect", wav, "--reference", wav, "-o", os.path.join(work, "labels-ref.txt")]),
-    ("vad detect --explain --reference, both 60 min",
-     ["vad", "detect", wav, "--reference", wav, "--explain", "-o", os.path.join(work, "labels-explain.txt")]),
+    ("vad detect --explain --frames --reference, both 60 min",
+     ["vad", "detect", wav, "--reference", wav, "--explain", "--frames", os.path.join(work, "frames.csv"),
+      "-o", os.path.join(work, "labels-explain.txt")]),
     ("session simulate --recorded, 60 min 16 kHz with its reference",
      ["session", "simulate", "--recorded", talk["mic60.wav"], "--reference", talk["ref60.wav"],
       "--user-labels", talk["user60.txt"], "-o", os.path.join(work, "session-recorded")]),

@@ -57,6 +57,23 @@ import _AudioPipelineTestSupport
         #expect(zero.status == 66 && zero.stderr.contains("device") && zero.stderr.contains("never end"))
     }
 
+    /// An empty output path, or one ending in a slash, is refused before anything is written: it
+    /// used to be found only when the finished file was renamed onto it, after the run's other
+    /// output (deframe's WAV beside an empty --trace) had been put in place and was left there.
+    @Test func anEmptyOrDirectoryOutputPathIsRefusedAndLeavesNothing() throws {
+        let s = Scratch()
+        let session = root + "/samples/agent-session.jsonl"
+        let trace = try CLI.run(["deframe", session, "-o", s.file("a.wav"), "--trace", ""])
+        #expect(trace.status == 73 && trace.stderr.contains("an empty output path"), "\(trace.stderr)")
+        let labels = try CLI.run(["vad", "detect", root + "/samples/vad/bargein.wav", "-o", s.file("missing") + "/"])
+        #expect(labels.status == 73 && labels.stderr.contains("names a directory, not a file"), "\(labels.stderr)")
+        let frames = try CLI.run([
+            "vad", "detect", root + "/samples/vad/bargein.wav", "--frames", "", "-o", s.file("l.txt"),
+        ])
+        #expect(frames.status == 73 && !frames.stderr.contains("segments"), "\(frames.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.path).isEmpty)
+    }
+
     @Test func jitterSimulateRefusesToWriteOntoItsTrace() throws {
         let s = Scratch()
         let (trace, _) = JitterTraceFixture.small(s)

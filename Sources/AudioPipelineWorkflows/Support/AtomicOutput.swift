@@ -62,6 +62,15 @@ public final class AtomicOutput: @unchecked Sendable {
             return
         }
         let (directory, name) = Self.split(path)
+        // Else the temporary file is made and the rename onto "" or "DIR/" fails at the very end,
+        // after the other outputs of the run were put in place.
+        guard !name.isEmpty else {
+            throw AudioPipelineError(
+                .outputFailed,
+                path.isEmpty
+                    ? "an empty output path: give a file name, or - for standard output"
+                    : "\(path): names a directory, not a file; give a file name")
+        }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw AudioPipelineError(.outputFailed, "\(path): directory \(directory) does not exist")
