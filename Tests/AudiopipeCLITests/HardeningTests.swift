@@ -71,6 +71,11 @@ import _AudioPipelineTestSupport
             "vad", "detect", root + "/samples/vad/bargein.wav", "--frames", "", "-o", s.file("l.txt"),
         ])
         #expect(frames.status == 73 && !frames.stderr.contains("segments"), "\(frames.stderr)")
+        let report = try CLI.run([
+            "session", "simulate", "--agent", root + "/samples/scenario/agent-24k.wav", "--user",
+            root + "/samples/scenario/user-16k.wav", "-o", "",
+        ])
+        #expect(report.status == 73 && report.stderr.contains("an empty output directory path"), "\(report.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: s.path).isEmpty)
     }
 

@@ -347,6 +347,14 @@ public final class ReportDirectory {
     public init(path: String) throws(AudioPipelineError) {
         let path = PathParts.normalized(path)
         self.path = path
+        // Else the rename onto it fails at the very end, after all the work.
+        guard !AtomicOutput.split(path).name.isEmpty else {
+            throw AudioPipelineError(
+                .outputFailed,
+                path.isEmpty
+                    ? "an empty output directory path: give a directory name"
+                    : "\(path): give a directory below it for the report")
+        }
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue {
             throw AudioPipelineError(
