@@ -76,6 +76,12 @@ import _AudioPipelineTestSupport
             root + "/samples/scenario/user-16k.wav", "-o", "",
         ])
         #expect(report.status == 73 && report.stderr.contains("an empty output directory path"), "\(report.stderr)")
+        // --jobs out of range is refused in every mode, also one session's, which runs none at once.
+        let jobs = try CLI.run([
+            "session", "simulate", "--agent", root + "/samples/scenario/agent-24k.wav", "--user",
+            root + "/samples/scenario/user-16k.wav", "-o", s.file("sim"), "--jobs", "0",
+        ])
+        #expect(jobs.status == 64 && jobs.stderr.contains("--jobs 0"), "\(jobs.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: s.path).isEmpty)
     }
 

@@ -70,10 +70,10 @@ extension SessionModes {
         _ configuration: SessionConfiguration, _ request: Request, failure: @escaping (String) -> Void,
         warning: @escaping (String) -> Void
     ) throws(AudioPipelineError) -> Outcome {
+        // Checked in every mode: a bad --jobs is refused even where one session leaves it unused.
+        let batch = try BatchOptions(jobs: request.jobs)
         if let scenarios = request.scenarios {
-            let r = try SessionScenarios.run(
-                directory: scenarios, output: request.output, options: try BatchOptions(jobs: request.jobs)
-            ) { f in
+            let r = try SessionScenarios.run(directory: scenarios, output: request.output, options: batch) { f in
                 f.error.map(failure)
                 f.warnings.forEach(warning)
             }
@@ -82,8 +82,7 @@ extension SessionModes {
         if let rooms = request.rooms {
             let r = try SessionRooms.run(
                 configuration: configuration, rooms: rooms, seed: request.roomSeed,
-                ranges: try SessionRooms.ranges(request.roomRanges), output: request.output,
-                options: try BatchOptions(jobs: request.jobs)
+                ranges: try SessionRooms.ranges(request.roomRanges), output: request.output, options: batch
             ) { f in f.error.map(failure) }
             return Outcome(report: r, text: r.text, exitCode: 0)
         }
