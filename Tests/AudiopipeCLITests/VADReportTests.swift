@@ -210,6 +210,8 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect(header.hasSuffix(",level_gt3000,floor_gt3000,excess_gt3000") && !header.contains("echo_stage"))
         let both = try CLI.run(["vad", "detect", mic, "--frames", "-"])
         #expect(both.status == 64 && both.stderr.contains("--frames -"))
+        let named = try CLI.run(["vad", "detect", mic, "--frames", "/dev/stdout"])
+        #expect(named.status == 64 && named.stderr.contains("--frames /dev/stdout"), "\(named.stderr)")
         let batch = try CLI.run(["vad", "detect", mic, mic, "--frames", s.file("g.csv"), "-o", s.file("out")])
         #expect(batch.status == 64 && batch.stderr.contains("--frames names one file"))
         try #"{"pipecat": {}}"#.write(toFile: s.file("p.json"), atomically: true, encoding: .utf8)

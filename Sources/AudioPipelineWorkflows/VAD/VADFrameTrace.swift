@@ -61,7 +61,7 @@ public final class VADFrameTrace {
     /// One frame's row: `index` counts frames from 0, each `frameSeconds` long.
     public func add(_ frame: VADDecider.Frame, _ d: VADDecider.Detail, index: Int, frameSeconds: Double) {
         guard failure == nil else { return }
-        if !headerWritten { write(Self.header(bandCount: d.bandCount, reference: reference)) }
+        if !headerWritten { writeHeader(bandCount: d.bandCount) }
         line.removeAll(keepingCapacity: true)
         append(fixed: Double(index + 1) * frameSeconds, decimals: 3, comma: false)
         append(flag: frame.speech)
@@ -102,7 +102,7 @@ public final class VADFrameTrace {
     /// discarded).
     public func commit() throws(AudioPipelineError) {
         if failure == nil && !headerWritten {
-            write(Self.header(bandCount: reference ? VADBandPairAnalyzer.splitsHz.count + 1 : 4, reference: reference))
+            writeHeader(bandCount: reference ? VADBandPairAnalyzer.splitsHz.count + 1 : 4)
         }
         if let failure {
             output.output.discard()
@@ -114,9 +114,9 @@ public final class VADFrameTrace {
     /// Removes the unfinished file.
     public func discard() { output.output.discard() }
 
-    private func write(_ text: String) {
+    private func writeHeader(bandCount: Int) {
         headerWritten = true
-        do { try output.write(text) } catch { failure = error }
+        do { try output.write(Self.header(bandCount: bandCount, reference: reference)) } catch { failure = error }
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer) {
