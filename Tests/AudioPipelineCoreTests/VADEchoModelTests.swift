@@ -69,6 +69,31 @@ private func echo(of reference: [Float], delayMs: [Double], gainDb: Double) -> [
     return out
 }
 
+/// The echo of `reference` in a room: delayed by `delayMs`, `gainDb`, and a reverberant tail of
+/// 240 taps at random lags over 2–400 ms decaying 60 dB in 400 ms, 6 dB under the direct path.
+private func roomEcho(of reference: [Float], delayMs: Double, gainDb: Double, seed: UInt64) -> [Float] {
+    var rng = TestRNG(seed: seed)
+    var taps: [(lag: Int, weight: Float)] = [(0, 1)]
+    var energy = 0.0
+    for _ in 0..<240 {
+        let lag = Int.random(in: (rate / 500)...(rate * 4 / 10), using: &rng)
+        let w = Double.random(in: -1...1, using: &rng) * exp(-6.91 * Double(lag) / (0.4 * Double(rate)))
+        taps.append((lag, Float(w)))
+        energy += w * w
+    }
+    let scale = Float((pow(10, -6.0 / 10) / energy).squareRoot())
+    for k in 1..<taps.count { taps[k].weight *= scale }
+    let d = Int(delayMs * Double(rate) / 1000)
+    let g = Float(pow(10, gainDb / 20))
+    var out = [Float](repeating: 0, count: reference.count)
+    for (lag, w) in taps {
+        let shift = d + lag
+        guard shift < out.count else { continue }
+        for k in shift..<out.count { out[k] += g * w * reference[k - shift] }
+    }
+    return out
+}
+
 /// The decider over the band analysis of `mic` and `reference` (the steep bands, as `EnergyVAD`
 /// analyses a stream with a reference), with every frame's detail.
 private func decide(
@@ -148,6 +173,64 @@ private func decide(
         #expect(before.echoDelayFrames == after.echoDelayFrames)
         #expect(abs((before.echoDelayFrames ?? -100) - 8) <= 1, "\(before.echoDelayFrames ?? -1)")
         for b in 0..<after.bandCount { #expect(abs(before.echoGains[b] - after.echoGains[b]) < 3, "band \(b)") }
+    }
+
+    /// The loudspeaker turned up 16 dB at 10 s (a volume key, the speakerphone), in a room (RT60
+    /// 400 ms, the tail 6 dB under the direct path): the echo stood over
+    /// the learnt gain in every frame from then on, the detector took it for the user, and as
+    /// nothing learns while it hears the user, the rest of the stream was speech. The louder-echo
+    /// watch sees an echo that stands over the expected one all the time the reference plays and
+    /// follows the reference, and learns the gain again: speech for at most 2.5 s after the step,
+    /// and the gains end about 16 dB up.
+    @Test func anEchoThatGetsLouderIsLearntAgain() throws {
+        let agent = speechLike(24 * rate, dbfs: -20, f0: 190, seed: 11)
+        let quiet = roomEcho(of: agent, delayMs: 80, gainDb: -16, seed: 16)
+        let loud = roomEcho(of: agent, delayMs: 80, gainDb: 0, seed: 16)
+        var mic = agent.indices.map { $0 < 10 * rate ? quiet[$0] : loud[$0] }
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 12).enumerated() { mic[k] += v }
+        let run = try decide(mic, agent)
+        // Runs of speech frames (start, length): none before the step; after it, the louder echo is
+        // taken for the user until the watch has seen enough of it.
+        var runs: [(start: Int, length: Int)] = []
+        for k in run.indices where run[k].frame.speech {
+            if let last = runs.last, last.start + last.length == k {
+                runs[runs.count - 1].length += 1
+            } else {
+                runs.append((k, 1))
+            }
+        }
+        let blip = runs.filter { $0.start < 1000 }.map(\.length).max() ?? 0
+        #expect(blip == 0, "before the step: runs up to \(blip) frames")
+        let after = runs.filter { $0.start >= 1000 }
+        let episode = after.filter { $0.length > blip }
+        #expect(!episode.isEmpty, "the louder echo is taken for the user at first")
+        #expect(episode.allSatisfy { $0.start + $0.length <= 1250 }, "speech 2.5 s after the step: \(episode)")
+        #expect(after.reduce(0) { $0 + $1.length } < 400, "\(after)")
+        let before = run[990].detail, last = run[run.count - 1].detail
+        #expect(last.echoStage == .tracked)
+        let raised = (0..<last.bandCount).filter { last.echoGains[$0] - before.echoGains[$0] > 10 }
+        #expect(raised.count >= last.bandCount / 2, "gains before \(before.echoGains), after \(last.echoGains)")
+    }
+
+    /// A user who talks over a quiet echo for 8 s stands over it as a louder echo would, but the
+    /// echo shows at its learnt level in the gaps between his syllables, and his level changes are
+    /// not the reference's: the watch does not learn the gain again, and he is heard throughout.
+    @Test func aUserTalkingOverAQuietEchoIsNotTakenForALouderOne() throws {
+        let agent = speechLike(20 * rate, dbfs: -20, f0: 190, seed: 13)
+        var mic = roomEcho(of: agent, delayMs: 80, gainDb: -16, seed: 16)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 14).enumerated() { mic[k] += v }
+        let user = speechLike(8 * rate, dbfs: -24, f0: 120, seed: 15)
+        for (k, v) in user.enumerated() { mic[8 * rate + k] += v }
+        let run = try decide(mic, agent)
+        let before = run[790].detail, after = run[1700].detail
+        for b in 0..<after.bandCount {
+            #expect(
+                abs(before.echoGains[b] - after.echoGains[b]) < 3,
+                "band \(b): \(before.echoGains[b]) → \(after.echoGains[b])")
+        }
+        let voiced = (800..<1600).filter { abs(user[($0 - 800) * 160 + 80]) > 0 }
+        let heard = voiced.filter { run[$0].frame.speech }
+        #expect(Double(heard.count) >= 0.8 * Double(voiced.count), "heard \(heard.count) of \(voiced.count) frames")
     }
 
     /// A user who talks over the agent's first words, before anything is learnt over the found

@@ -100,6 +100,7 @@ extension VADEchoModel {
         windowRetired = false
         for b in 0..<Self.maxBands { micQuiet[b].reset() }
         activeFrames = 0
+        resetLouderWatch()
         quietFrames = Int.max / 2
         sinceOnset = Int.max / 2
     }
@@ -181,13 +182,7 @@ extension VADEchoModel {
     /// played and is not stopping.
     @inline(__always)
     mutating func learnTracked(mic m: SIMD8<Double>, tracked: SIMD8<Double>, start: Int, age: Int) {
-        guard start + age <= frames else { return }
-        var quietest = Double.infinity
-        for d in start...min(start + 2, searchMax, frames - age) {
-            quietest = min(quietest, largestLane(history[slot(age + d)]))
-        }
-        guard quietest > threshold, largestLane(history[slot(age + start)]) >= largestLane(tracked) - Self.offsetGap
-        else { return }
+        guard directPathPlays(start: start, age: age, tracked: tracked) else { return }
         for b in 0..<bandCount where tracked[b] > -120 {
             let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
             trackedGains[b].add(v)

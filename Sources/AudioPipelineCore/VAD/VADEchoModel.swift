@@ -46,6 +46,9 @@
 ///   learnt, a frame teaches a gain at most `learnStep` over its value. Each needs
 ///   `learnSeconds` of frames; until then — the session's start, or after the delay moved — the
 ///   expected echo is the worst plausible, `initialEchoGain` over the window.
+/// - **A louder echo path.** An echo that rose 10 dB or more at once (the volume turned up) stands
+///   out in every frame and teaches nothing; `watchEchoLevel` sees it stand over what the gains
+///   learnt while the reference plays, and the tracked gain learns anew (VADEchoModel+Change.swift).
 /// - **Onsets.** The reference is known before its echo arrives: for `echoOnsetGuardMilliseconds`
 ///   after the echo of an utterance that follows a pause of `onsetPauseSeconds` is due at the
 ///   estimated delay, speech does not start — the first frames of an echo are what a model learnt
@@ -66,6 +69,8 @@ public struct VADEchoModel: Sendable {
     let alpha: Double, warmUp: Int, learnFrames: Int
     let decay: Double, worst: Double, marginMax: Double, marginMin: Double
     let pauseFrames: Int, guardFrames: Int
+    /// The louder-echo watch's window (frames) and smoothing (per frame).
+    let louderWindow: Int, louderAlpha: Double
     /// How many bands the frames hold (4 or 8: `VADBandFrame.bandCount`); the lanes above hold
     /// −140 dB and take no part. Set before the first frame.
     public var bandCount = 8
@@ -117,6 +122,13 @@ public struct VADEchoModel: Sendable {
     /// frame teaches the settled median (an echo has had time to arrive).
     var activeFrames = 0
     var quietFrames = Int.max / 2, sinceOnset = Int.max / 2
+    /// The louder-echo watch (`watchEchoLevel`): per band, the median of the microphone over the
+    /// expected echo in the last `louderWindowSeconds` of frames the reference played through the
+    /// direct path near its peaks and in those the gains learnt from, and how many such frames it
+    /// has seen; per band, the running means of Δmic·Δref at the delay, Δmic² and Δref².
+    var louderRecent: [RunningQuantile], louderBaselines: [RunningQuantile]
+    var louderSeen = 0
+    var louderProducts = SIMD8<Double>(), louderMicPowers = SIMD8<Double>(), louderReferencePowers = SIMD8<Double>()
 
     /// A model with nothing learnt (it expects the worst plausible echo); all state allocated here.
     public init(configuration c: VADConfiguration) {
@@ -136,6 +148,8 @@ public struct VADEchoModel: Sendable {
         pauseFrames = frames(Self.onsetPauseSeconds)
         guardFrames = Int((c.echoOnsetGuardMilliseconds / c.frameMilliseconds).rounded())
         replayFrames = frames(Self.replaySeconds)
+        louderWindow = frames(Self.louderWindowSeconds)
+        louderAlpha = min(1, frameSeconds / Self.louderWindowSeconds)
         let ring = searchMax + tail + 1 + replayFrames
         history = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: ring)
         var blocks = 1
@@ -154,6 +168,11 @@ public struct VADEchoModel: Sendable {
         spreads = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.75) }
         tailOffsets = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
         micQuiet = (0..<Self.maxBands).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
+        louderRecent = (0..<Self.maxBands).map { [louderWindow] _ in
+            RunningQuantile(window: louderWindow, quantile: Self.louderQuantile)
+        }
+        louderBaselines = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: Self.louderQuantile)
+        }
     }
 
     /// One frame: the microphone's band levels `m` (dB) and the reference's band powers `rp`.
@@ -192,7 +211,9 @@ public struct VADEchoModel: Sendable {
         }
         micHistory[head] = m
         learnable[head] = active && !nearEnd && !unexplained
-        estimateDelay(mic: m, active: active && !nearEnd)
+        let micChange = Self.change(m, from: previousMic)
+        previousMic = m
+        estimateDelay(micChange: micChange, active: active && !nearEnd)
         trackOnsets(r)
         var e = Estimate()
         e.bandCount = bandCount
@@ -208,6 +229,11 @@ public struct VADEchoModel: Sendable {
             if let parts, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
         }
         expect(into: &e, flat: flat, tracked: tracked, parts: parts)
+        if e.stage == .tracked, let tracked, let start {
+            watchEchoLevel(
+                mic: m, micChange: micChange, tracked: tracked, flat: flat, echo: e.echo, start: start,
+                learnable: active && !nearEnd && !unexplained)
+        }
         head = head + 1 == history.count ? 0 : head + 1
         frames += 1
         return e
@@ -222,7 +248,7 @@ public struct VADEchoModel: Sendable {
 
     /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
     @inline(__always)
-    private static func change(_ now: SIMD8<Double>, from before: SIMD8<Double>) -> SIMD8<Double> {
+    static func change(_ now: SIMD8<Double>, from before: SIMD8<Double>) -> SIMD8<Double> {
         let lo = SIMD8<Double>(repeating: -100), hi = SIMD8<Double>(repeating: 0)
         let d = clampLanes(now, lo, hi) - clampLanes(before, lo, hi)
         return clampLanes(d, SIMD8(repeating: -20), SIMD8(repeating: 20))
@@ -234,9 +260,7 @@ public struct VADEchoModel: Sendable {
     /// of it two frames or more away from the delay (a room that changed, not a burst of double
     /// talk); then the tracked gain starts learning anew.
     @inline(__always)
-    private mutating func estimateDelay(mic m: SIMD8<Double>, active: Bool) {
-        let micChange = Self.change(m, from: previousMic)
-        previousMic = m
+    private mutating func estimateDelay(micChange: SIMD8<Double>, active: Bool) {
         guard active, decay > 0 else { return }
         var peak = 0.0, magnitude = 0.0
         var peakLag = searchMin
@@ -280,6 +304,7 @@ public struct VADEchoModel: Sendable {
         }
         trackedLearnt = 0
         tailLearnt = 0
+        resetLouderWatch()
         // Found for the first time: the last second teaches the tracked gain now. (After a move, the
         // last second may hold the old path: the worst plausible echo until it has learnt anew.)
         if firstFound { replay(start: max(searchMin, found - 1)) }

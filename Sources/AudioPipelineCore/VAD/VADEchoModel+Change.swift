@@ -1,0 +1,118 @@
+/// The echo model's watch for an echo path that got louder (the loudspeaker turned up, the call
+/// moved from the earpiece to the speaker): split from VADEchoModel.swift (the core's file-size
+/// rule); part of the per-frame path `update` describes.
+///
+/// The gains do not learn while the detector hears the user, nor from a frame that stood out over
+/// the expected echo. An echo that rises 10 dB or more at once stands out in every frame, the
+/// detector takes it for the user, and nothing learns it again: after a 10–22 dB step the rest of
+/// a generated session was speech (docs/design/vad-experiments.md). The watch looks at the frames
+/// where the reference plays through the direct path near its peaks (within `louderPeakGap` of
+/// the window's loudest: there the expected echo is at its most exact) and keeps, per band, the
+/// median of the microphone over the expected echo (before the margin) over the last
+/// `louderWindowSeconds` of them, beside the same median over the frames the gains learnt from.
+/// When three quarters of the bands or more stand `louderRaise` over what was learnt, and the
+/// microphone's band-level changes in those bands still follow the reference's at the delay (a
+/// running correlation of at least `louderCoherence`), the echo path has changed: the tracked gain
+/// starts again from the last second (the worst plausible echo until it has `learnSeconds` of
+/// frames). A user talking over the echo lifts it only while he talks, in the bands his voice
+/// fills, and moves with his own voice: on 80 mixes of real speech over an echo at −16 to +6 dB
+/// only a reader 20 dB over the echo reading on for 28 s set it off (once). It needs 1.5 s of the
+/// agent's speech: a client that cuts the agent at each barge-in gives it a few frames a
+/// response, and each response after the step is still cut.
+extension VADEchoModel {
+    /// The watch's window, s (also the correlation's time constant).
+    static let louderWindowSeconds = 1.5
+    /// How far under the window's loudest reference (`flat`) the direct path's may be for a band's
+    /// frame to count, dB: where the reference is near its peaks the expected echo is at its most
+    /// exact (in its dips the model may lie well over the echo, and a louder echo stays under it).
+    static let louderPeakGap = 10.0
+    /// The quantile of the microphone's excess over the expected echo that the watch compares.
+    static let louderQuantile = 0.5
+    /// How far the recent excess must stand over the learnt one, dB.
+    static let louderRaise = 6.0
+    /// The normalised correlation of the microphone's band-level changes with the reference's at the
+    /// delay in the raised bands, at least (0.3–0.96 on the echo alone in generated rooms of RT60
+    /// 0.2–0.6 s, 0.1–0.14 in a sparse synthetic one; a voice that fills the microphone moves it with
+    /// its own changes). A weak guard: the levels decide.
+    static let louderCoherence = 0.1
+
+    /// One frame of the watch (tracked stage): `tracked` the reference the echo follows, `flat` the
+    /// window's loudest reference, `echo` the expected echo (before the margin), `start` the direct
+    /// path's first lag, `learnable` whether the gains learn from the frame.
+    @inline(__always)
+    mutating func watchEchoLevel(
+        mic m: SIMD8<Double>, micChange: SIMD8<Double>, tracked: SIMD8<Double>, flat: SIMD8<Double>,
+        echo: SIMD8<Double>,
+        start: Int, learnable: Bool
+    ) {
+        guard directPathPlays(start: start, age: 0, tracked: tracked) else { return }
+        let excess = clampLanes(m - echo, SIMD8(repeating: -40), SIMD8(repeating: 40))
+        for b in 0..<bandCount where echo[b] > -120 && tracked[b] >= flat[b] - Self.louderPeakGap {
+            louderRecent[b].add(excess[b])
+            if learnable { louderBaselines[b].add(excess[b]) }
+        }
+        let referenceChange = changes[slot(delay ?? start)]
+        louderProducts += louderAlpha * (micChange * referenceChange - louderProducts)
+        louderMicPowers += louderAlpha * (micChange * micChange - louderMicPowers)
+        louderReferencePowers += louderAlpha * (referenceChange * referenceChange - louderReferencePowers)
+        louderSeen += 1
+        guard louderSeen >= louderWindow else { return }
+        var raised = 0
+        var bands = 0
+        var product = 0.0
+        var micPower = 0.0
+        var referencePower = 0.0
+        for b in 0..<bandCount where 2 * louderRecent[b].size >= louderWindow {
+            bands += 1
+            let baseline = louderBaselines[b].value(or: 0)
+            guard louderRecent[b].value(or: baseline) - baseline >= Self.louderRaise else { continue }
+            raised += 1
+            product += louderProducts[b]
+            micPower += louderMicPowers[b]
+            referencePower += louderReferencePowers[b]
+        }
+        let powers = micPower * referencePower
+        let coherent = powers > 0 && product >= Self.louderCoherence * powers.squareRoot()
+        if bands > 0 && 4 * raised >= 3 * bands && coherent { relearnLouder(start: start) }
+    }
+
+    /// The echo path got louder: the tracked gain learns anew from the last second's frames (whether
+    /// or not the detector took them for the user).
+    mutating func relearnLouder(start: Int) {
+        let held = min(louderWindow, replayFrames, frames)
+        for b in 0..<bandCount {
+            trackedGains[b].reset()
+            spreads[b].reset()
+        }
+        trackedLearnt = 0
+        relearning = true
+        for age in stride(from: held, through: 1, by: -1) {
+            let parts = trackedParts(from: start, age: age)
+            learnTracked(mic: micHistory[slot(age)], tracked: laneMax(parts.direct, parts.tail), start: start, age: age)
+        }
+        // (This frame is not yet in the rings' history for `age` 0: it teaches as the frames after it.)
+        resetLouderWatch()
+    }
+
+    /// The watch starts again (a new delay, a relearnt gain, a reset).
+    mutating func resetLouderWatch() {
+        for b in 0..<Self.maxBands where !louderRecent[b].isEmpty { louderRecent[b].reset() }
+        for b in 0..<Self.maxBands where !louderBaselines[b].isEmpty { louderBaselines[b].reset() }
+        louderSeen = 0
+        louderProducts = SIMD8()
+        louderMicPowers = SIMD8()
+        louderReferencePowers = SIMD8()
+    }
+
+    /// Whether the reference played through the direct path (the lag `start` and the two after it)
+    /// `age` frames back and is not stopping (within `offsetGap` of the loudest frame it follows).
+    @inline(__always)
+    func directPathPlays(start: Int, age: Int, tracked: SIMD8<Double>) -> Bool {
+        guard start + age <= frames else { return false }
+        var quietest = Double.infinity
+        for d in start...min(start + 2, searchMax, frames - age) {
+            quietest = min(quietest, largestLane(history[slot(age + d)]))
+        }
+        return quietest > threshold && largestLane(history[slot(age + start)]) >= largestLane(tracked) - Self.offsetGap
+    }
+}
