@@ -216,4 +216,41 @@ import _AudioPipelineTestSupport
         if case .signal(let audio) = agent.audio { #expect(!audio.isHeld && audio.count == 600 * 24_000) }
         #expect(agent.responses == 60 && tracks.userSpeech.count == 30)
     }
+
+    /// The loudspeaker's volume changes part-way (`volumeChangeS`, `volumeChangeDb`): the echo of
+    /// what plays from then on is that much louder, what played before is not, and the block sizes
+    /// it is played in do not matter.
+    @Test(arguments: [160, 997])
+    func theVolumeChangesTheEchoFromItsTime(block: Int) throws {
+        var e = EchoSettings()
+        e.smallSpeaker = false
+        e.delayMs = 0
+        e.gainDb = -10
+        e.volumeChangeS = 1
+        e.volumeChangeDb = 12
+        try e.validate()
+        var room = SessionRoom(settings: e, rate: 16_000, impulseResponse: nil, noiseDbfs: nil, seed: 1)
+        let played = (0..<32_000).map { Float(0.1 * sin(Double($0) * 0.3)) }
+        var echo = [Float](repeating: 0, count: played.count)
+        var done = 0
+        while done < played.count {
+            let n = min(block, played.count - done)
+            played.withUnsafeBufferPointer { p in
+                echo.withUnsafeMutableBufferPointer { o in
+                    room.echo(
+                        UnsafeBufferPointer(rebasing: p[done..<(done + n)]),
+                        into: UnsafeMutableBufferPointer(rebasing: o[done..<(done + n)]))
+                }
+            }
+            done += n
+        }
+        func db(_ r: Range<Int>) -> Double {
+            10 * log10(r.reduce(0.0) { $0 + Double(echo[$1] * echo[$1]) } / Double(r.count))
+        }
+        let before = db(1_000..<15_000), after = db(17_000..<31_000)
+        #expect(abs(after - before - 12) < 0.1, "\(before) → \(after) dB")
+        #expect(abs(before - (-10 - 23)) < 0.2, "the gain before the change: \(before) dB")
+        e.volumeChangeDb = 61
+        #expect(throws: AudioPipelineError.self) { try e.validate() }
+    }
 }

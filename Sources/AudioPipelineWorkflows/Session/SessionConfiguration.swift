@@ -191,6 +191,11 @@ public struct EchoSettings: Codable, Sendable, Hashable {
     /// An impulse response (WAV) convolved after the delay and gain instead of the loudspeaker's
     /// response and the room's tail: a measured room and device.
     public var impulseResponse: String?
+    /// The loudspeaker's volume changes by `volumeChangeDb` at this time of the session, s (nil:
+    /// never): the user turns it up, or the call moves from the earpiece to the speaker.
+    public var volumeChangeS: Double?
+    /// The volume change, dB (what plays from `volumeChangeS` on, before the soft clipping).
+    public var volumeChangeDb = 0.0
 
     /// A small speaker at −10 dB, 40 ms away, no room tail, no soft clipping.
     public init() {}
@@ -209,6 +214,8 @@ public struct EchoSettings: Codable, Sendable, Hashable {
         try check(rt60Ms, 0...3_000, "rt60_ms")
         try check(drrDb, -20...40, "drr_db")
         try check(softClip, 0...20, "softclip")
+        if let volumeChangeS { try check(volumeChangeS, 0...86_400, "volumeChangeS") }
+        try check(volumeChangeDb, -60...60, "volumeChangeDb")
         if !enabled, impulseResponse != nil {
             throw AudioPipelineError(.invalidConfiguration, "--echo-ir and --no-echo contradict each other: give one")
         }
@@ -328,6 +335,7 @@ extension EchoSettings {
             known: [
                 "enabled", "delayMs", "gainDb", "smallSpeaker", "speakerHighPassHz", "speakerLowPassHz",
                 "speakerPeakHz", "speakerPeakDb", "rt60Ms", "drrDb", "softClip", "impulseResponse",
+                "volumeChangeS", "volumeChangeDb",
             ])
         try d("enabled", &enabled)
         try d("delayMs", &delayMs)
@@ -341,6 +349,8 @@ extension EchoSettings {
         try d("drrDb", &drrDb)
         try d("softClip", &softClip)
         try d("impulseResponse", &impulseResponse)
+        try d("volumeChangeS", &volumeChangeS)
+        try d("volumeChangeDb", &volumeChangeDb)
     }
 }
 

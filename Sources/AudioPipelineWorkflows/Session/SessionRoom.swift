@@ -12,6 +12,11 @@ struct SessionRoom {
     private var delayAt = 0
     private let gain: Float
     private let drive: Float
+    /// The loudspeaker's volume change: from the sample `volumeChangeAt` on, what plays is scaled by
+    /// `volumeFactor`; `playedCount` counts the samples played.
+    private let volumeChangeAt: Int
+    private let volumeFactor: Float
+    private var playedCount = 0
     private var speaker: [Biquad]
     /// The measured impulse response or the room's tail, convolved by FFT (its block latency taken
     /// from the delay).
@@ -29,6 +34,9 @@ struct SessionRoom {
         scratch = [Float](repeating: 0, count: convolver == nil ? 0 : 4096)
         gain = e.enabled ? Float(pow(10, e.gainDb / 20)) : 0
         drive = Float(e.softClip)
+        // (validated: at most a day at the device rate)
+        volumeChangeAt = e.volumeChangeS.map { Int(($0 * Double(rate)).rounded()) } ?? Int.max
+        volumeFactor = Float(pow(10, e.volumeChangeDb / 20))
         if e.enabled && e.smallSpeaker && response == nil {
             let r = Double(rate)
             let low = min(e.speakerLowPassHz, 0.45 * r)
@@ -75,7 +83,8 @@ struct SessionRoom {
             return
         }
         for i in 0..<played.count {
-            let x = played[i]
+            let x = playedCount >= volumeChangeAt ? played[i] * volumeFactor : played[i]
+            playedCount += 1
             delay[delayAt] = drive > 0 ? Float(tanh(Double(drive * x))) / drive : x
             delayAt = delayAt + 1 == delay.count ? 0 : delayAt + 1
             var y = delay[delayAt] * gain  // the oldest: `delay.count - 1` samples ago
