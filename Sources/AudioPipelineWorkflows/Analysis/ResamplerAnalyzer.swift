@@ -222,6 +222,11 @@ extension ResamplerAnalyzer {
         from: Int, to: Int, resamplers: [ResamplerChoice], measureSpeed: Bool,
         each: (ResamplerQuality) throws(AudioPipelineError) -> Void = { _ in }
     ) throws(AudioPipelineError) -> [ResamplerQuality] {
+        // The analysis is 16384-frame windows of tones at the lower rate: under 1000 Hz (what no audio
+        // file holds, AudioFileReader.minimumRateHz) a 1 Hz input asked 174 GB of one resampler.
+        for (name, rate) in [("--from", from), ("--to", to)] where rate < 1000 || rate > 768_000 {
+            throw AudioPipelineError(.invalidConfiguration, "\(name) \(rate): a rate must be in 1000…768000 Hz")
+        }
         let format: ResamplingFormat
         do {
             format = try ResamplingFormat(from: SampleRate(from), to: SampleRate(to))

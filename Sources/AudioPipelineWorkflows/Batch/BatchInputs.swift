@@ -108,7 +108,7 @@ public struct BatchSelection: Sendable {
                 guard FileManager.default.fileExists(atPath: full, isDirectory: &isDir) else { continue }
                 if isDir.boolValue {
                     if recursive && SamePathGuard.canonical(full) != skip { pending.append(relative) }
-                } else if extensions.contains(fileExtension(name)) {
+                } else if extensions.contains(fileExtension(name)) && PathParts.isRegularFile(full) {
                     found.append(BatchInput(path: full, relativePath: relative))
                 }
             }

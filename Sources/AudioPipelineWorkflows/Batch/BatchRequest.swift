@@ -34,6 +34,10 @@ public struct BatchRequest: Sendable {
 
     /// Each input with its output, refusing collisions and an empty set before anything runs.
     public func plan() throws(AudioPipelineError) -> [BatchItem] {
+        // An empty directory would put every output at the filesystem's root (`{dir}/{stem}.{ext}`).
+        if outputExtension != nil && outputDirectory == "" {
+            throw AudioPipelineError(.outputFailed, "an empty output directory (-o \"\"): give a directory")
+        }
         var selection = selection
         selection.skipDirectory = outputDirectory
         let inputs = try selection.collect()

@@ -1,6 +1,16 @@
+import Foundation
+
 /// Path arithmetic on plain strings, for planning batches of many thousand files: `NSString`'s path
 /// methods bridge and re-scan the whole path on every call, and were most of a batch's planning.
 enum PathParts {
+    /// Whether `path` is a regular file (through symbolic links): what a directory scan takes. A FIFO
+    /// found in a scanned directory was opened and waited on for ever; a device or socket is no
+    /// recording either (naming one on the command line still reads it, as standard input).
+    static func isRegularFile(_ path: String) -> Bool {
+        var st = stat()
+        return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+    }
+
     /// The path without repeated and trailing slashes ("a//b/" → "a/b"; "/" stays "/").
     static func normalized(_ p: String) -> String {
         // A byte scan: `String.contains` goes through Foundation's locale-aware search on Linux.

@@ -267,7 +267,12 @@ final class SessionEngine {
     var echoEstimate: VADEchoModel.Estimate? { vad.decider.echoEstimate }
 
     /// Mean level of the echo at the microphone over the ticks that had any, dBFS.
-    var meanEchoDbfs: Double? { echoFrames > 0 ? 10 * log10(echoEnergy / Double(echoFrames)) : nil }
+    /// nil without echo, or when it cannot be told (samples far beyond full scale overflow the sum).
+    var meanEchoDbfs: Double? {
+        guard echoFrames > 0 else { return nil }
+        let db = 10 * log10(echoEnergy / Double(echoFrames))
+        return db.isFinite ? db : nil
+    }
 
     static func dbfs(_ x: UnsafeBufferPointer<Float>) -> Double {
         guard !x.isEmpty else { return -120 }

@@ -73,7 +73,12 @@ public final class AtomicOutput: @unchecked Sendable {
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw AudioPipelineError(.outputFailed, "\(path): directory \(directory) does not exist")
+            let exists = FileManager.default.fileExists(atPath: directory)
+            throw AudioPipelineError(
+                .outputFailed,
+                exists
+                    ? "\(path): \(directory) is a file, not a directory"
+                    : "\(path): directory \(directory) does not exist")
         }
         let temporary = directory + "/" + Self.temporaryName(for: name)
         // Registered before it exists, so an interruption between open and registration cannot leak it.
@@ -281,6 +286,17 @@ public enum TemporaryFiles {
         defer { lock.unlock() }
         paths.remove(path)
         try? FileManager.default.removeItem(atPath: path)
+    }
+
+    /// Runs `body` — making a file or directory inside a registered temporary directory — under the
+    /// lock the interruption's removal holds, so the two never interleave (files made while a signal
+    /// removed a report's temporary directory kept it from going: `session simulate --rooms` left
+    /// one behind); after a signal, removes everything and ends the process instead.
+    public static func creatingInside<T>(_ body: () throws(AudioPipelineError) -> T) throws(AudioPipelineError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        if let signal = Interruption.received { exitRemovingAll(signal) }
+        return try body()
     }
 
     /// Removes every temporary output still registered and keeps the lock: called on the way out of

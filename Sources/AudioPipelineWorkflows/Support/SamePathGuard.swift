@@ -23,6 +23,15 @@ public enum SamePathGuard {
                     .invalidConfiguration, "\(b): given for two outputs (also as \(a)); choose another path")
             }
         }
+        // Standard output (`-`, /dev/stdout …) is never "the same file" above, yet two outputs there
+        // interleave: a trace inside the WAV data.
+        let standard = outputs.filter(StandardOutput.isStandardOutput)
+        if standard.count > 1 {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(standard[1]): standard output is given for two outputs (also as \(standard[0])); give a file for one"
+            )
+        }
     }
 
     /// The absolute path with `.`/`..` and symbolic links resolved (as far as the path exists).

@@ -180,7 +180,9 @@ public struct VADCorpus: Sendable {
         }
         var audio: [String: String] = [:]
         for f in audioFiles.sorted() where !f.hasSuffix(referenceSuffix) {
-            guard audioExtensions.contains(fileExtension(f)) else { continue }
+            guard audioExtensions.contains(fileExtension(f)), PathParts.isRegularFile(audioDirectory + "/" + f) else {
+                continue
+            }
             audio[(f as NSString).deletingPathExtension] = audioDirectory + "/" + f
         }
         let recordings = audio.keys.sorted().map { (audio[$0]! as NSString).lastPathComponent }
@@ -190,7 +192,7 @@ public struct VADCorpus: Sendable {
                 audioDirectory: audioDirectory, labelDirectory: labelDirectory, recordings: recordings, labelFiles: nil)
         }
         var labels: [String: String] = [:]
-        for f in labelFiles.sorted() where f.hasSuffix(".txt") {
+        for f in labelFiles.sorted() where f.hasSuffix(".txt") && PathParts.isRegularFile(labelDirectory + "/" + f) {
             labels[String(f.dropLast(4))] = labelDirectory + "/" + f
         }
         var skipped: [String] = []

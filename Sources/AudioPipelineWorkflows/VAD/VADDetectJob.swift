@@ -108,15 +108,15 @@ public enum VADDetector {
     public static func detect(input: String, output: String, options o: VADDetectOptions) throws(AudioPipelineError)
         -> VADDetectReport
     {
-        try SamePathGuard.refuse(
-            inputs: [input] + (o.reference.map { [$0] } ?? []) + (o.scores.map { [$0] } ?? []),
-            outputs: [output] + (o.frames.map { [$0] } ?? []))
-        if let scores = o.scores { return try emulate(input: input, scores: scores, output: output, options: o) }
         if let frames = o.frames, StandardOutput.isStandardOutput(frames), StandardOutput.isStandardOutput(output) {
             throw AudioPipelineError(
                 .invalidConfiguration,
                 "--frames \(frames): the labels go to standard output too; give -o FILE or a --frames path")
         }
+        try SamePathGuard.refuse(
+            inputs: [input] + (o.reference.map { [$0] } ?? []) + (o.scores.map { [$0] } ?? []),
+            outputs: [output] + (o.frames.map { [$0] } ?? []))
+        if let scores = o.scores { return try emulate(input: input, scores: scores, output: output, options: o) }
         let trace = try o.frames.map { (path) throws(AudioPipelineError) in
             try VADFrameTrace(path: path, reference: o.reference != nil)
         }

@@ -347,6 +347,9 @@ public final class ReportDirectory {
     public init(path: String) throws(AudioPipelineError) {
         let path = PathParts.normalized(path)
         self.path = path
+        guard path != "-" else {
+            throw AudioPipelineError(.outputFailed, "-: a report is a directory, not standard output; give a directory")
+        }
         // Else the rename onto it fails at the very end, after all the work.
         guard !AtomicOutput.split(path).name.isEmpty else {
             throw AudioPipelineError(
@@ -393,15 +396,23 @@ public final class ReportDirectory {
     /// Writes one file (a relative path; its directory is created).
     public func write(_ relative: String, _ text: String) throws(AudioPipelineError) {
         let full = temporaryPath + "/" + relative
-        let dir = AtomicOutput.split(full).directory
-        if !FileManager.default.fileExists(atPath: dir) {
-            do { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
-                throw AudioPipelineError(.outputFailed, "\(path)/\(relative): cannot create its directory")
+        // Its directories one by one under the temporary directory, never that directory itself,
+        // and under the lock an interruption removes it with (TemporaryFiles.creatingInside).
+        let fd = try TemporaryFiles.creatingInside { () throws(AudioPipelineError) -> Int32 in
+            var dir = temporaryPath
+            for part in AtomicOutput.split(relative).directory.split(separator: "/") where part != "." {
+                dir += "/" + part
+                guard mkdir(dir, 0o777) == 0 || errno == EEXIST else {
+                    throw AudioPipelineError(
+                        .outputFailed,
+                        "\(path)/\(relative): cannot create its directory: \(String(cString: strerror(errno)))")
+                }
             }
-        }
-        let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
-        guard fd >= 0 else {
-            throw AudioPipelineError(.outputFailed, "\(path)/\(relative): \(String(cString: strerror(errno)))")
+            let fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+            guard fd >= 0 else {
+                throw AudioPipelineError(.outputFailed, "\(path)/\(relative): \(String(cString: strerror(errno)))")
+            }
+            return fd
         }
         defer { close(fd) }
         try Array(text.utf8).withUnsafeBufferPointer { (b) throws(AudioPipelineError) in
