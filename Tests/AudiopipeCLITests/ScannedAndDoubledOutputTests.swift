@@ -100,4 +100,20 @@ import _AudioPipelineTestSupport
             #expect(s.contents.isEmpty, "left after SIGINT at \(delay) s: \(s.contents)")
         }
     }
+
+    /// A report replaces its directory whole: an input inside it (the last run's heard.wav as the
+    /// agent) was replaced by the new report's file.
+    @Test func anInputInsideTheReportDirectoryIsRefused() throws {
+        let s = Scratch()
+        let first = try CLI.run([
+            "session", "simulate", "--agent", Self.agent, "--user", Self.user, "-o", s.file("rep"), "-q",
+        ])
+        #expect(first.status == 0, "\(first.stderr)")
+        let heard = try Data(contentsOf: URL(fileURLWithPath: s.file("rep/heard.wav")))
+        let again = try CLI.run([
+            "session", "simulate", "--agent", s.file("rep/heard.wav"), "--user", Self.user, "-o", s.file("rep"), "-q",
+        ])
+        #expect(again.status == 64 && again.stderr.contains("an input inside the report directory"), "\(again.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: s.file("rep/heard.wav"))) == heard, "the input is untouched")
+    }
 }

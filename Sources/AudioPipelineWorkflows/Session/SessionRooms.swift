@@ -194,6 +194,7 @@ public enum SessionRooms {
         let simulator = try SessionSimulator(configuration: base)
         let inputs = [base.agent, base.user, base.userLabels, base.recorded, base.reference, base.echo.impulseResponse]
         try SamePathGuard.refuse(inputs: inputs.compactMap { $0 }, outputs: [output])
+        try SamePathGuard.refuse(inputs: inputs.compactMap { $0 }, insideReport: output)
         let rooms = try (1...count).map { (i) throws(AudioPipelineError) in
             try room(base, ranges: ranges, seed: seed, index: i)
         }

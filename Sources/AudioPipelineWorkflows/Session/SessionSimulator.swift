@@ -39,6 +39,7 @@ public final class SessionSimulator {
         let inputs = [c.agent, c.user, c.userLabels, c.recorded, c.reference, c.trace, c.echo.impulseResponse]
         if let outputDirectory {
             try SamePathGuard.refuse(inputs: inputs.compactMap { $0 }, outputs: [outputDirectory])
+            try SamePathGuard.refuse(inputs: inputs.compactMap { $0 }, insideReport: outputDirectory)
         }
         return try run(
             try SessionTracks.load(c, profile: profile), outputDirectory: outputDirectory, reportedAs: reportedAs)

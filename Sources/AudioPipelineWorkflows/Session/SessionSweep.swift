@@ -96,6 +96,8 @@ public enum SessionSweep {
     ) throws(AudioPipelineError) -> SessionSweepReport {
         let (name, values) = try parse(sweep)
         let configurations = try values.map { (v) throws(AudioPipelineError) in try setting(name, v, in: c) }
+        let inputs = [c.agent, c.user, c.userLabels, c.recorded, c.reference, c.trace, c.echo.impulseResponse]
+        try SamePathGuard.refuse(inputs: inputs.compactMap { $0 }, insideReport: output)
         let directory = try ReportDirectory(path: output)
         let output = directory.path  // `-o sweep/` prints sweep/sweep.csv
         var rows: [SessionSweepReport.Row] = []

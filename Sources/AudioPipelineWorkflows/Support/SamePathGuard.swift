@@ -34,6 +34,19 @@ public enum SamePathGuard {
         }
     }
 
+    /// A report directory is replaced whole when it is published: no input may lie inside it (an
+    /// `--agent rep/heard.wav -o rep` was replaced by the new heard.wav).
+    /// - Throws: `invalidConfiguration` naming the input and the directory.
+    public static func refuse(inputs: [String], insideReport directory: String) throws(AudioPipelineError) {
+        let inside = canonical(directory) + "/"
+        for input in inputs where input != "-" && canonical(input).hasPrefix(inside) {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(input): an input inside the report directory \(directory), which the report replaces whole; "
+                    + "give another directory")
+        }
+    }
+
     /// The absolute path with `.`/`..` and symbolic links resolved (as far as the path exists).
     public static func canonical(_ p: String) -> String {
         URL(fileURLWithPath: p).standardizedFileURL.resolvingSymlinksInPath().path

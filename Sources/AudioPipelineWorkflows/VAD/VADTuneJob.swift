@@ -191,6 +191,7 @@ public enum VADTuner {
         var grid = o.grid.including(o.base, policy: o.basePolicy)
         var settings = try Self.settings(o, grid: grid)
         _ = try VADComparison.parse(o.compare)  // a malformed --compare fails before the sweep
+        try SamePathGuard.refuse(inputs: [o.audioDirectory, o.labelDirectory], insideReport: o.reportDirectory)
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
             audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
