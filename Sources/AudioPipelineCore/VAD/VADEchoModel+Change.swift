@@ -22,6 +22,10 @@
 extension VADEchoModel {
     /// The watch's window, s (also the correlation's time constant).
     static let louderWindowSeconds = 1.5
+    /// The medians take every this many frames of the watch's.
+    static let louderStride = 2
+    /// The watch's test runs every this many of its frames.
+    static let louderCheckFrames = 10
     /// How far under the window's loudest reference (`flat`) the direct path's may be for a band's
     /// frame to count, dB: where the reference is near its peaks the expected echo is at its most
     /// exact (in its dips the model may lie well over the echo, and a louder echo stays under it).
@@ -39,30 +43,34 @@ extension VADEchoModel {
     /// One frame of the watch (tracked stage): `tracked` the reference the echo follows, `flat` the
     /// window's loudest reference, `echo` the expected echo (before the margin), `start` the direct
     /// path's first lag, `learnable` whether the gains learn from the frame.
-    @inline(__always)
+    @inline(never)
     mutating func watchEchoLevel(
         mic m: SIMD8<Double>, micChange: SIMD8<Double>, tracked: SIMD8<Double>, flat: SIMD8<Double>,
         echo: SIMD8<Double>,
         start: Int, learnable: Bool
     ) {
         guard directPathPlays(start: start, age: 0, tracked: tracked) else { return }
-        let excess = clampLanes(m - echo, SIMD8(repeating: -40), SIMD8(repeating: 40))
-        for b in 0..<bandCount where echo[b] > -120 && tracked[b] >= flat[b] - Self.louderPeakGap {
-            louderRecent[b].add(excess[b])
-            if learnable { louderBaselines[b].add(excess[b]) }
+        // The medians from every `louderStride`-th frame (a quarter of the reference path's frame cost
+        // when every frame fed them), the test every `louderCheckFrames`: a window of 1.5 s needs no more.
+        if louderSeen % Self.louderStride == 0 {
+            let excess = clampLanes(m - echo, SIMD8(repeating: -40), SIMD8(repeating: 40))
+            for b in 0..<bandCount where echo[b] > -120 && tracked[b] >= flat[b] - Self.louderPeakGap {
+                louderRecent[b].add(excess[b])
+                if learnable { louderBaselines[b].add(excess[b]) }
+            }
         }
         let referenceChange = changes[slot(delay ?? start)]
         louderProducts += louderAlpha * (micChange * referenceChange - louderProducts)
         louderMicPowers += louderAlpha * (micChange * micChange - louderMicPowers)
         louderReferencePowers += louderAlpha * (referenceChange * referenceChange - louderReferencePowers)
         louderSeen += 1
-        guard louderSeen >= louderWindow else { return }
+        guard louderSeen >= louderWindow, louderSeen % Self.louderCheckFrames == 0 else { return }
         var raised = 0
         var bands = 0
         var product = 0.0
         var micPower = 0.0
         var referencePower = 0.0
-        for b in 0..<bandCount where 2 * louderRecent[b].size >= louderWindow {
+        for b in 0..<bandCount where 2 * Self.louderStride * louderRecent[b].size >= louderWindow {
             bands += 1
             let baseline = louderBaselines[b].value(or: 0)
             guard louderRecent[b].value(or: baseline) - baseline >= Self.louderRaise else { continue }

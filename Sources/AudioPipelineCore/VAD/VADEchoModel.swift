@@ -169,9 +169,10 @@ public struct VADEchoModel: Sendable {
         tailOffsets = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
         micQuiet = (0..<Self.maxBands).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
         louderRecent = (0..<Self.maxBands).map { [louderWindow] _ in
-            RunningQuantile(window: louderWindow, quantile: Self.louderQuantile)
+            RunningQuantile(window: louderWindow / Self.louderStride, quantile: Self.louderQuantile)
         }
-        louderBaselines = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: Self.louderQuantile)
+        louderBaselines = (0..<Self.maxBands).map { _ in
+            RunningQuantile(window: window / Self.louderStride, quantile: Self.louderQuantile)
         }
     }
 
