@@ -116,4 +116,29 @@ import _AudioPipelineTestSupport
         #expect(again.status == 64 && again.stderr.contains("an input inside the report directory"), "\(again.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: s.file("rep/heard.wav"))) == heard, "the input is untouched")
     }
+
+    /// A `--room` range is checked at its bounds: `echo_delay_ms=-5:10` passed with `--rooms 1` (the
+    /// one value drawn was positive) and failed with 30, naming a value nobody typed.
+    @Test(arguments: [["echo_delay_ms=-5:10", "the bound -5"], ["echo_gain_db=-30:41", "the bound 41"]])
+    func aRoomRangeIsCheckedAtItsBounds(room: [String]) throws {
+        let s = Scratch()
+        let r = try CLI.run([
+            "session", "simulate", "--agent", Self.agent, "--user", Self.user, "--rooms", "1", "--room", room[0],
+            "-o", s.file("r"), "-q",
+        ])
+        #expect(r.status == 64 && r.stderr.contains("--room \(room[0]): \(room[1])"), "\(r.stderr)")
+        #expect(s.contents.isEmpty)
+    }
+
+    /// `--resume` adds to a results file only: a file of notes given as `--report` was appended to.
+    @Test func resumingOntoAFileThatIsNotAResultsFileIsRefused() throws {
+        let s = Scratch()
+        try "my notes\n".write(toFile: s.file("notes.txt"), atomically: true, encoding: .utf8)
+        let r = try CLI.run([
+            "vad", "detect", mic, root + "/samples/vad/keyboard.wav", "-o", s.file("out"), "--report",
+            s.file("notes.txt"), "--resume", "-q",
+        ])
+        #expect(r.status == 73 && r.stderr.contains("is not a results file"), "\(r.stderr)")
+        #expect(try String(contentsOfFile: s.file("notes.txt"), encoding: .utf8) == "my notes\n")
+    }
 }

@@ -10,13 +10,14 @@ final class ResultsFile: @unchecked Sendable {
     private let lock = NSLock()
     private(set) var error: AudioPipelineError?
 
-    /// Opens `path` (nil: no file). Without `append` an existing file is started anew — only if it
-    /// is empty or a results file (its first line a result): anything else is refused (73), never
-    /// overwritten.
+    /// Opens `path` (nil: no file). Without `append` an existing file is started anew, with it
+    /// added to — either only if it is empty or a results file (its first line a result): anything
+    /// else is refused (73), never overwritten or appended to (`--resume --report notes.txt` added
+    /// result lines to the notes).
     init(path: String?, append: Bool) throws(AudioPipelineError) {
         self.path = path
         guard let path else { fd = -1; return }
-        if !append, !Self.isResultsFileOrEmpty(path) {
+        if !Self.isResultsFileOrEmpty(path) {
             throw AudioPipelineError(
                 .outputFailed,
                 "\(path): exists and is not a results file (its first line is not a batch result); "

@@ -150,6 +150,18 @@ public enum SessionRooms {
                 let names = ranges.map(\.name).joined(separator: ", ")
                 throw AudioPipelineError(.invalidConfiguration, "--room: unknown parameter '\(parts[0])' (\(names))")
             }
+            // Both bounds, not only the values a seed happens to draw (which made the same range pass
+            // with one --rooms and fail with another).
+            var probe = SessionConfiguration()
+            probe.agent = "agent.wav"  // (validation asks for a mode; no file is read)
+            for bound in [low, high] {
+                do {
+                    _ = try SessionSweep.setting(parts[0], bound, in: probe)
+                } catch {
+                    throw AudioPipelineError(
+                        .invalidConfiguration, "--room \(text): the bound \(NumberText.plain(bound)): \(error.message)")
+                }
+            }
             ranges[i] = RoomRange(name: parts[0], low: low, high: high)
         }
         return ranges
