@@ -38,6 +38,9 @@ public enum SamePathGuard {
     /// `--agent rep/heard.wav -o rep` was replaced by the new heard.wav).
     /// - Throws: `invalidConfiguration` naming the input and the directory.
     public static func refuse(inputs: [String], insideReport directory: String) throws(AudioPipelineError) {
+        // (No report goes to "", "/" or "-": `ReportDirectory` refuses those with its own words.)
+        let normalized = PathParts.normalized(directory)
+        guard !normalized.isEmpty, normalized != "/", normalized != "-" else { return }
         let inside = canonical(directory) + "/"
         for input in inputs where input != "-" && canonical(input).hasPrefix(inside) {
             throw AudioPipelineError(
