@@ -58,7 +58,8 @@
 /// Per frame it costs a pass over the search range (the correlation) and over the tail (the
 /// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
 /// quantiles per band once the tracked gain is in use (five before: the window model stops
-/// learning then, `windowRetired`) and no allocation.
+/// learning then, `windowRetired`; the louder-echo watch adds up to two every second frame) and no
+/// allocation.
 public struct VADEchoModel: Sendable {
 
     let searchMin: Int, searchMax: Int
