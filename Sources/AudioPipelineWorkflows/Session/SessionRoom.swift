@@ -34,8 +34,11 @@ struct SessionRoom {
         scratch = [Float](repeating: 0, count: convolver == nil ? 0 : 4096)
         gain = e.enabled ? Float(pow(10, e.gainDb / 20)) : 0
         drive = Float(e.softClip)
-        // (validated: at most a day at the device rate)
-        volumeChangeAt = e.volumeChangeS.map { Int(($0 * Double(rate)).rounded()) } ?? Int.max
+        // (validated to 0…86,400 s; held to it here too, so no value reaches `Int` unchecked)
+        volumeChangeAt =
+            e.volumeChangeS.map { s in
+                s.isFinite ? Int((min(max(s, 0), 86_400) * Double(rate)).rounded()) : Int.max
+            } ?? Int.max
         volumeFactor = Float(pow(10, e.volumeChangeDb / 20))
         if e.enabled && e.smallSpeaker && response == nil {
             let r = Double(rate)
