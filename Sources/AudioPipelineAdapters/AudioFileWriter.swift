@@ -104,7 +104,13 @@ public final class AudioFileWriter {
         }
         handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE))
         guard handle != nil else {
-            let reason = AudioFileReader.tidy(String(cString: sf_strerror(nil)))
+            let raw = String(cString: sf_strerror(nil))
+            let reason = AudioFileReader.tidy(raw)
+            // The file is open: a system error here is the header's write failing (a full disk,
+            // /dev/full), an I/O error (74), not a file that cannot be created (73).
+            if raw.hasPrefix("System error") {
+                throw AudioPipelineError(.ioFailure, "\(display): cannot write the header: \(reason)")
+            }
             throw AudioPipelineError(.outputFailed, "\(display): cannot create: \(reason)")
         }
         if owns { ownedDescriptor = fd }

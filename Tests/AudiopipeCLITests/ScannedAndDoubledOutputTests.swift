@@ -141,4 +141,23 @@ import _AudioPipelineTestSupport
         #expect(r.status == 73 && r.stderr.contains("is not a results file"), "\(r.stderr)")
         #expect(try String(contentsOfFile: s.file("notes.txt"), encoding: .utf8) == "my notes\n")
     }
+
+    /// A WAV whose header cannot be written (a full device) is an I/O error, 74, like raw data: the
+    /// file was open; it said "cannot create" (73).
+    @Test(arguments: ["/dev/full", "-"])
+    func aWAVHeaderThatCannotBeWrittenIsAnIOError(output: String) throws {
+        let r = try runTool(
+            "/bin/sh", ["-c", "'\(CLI.binary)' convert '\(mic)' '\(output)' -t wav -q > /dev/full"])
+        #expect(r.status == 74 && r.err.contains("cannot write the header"), "\(r.status) \(r.err)")
+    }
+
+    /// A CSV without its columns names them and shows the header cut to 200 characters: a 1 MB
+    /// line without a newline was echoed whole (100 MB for a 100 MB file).
+    @Test func aMissingColumnShowsTheHeaderCut() throws {
+        let s = Scratch()
+        try String(repeating: "A", count: 1 << 20).write(toFile: s.file("t.csv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["jitter", "simulate", s.file("t.csv"), "-o", s.file("o.csv")])
+        #expect(r.status == 65 && r.stderr.contains("missing column 'seq'"), "\(r.stderr.prefix(300))")
+        #expect(r.stderr.utf8.count < 1_000 && r.stderr.contains("(1048576 bytes)"), "\(r.stderr.utf8.count) bytes")
+    }
 }

@@ -49,7 +49,9 @@ public struct CSVTable: Sendable {
         for (i, name) in header.enumerated() where columns[name] == nil { columns[name] = i }
         self.columns = columns
         for r in required where columns[r] == nil {
-            throw AudioPipelineError(.invalidData, "\(path):\(firstLine): missing column '\(r)' (header: \(first))")
+            // The header as read, cut to 200 characters: a 100 MB line without a newline was echoed whole.
+            let shown = first.count > 200 ? first.prefix(200) + "… (\(first.utf8.count) bytes)" : String(first)
+            throw AudioPipelineError(.invalidData, "\(path):\(firstLine): missing column '\(r)' (header: \(shown))")
         }
         var rows: [Row] = []
         for (i, line) in lines.enumerated().dropFirst() {
