@@ -104,11 +104,14 @@ public struct BatchSelection: Sendable {
             for name in names.sorted() where !name.hasPrefix(".") {
                 let relative = relativeDir.isEmpty ? name : relativeDir + "/" + name
                 let full = root + "/" + relative
-                var isDir: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: full, isDirectory: &isDir) else { continue }
-                if isDir.boolValue {
+                // One stat (through links): a directory to descend, or a regular file to take — a FIFO,
+                // device or socket found by the scan is none (a FIFO was opened and waited on for ever).
+                var st = stat()
+                guard stat(full, &st) == 0 else { continue }
+                let kind = st.st_mode & S_IFMT
+                if kind == S_IFDIR {
                     if recursive && SamePathGuard.canonical(full) != skip { pending.append(relative) }
-                } else if extensions.contains(fileExtension(name)) && PathParts.isRegularFile(full) {
+                } else if kind == S_IFREG && extensions.contains(fileExtension(name)) {
                     found.append(BatchInput(path: full, relativePath: relative))
                 }
             }

@@ -3,9 +3,9 @@ import Foundation
 /// Path arithmetic on plain strings, for planning batches of many thousand files: `NSString`'s path
 /// methods bridge and re-scan the whole path on every call, and were most of a batch's planning.
 enum PathParts {
-    /// Whether `path` is a regular file (through symbolic links): what a directory scan takes. A FIFO
-    /// found in a scanned directory was opened and waited on for ever; a device or socket is no
-    /// recording either (naming one on the command line still reads it, as standard input).
+    /// Whether `path` is a regular file (through symbolic links): what a scan of a directory takes (a
+    /// FIFO found there was opened and waited on for ever; naming one on the command line still reads
+    /// it, as standard input), and what can be read twice.
     static func isRegularFile(_ path: String) -> Bool {
         var st = stat()
         return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG

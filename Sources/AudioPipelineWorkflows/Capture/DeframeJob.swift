@@ -72,8 +72,7 @@ public enum Deframer {
     /// writes the client's side; deframe decodes the server's by default), the option that reads it.
     /// Only for a file that can be read again (not standard input or a pipe).
     static func otherDirectionHint(_ input: String, _ options: DeframeOptions) -> String {
-        var st = stat()
-        guard input != "-", stat(input, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { return "" }
+        guard input != "-", PathParts.isRegularFile(input) else { return "" }
         var other = options
         other.direction = options.direction == .server ? .client : .server
         other.tracePath = nil
