@@ -1,5 +1,6 @@
 import AudioPipelineCore
 import CSndFile
+import Foundation
 
 /// Sample encodings the toolkit names. Reading accepts anything libsndfile decodes (these names and
 /// more); writing supports `pcm16` and `float32`.
@@ -38,6 +39,17 @@ public enum SampleEncoding: String, Sendable, CaseIterable, CustomStringConverti
     }
 
     public var description: String { rawValue }
+
+    /// Bytes one sample takes in a raw file.
+    public var bytesPerSample: Int {
+        switch self {
+        case .pcmS8, .pcmU8, .ulaw, .alaw: return 1
+        case .pcm16: return 2
+        case .pcm24: return 3
+        case .pcm32, .float32: return 4
+        case .float64: return 8
+        }
+    }
 }
 
 /// File types `audiopipe` writes.
@@ -170,4 +182,32 @@ public struct AudioFileDescription: Sendable, Hashable {
 public func fileExtension(_ path: String) -> String {
     guard let dot = path.lastIndex(of: "."), !path[dot...].contains("/") else { return "" }
     return path[path.index(after: dot)...].lowercased()
+}
+
+extension AudioFileDescription {
+    /// The audio container a file starts like (its magic bytes), nil for anything else: what says a
+    /// file has a header, before libsndfile reads it.
+    public static func container(startingWith b: [UInt8]) -> String? {
+        func starts(_ magic: String, at offset: Int = 0) -> Bool {
+            b.count >= offset + magic.utf8.count && b[offset..<offset + magic.utf8.count].elementsEqual(magic.utf8)
+        }
+        if (starts("RIFF") || starts("RIFX") || starts("RF64")) && starts("WAVE", at: 8) { return "WAV" }
+        if starts("fLaC") { return "FLAC" }
+        if starts("OggS") { return "Ogg" }
+        if starts("FORM") && (starts("AIFF", at: 8) || starts("AIFC", at: 8)) { return "AIFF" }
+        if starts("caff") { return "CAF" }
+        if starts("ID3") { return "MP3" }
+        return nil
+    }
+
+    /// The container the file at `path` starts like (its first 12 bytes), nil for anything else or
+    /// a file that cannot be read (the open that follows says why).
+    public static func container(atPath path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: 12)
+        let n = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, 12) }
+        return n > 0 ? container(startingWith: Array(head[0..<n])) : nil
+    }
 }

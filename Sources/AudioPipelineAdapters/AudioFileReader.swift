@@ -25,6 +25,9 @@ public final class AudioFileReader {
         return announced - framesRead
     }
     private let headerMissing: Int?
+    /// Bytes at the end of a raw file that make no whole frame (libsndfile drops them): a file cut
+    /// mid-sample, or the wrong --in-encoding or --in-channels. 0 for any other file.
+    public let partialFrameBytes: Int
     /// On a pipe: the frames the header's data chunk announces, when it gives a real length (not a
     /// streaming writer's placeholder).
     private let pipeAnnouncedFrames: Int?
@@ -63,19 +66,16 @@ public final class AudioFileReader {
             handle = sf_open_fd(STDIN_FILENO, Int32(SFM_READ), &info, 0)
         } else {
             try Self.checkReadable(path)
+            // Its header would be read as samples: the raw options are a mistake here, not an override.
+            if raw != nil, let kind = AudioFileDescription.container(atPath: path) {
+                throw AudioPipelineError(
+                    .invalidConfiguration,
+                    "\(name): is a \(kind) file, with a header that gives its format; --in-rate, --in-channels "
+                        + "and --in-encoding are for headerless raw input: leave them out")
+            }
             handle = sf_open(path, Int32(SFM_READ), &info)
         }
-        guard let handle else {
-            let reason = String(cString: sf_strerror(nil))
-            let code: AudioPipelineError.Code =
-                reason.localizedCaseInsensitiveContains("unknown format")
-                    || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData
-            // Headerless PCM is the usual audio without a header on a pipe: say how to give its format.
-            let raw =
-                raw == nil && (path == "-" || fileExtension(path).isEmpty)
-                ? "; if it is raw PCM, give its format: --in-rate, --in-channels and --in-encoding" : ""
-            throw AudioPipelineError(code, "\(name): cannot decode: \(Self.tidy(reason))\(raw)")
-        }
+        guard let handle else { throw Self.openFailure(name: name, path: path, rawGiven: raw != nil) }
         self.handle = handle
         guard info.channels >= 1 else {
             sf_close(handle)
@@ -113,6 +113,9 @@ public final class AudioFileReader {
             encoding: AudioFileDescription.encodingName(info.format),
             format: format, frames: frames, sndfileFormat: info.format)
         headerMissing = Self.missingFrames(log, presentFrames: frames, blockAlign: Self.field("Block Align", log))
+        partialFrameBytes =
+            raw.map { Self.partialFrameBytes(path: path, frameBytes: $0.encoding.bytesPerSample * $0.format.channels) }
+            ?? 0
         pipeAnnouncedFrames = Self.pipeAnnouncedFrames(log, frames: frames)
         let sub = Int(info.format & Int32(SF_FORMAT_SUBMASK))
         floatingPoint = sub == SF_FORMAT_FLOAT || sub == SF_FORMAT_DOUBLE
@@ -195,6 +198,31 @@ public final class AudioFileReader {
 
     /// A regular file, or a pipe (a FIFO, a process substitution), read like standard input. A device
     /// is refused: `/dev/zero` or `/dev/urandom` would never end.
+    /// A raw regular file's bytes beyond its last whole frame (a pipe's are not known up front: 0).
+    private static func partialFrameBytes(path: String, frameBytes: Int) -> Int {
+        var st = stat()
+        guard path != "-", stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, frameBytes > 0 else { return 0 }
+        return Int(st.st_size) % frameBytes
+    }
+
+    /// Why libsndfile could not open the file, in the user's words.
+    private static func openFailure(name: String, path: String, rawGiven: Bool) -> AudioPipelineError {
+        let reason = String(cString: sf_strerror(nil))
+        let code: AudioPipelineError.Code =
+            reason.localizedCaseInsensitiveContains("unknown format")
+                || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData
+        // libsndfile's words for a header whose rate or channel count is 0.
+        if !rawGiven && reason.contains("SF_INFO struct incomplete") {
+            return AudioPipelineError(
+                .invalidData, "\(name): header is absurd: it declares a sample rate or a channel count of 0")
+        }
+        // Headerless PCM is the usual audio without a header on a pipe: say how to give its format.
+        let hint =
+            !rawGiven && (path == "-" || fileExtension(path).isEmpty)
+            ? "; if it is raw PCM, give its format: --in-rate, --in-channels and --in-encoding" : ""
+        return AudioPipelineError(code, "\(name): cannot decode: \(tidy(reason))\(hint)")
+    }
+
     private static func checkReadable(_ path: String) throws(AudioPipelineError) {
         var st = stat()
         guard stat(path, &st) == 0 else {

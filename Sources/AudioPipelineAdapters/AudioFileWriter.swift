@@ -194,6 +194,7 @@ public final class AudioFileWriter {
                 return
             }
         }
+        errno = 0
         let n = Int(sf_writef_short(handle, base, sf_count_t(frames)))
         try check(written: n, of: frames)
     }
@@ -204,6 +205,7 @@ public final class AudioFileWriter {
         let frames = staged / format.channels
         staged = 0
         framesWritten -= frames
+        errno = 0
         let n = Int(sf_writef_short(handle, base, sf_count_t(frames)))
         try check(written: n, of: frames)
     }
@@ -213,6 +215,7 @@ public final class AudioFileWriter {
         try flushStaging()
         let frames = samples.count / format.channels
         guard frames > 0, let base = samples.baseAddress else { return }
+        errno = 0
         let n = Int(sf_writef_float(handle, base, sf_count_t(frames)))
         try check(written: n, of: frames)
     }
@@ -220,7 +223,14 @@ public final class AudioFileWriter {
     private func check(written n: Int, of frames: Int) throws(AudioPipelineError) {
         framesWritten += n
         if n != frames {
-            let reason = AudioFileReader.tidy(String(cString: sf_strerror(handle)))
+            // The system's reason when the write itself failed (set just before the call): libsndfile
+            // reports a FLAC encoder that cannot write as "problem with initialization of the flac
+            // decoder", which sends a user with a full disk looking at their input.
+            let system = errno
+            var reason = AudioFileReader.tidy(String(cString: sf_strerror(handle)))
+            if system != 0 && !reason.contains(String(cString: strerror(system))) {
+                reason = "\(String(cString: strerror(system))) (libsndfile: \(reason))"
+            }
             throw AudioPipelineError(.ioFailure, "\(path): write failed after \(framesWritten) frames: \(reason)")
         }
     }

@@ -106,6 +106,7 @@ extension VADDetect: TakesInputs { var inputPaths: [String] { inputs } }
 /// a batch's files are still published one by one).
 let publishesLast: [ParsableCommand.Type] = [
     Info.self, Convert.self, Frame.self, Deframe.self, JitterSimulate.self, JitterPlay.self, VADDetect.self, Bench.self,
+    VADTune.self, SessionSimulate.self,
 ]
 
 /// Thrown after a command already printed its own errors (several files, some failed).

@@ -99,7 +99,7 @@ let samples = repositoryRoot + "/samples/"
         d.tracePath = dir.file("t.csv")
         let r = try Deframer.deframe(input: samples + "agent-session.jsonl", output: dir.file("a.wav"), options: d)
         #expect(r.profile == "openai-realtime" && r.interruptions == 1 && r.audioMessages > 100)
-        let trace = try ArrivalTrace.readPackets(path: dir.file("t.csv"))
+        let trace = try ArrivalTrace.readPackets(path: dir.file("t.csv"), sampleRate: 24_000)
         #expect(trace.count == r.audioMessages, "one trace row per audio message")
         #expect(dir.contents == ["a.wav", "t.csv"])
     }
@@ -114,7 +114,7 @@ let samples = repositoryRoot + "/samples/"
         for k in 0..<50 { rows += "\(k),\(20 * k),\(20 * k + 30 + (k % 3) * 5),20,\(20 * k),0\n" }
         let dir = TempDir()
         try rows.write(toFile: dir.file("t.csv"), atomically: true, encoding: .utf8)
-        let packets = try ArrivalTrace.readPackets(path: dir.file("t.csv"))
+        let packets = try ArrivalTrace.readPackets(path: dir.file("t.csv"), sampleRate: 24_000)
         let settings = JitterSettings()
         let result = try JitterSimulation(configuration: try settings.configuration(sampleRate: 24_000)).run(
             packets: packets, flushes: [])

@@ -78,7 +78,7 @@ import _AudioPipelineTestSupport
             return SessionTracks(deviceRate: mic.rate, user: mic.samples, reference: played.samples, userSpeech: speech)
         }
         let audio = try AudioLoader.mono(path: c.agent!, rate: profile.serverRate)
-        let trace = try c.trace.map { try ArrivalTrace.readPackets(path: $0) }
+        let trace = try c.trace.map { try ArrivalTrace.readPackets(path: $0, sampleRate: profile.serverRate) }
         let agent = SessionAgent.fromAudio(audio.samples, rate: audio.rate, configuration: c, trace: trace)
         let user = try AudioLoader.mono(path: c.user!, rate: c.deviceRate).samples
         let speech = UserSpeech.derive(user, rate: c.deviceRate)

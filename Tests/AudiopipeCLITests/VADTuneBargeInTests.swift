@@ -111,6 +111,6 @@ private func json(_ path: String) throws -> [String: Any] {
             s.file("bad.json"),
             "-o", s.file("bad"),
         ])
-        #expect(bad.status == 65 && bad.stderr.contains("bad.json: barge_in:"), "\(bad.stderr)")
+        #expect(bad.status == 65 && bad.stderr.contains("bad.json: barge_in.min_barge_in_ms -5"), "\(bad.stderr)")
     }
 }

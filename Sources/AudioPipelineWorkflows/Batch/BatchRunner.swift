@@ -21,10 +21,15 @@ public struct BatchOptions: Sendable {
     /// On every core; no report, resume or shard.
     public init() {}
 
-    /// The defaults with `jobs` workers when given (`--jobs`: 1…256, else exit code 64).
+    /// The most workers `--jobs` may ask for, in every command that takes it (a big server's cores;
+    /// more would only be threads waiting on the disk).
+    public static let maximumJobs = 1024
+
+    /// The defaults with `jobs` workers when given (`--jobs`: 1…`maximumJobs`, else exit code 64).
     public init(jobs: Int?) throws(AudioPipelineError) {
         if let jobs {
-            self.jobs = try Checked.integer(Double(jobs), in: 1...256, "--jobs", code: .invalidConfiguration)
+            self.jobs = try Checked.integer(
+                Double(jobs), in: 1...Self.maximumJobs, "--jobs", code: .invalidConfiguration)
         }
     }
 

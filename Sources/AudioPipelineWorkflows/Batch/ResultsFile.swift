@@ -165,6 +165,7 @@ public enum OutputTree {
         guard let directory, directory != "-" else {
             throw AudioPipelineError(.invalidConfiguration, "a batch writes files: give an output directory, -o DIR")
         }
+        try checkTemplate(template)
         let items = inputs.map {
             BatchItem(input: $0, output: path(for: $0, directory: directory, ext: ext, template: template))
         }
@@ -187,6 +188,34 @@ public enum OutputTree {
             seen[out] = item.input.path
         }
         return items
+    }
+
+    /// The placeholders a `--name` template may hold.
+    public static let placeholders = ["dir", "stem", "name", "ext"]
+
+    /// Refuses a template with a placeholder it does not know (`{nmae}` would be written as is,
+    /// into one file name for every input) or that names no file (`{dir}/`).
+    static func checkTemplate(_ template: String) throws(AudioPipelineError) {
+        let known = placeholders.map { "{\($0)}" }.joined(separator: " ")
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            let after = rest[rest.index(after: open)...]
+            guard let close = after.firstIndex(where: { $0 == "{" || $0 == "}" }), after[close] == "}" else {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "--name '\(template)': a '{' without its '}' (placeholders: \(known))")
+            }
+            let word = String(rest[rest.index(after: open)..<close])
+            guard placeholders.contains(word) else {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "--name '\(template)': unknown placeholder {\(word)} (known: \(known))")
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        let last = template.split(separator: "/").last.map(String.init) ?? ""
+        guard !template.hasSuffix("/"), !["", ".", "..", "{dir}"].contains(last) else {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--name '\(template)': names a directory, not a file (end it with {stem}.{ext})")
+        }
     }
 
     /// Creates the directories above `path`.

@@ -34,6 +34,9 @@ public final class CaptureReader {
     public private(set) var ignored: [String: Int] = [:]
     private var lines: LineReader?
     private var firstTimeMs: Double?
+    /// The last entry's time (ms from the first) and where it was; whether entries carry times.
+    private var lastTime: (ms: Double, location: String)?
+    private var lastEntry: (timed: Bool, location: String)?
 
     /// Opens the capture at `path` and detects its format.
     /// - Throws: `AudioPipelineError` naming the file when it cannot be read or is no capture.
@@ -48,7 +51,7 @@ public final class CaptureReader {
                 path: path, what: "the captured session", maximumLineBytes: Self.maximumLineBytes)
             let head = try reader.peek(2048)
             if head.isEmpty { throw AudioPipelineError(.invalidData, "\(path): file is empty") }
-            if let kind = Self.audioContainer(head) {
+            if let kind = AudioFileDescription.container(startingWith: head) {
                 throw AudioPipelineError(
                     .invalidData,
                     "\(path): is audio (\(kind)), not a captured session: give the messages a client sent or "
@@ -58,20 +61,6 @@ public final class CaptureReader {
             format = Self.looksLikeHAR(head) ? .har : .jsonLines
             lines = reader
         }
-    }
-
-    /// The audio container a file starts like (its magic bytes), nil for anything else.
-    static func audioContainer(_ b: [UInt8]) -> String? {
-        func starts(_ magic: String, at offset: Int = 0) -> Bool {
-            b.count >= offset + magic.utf8.count && b[offset..<offset + magic.utf8.count].elementsEqual(magic.utf8)
-        }
-        if (starts("RIFF") || starts("RIFX") || starts("RF64")) && starts("WAVE", at: 8) { return "WAV" }
-        if starts("fLaC") { return "FLAC" }
-        if starts("OggS") { return "Ogg" }
-        if starts("FORM") && (starts("AIFF", at: 8) || starts("AIFC", at: 8)) { return "AIFF" }
-        if starts("caff") { return "CAF" }
-        if starts("ID3") { return "MP3" }
-        return nil
     }
 
     static func looksLikeHAR(_ b: [UInt8]) -> Bool {
@@ -126,15 +115,7 @@ public final class CaptureReader {
                     "\(location): a \"\(kind)\" entry without its message: \"data\" is "
                         + (v["data"] == nil ? "missing" : "not a string"))
             }
-            var time: Double?
-            if let t = v["time"] {
-                guard let seconds = t.number else {
-                    throw AudioPipelineError(.invalidData, "\(location): \"time\" is not a number")
-                }
-                let ms = try Checked.number(seconds, in: -1e11...1e11, "\(location): time") * 1000
-                if firstTimeMs == nil { firstTimeMs = ms }
-                time = ms - (firstTimeMs ?? 0)
-            }
+            let time = try entryTime(v["time"], location: location)
             let opcode = try v["opcode"].map { (o) throws(AudioPipelineError) -> Double in
                 guard let n = o.number else {
                     throw AudioPipelineError(.invalidData, "\(location): \"opcode\" is not a number")
@@ -143,9 +124,48 @@ public final class CaptureReader {
             }
             return try CaptureEntry.message(kind: kind, timeMs: time, opcode: opcode, data: data, location: location)
         }
+        // A bare message among timed entries has no time either (its audio would leave the trace).
+        _ = try entryTime(nil, location: location)
         return CapturedMessage(
             location: location, timeMs: nil, direction: nil, payload: .text(String(decoding: bytes, as: UTF8.self)),
             json: parsed)
+    }
+}
+
+extension CaptureReader {
+    /// An entry's time, ms from the first entry's. A capture's entries either all carry a time or
+    /// none does (a trace cannot place an untimed one), and times never go back: an entry earlier
+    /// than the one before it is a merged or corrupted log, not a reordering the network made.
+    fileprivate func entryTime(_ value: JSONValue?, location: String) throws(AudioPipelineError) -> Double? {
+        if let last = lastEntry, last.timed != (value != nil) {
+            throw AudioPipelineError(
+                .invalidData,
+                "\(location): " + (last.timed ? "an entry without \"time\"" : "an entry with a \"time\"")
+                    + ", where \(within(last.location))'s " + (last.timed ? "has one" : "has none")
+                    + ": a capture's entries all carry their time, or none does")
+        }
+        lastEntry = (value != nil, location)
+        guard let value else { return nil }
+        guard let seconds = value.number else {
+            throw AudioPipelineError(.invalidData, "\(location): \"time\" is not a number")
+        }
+        let ms = try Checked.number(seconds, in: -1e11...1e11, "\(location): time") * 1000
+        if firstTimeMs == nil { firstTimeMs = ms }
+        let time = ms - (firstTimeMs ?? 0)
+        if let last = lastTime, time < last.ms {
+            throw AudioPipelineError(
+                .invalidData,
+                "\(location): \"time\" goes back "
+                    + String(format: "%.3f", (last.ms - time) / 1000)
+                    + " s from \(within(last.location))'s: entries must be in time order (sort the lines by time)")
+        }
+        lastTime = (time, location)
+        return time
+    }
+
+    /// A location in this capture without its path ("line 4").
+    private func within(_ location: String) -> String {
+        location.hasPrefix(path + ": ") ? String(location.dropFirst(path.count + 2)) : location
     }
 }
 

@@ -33,6 +33,16 @@ final class HARArchive {
         }
         for (k, r) in ranges.enumerated() {
             let object = try parse(r, ordinal: k + 1)
+            // Without its time a frame has no place in the session (time 0 would put it 56 years early).
+            // An error frame without one is counted here (it is never decoded; placed at time 0 it would
+            // be the session's start).
+            guard object["time"] != nil else {
+                if object["type"]?.string == "error" {
+                    errorFrames += 1
+                    continue
+                }
+                throw AudioPipelineError(.invalidData, "\(location(k + 1, r.lowerBound)): \"time\" is missing")
+            }
             let time = try Self.number(object["time"], "time", default: 0, location: location(k + 1, r.lowerBound))
             messages.append(
                 Message(
@@ -233,6 +243,9 @@ enum CaptureEntry {
 enum JSONFile {
     static func decode<T: Decodable>(_ type: T.Type, _ path: String, what: String) throws(AudioPipelineError) -> T {
         let text = try TextInput.text(path, what: "the \(what)")
+        if let problem = syntaxError(text) {
+            throw AudioPipelineError(.invalidData, "\(path): \(what): not JSON: \(problem)")
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(text.utf8))
         } catch let error as DecodingError {
@@ -240,6 +253,22 @@ enum JSONFile {
         } catch {
             throw AudioPipelineError(.invalidData, "\(path): \(what): not JSON: \(error)")
         }
+    }
+}
+
+extension JSONFile {
+    /// Where `text` stops being JSON ("line 3, column 1: expected a value"), nil when it is JSON.
+    /// Foundation's decoder says only "The given data was not valid JSON"; a person fixing a file by
+    /// hand needs the line and column.
+    static func syntaxError(_ text: String) -> String? {
+        let parsed = Result { () throws(JSON.ParseError) -> JSONValue in try JSON.parse(text) }
+        guard case .failure(let error) = parsed else { return nil }
+        let before = text.utf8.prefix(error.offset)
+        let line = before.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let lineStart = before.lastIndex(of: 0x0A).map { before.index(after: $0) } ?? before.startIndex
+        // Columns count characters, not bytes (a key with "é" before the fault).
+        let column = String(decoding: before[lineStart...], as: UTF8.self).count + 1
+        return "line \(line), column \(column): \(error.message)"
     }
 }
 

@@ -36,15 +36,24 @@ public struct ConvertOptions: Sendable {
     /// Keep the input's rate and channels; write PCM16 WAV.
     public init() {}
 
-    /// Checks the options against each other (the input's channels are checked when it is opened);
-    /// messages name the `convert` options.
-    /// The output rate from an outside number (nil: the input's), refused outside 1 Hz…768 kHz.
+    /// The lowest output rate `convert` writes: no voice API or audio device runs below it, and a
+    /// smaller number is most often kHz typed for Hz (`-r 16`).
+    public static let minimumRateHz = 1000
+
+    /// The output rate from an outside number (nil: the input's), refused outside 1 kHz…768 kHz.
     public static func rate(_ hz: Int?) throws(AudioPipelineError) -> SampleRate? {
+        if let hz, (1..<minimumRateHz).contains(hz) {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--rate: \(hz) Hz is below \(minimumRateHz) Hz; the rate is in Hz (for \(hz) kHz, give \(hz * 1000))")
+        }
         do { return try hz.map { h throws(AudioPipelineError) in try SampleRate(h) } } catch {
             throw AudioPipelineError(.invalidConfiguration, "--rate: \(error.message)")
         }
     }
 
+    /// Checks the options against each other (the input's channels are checked when it is opened);
+    /// messages name the `convert` options.
     /// - Throws: `invalidConfiguration` naming the options that contradict each other.
     public func validate() throws(AudioPipelineError) {
         func refuse(_ message: String) throws(AudioPipelineError) {

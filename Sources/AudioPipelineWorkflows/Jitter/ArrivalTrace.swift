@@ -52,7 +52,10 @@ public struct TraceFlush: Sendable, Hashable {
 /// Reading trace and flush files (on `CSVTable`). Behaviour on bad input (all errors name the file
 /// and line):
 /// - missing required column, wrong field count, a value that is not a number, a quote: error;
-/// - duplicate `seq`, `duration_ms` ≤ 0 or over 60 000 (one packet), `arrival_ms` < `send_ms`: error;
+/// - duplicate `seq`, `duration_ms` ≤ 0, under one sample at the replay's rate or over 60 000 (one
+///   packet), `arrival_ms` < `send_ms`: error;
+/// - `utt` going down as `seq` goes up (the format says utterances are non-decreasing in `seq`):
+///   error naming both rows;
 /// - rows not in `seq` order: accepted (arrival order is what the simulation uses; the trace
 ///   format only says rows are *written* in seq order);
 /// - a trace with no rows: error; a flush file with only its header: no flushes;
@@ -64,10 +67,12 @@ public enum ArrivalTrace {
     /// from where sample counts would overflow.
     public static let maximumMs = 1e9
 
-    /// The packets of the trace CSV at `path`.
+    /// The packets of the trace CSV at `path`, to be replayed at `sampleRate` (every packet must hold
+    /// at least one sample there).
     /// - Throws: `AudioPipelineError` naming the file and line of a missing column or a bad value, or a
     /// trace without packets.
-    public static func readPackets(path: String) throws(AudioPipelineError) -> [TracePacket] {
+    public static func readPackets(path: String, sampleRate: Int) throws(AudioPipelineError) -> [TracePacket] {
+        let oneSampleMs = 1000 / Double(sampleRate)
         let table = try CSVTable.read(
             path, what: "the arrival trace", required: ["seq", "send_ms", "arrival_ms", "duration_ms"])
         var packets: [TracePacket] = []
@@ -85,6 +90,12 @@ public enum ArrivalTrace {
             let duration = try number(table, "duration_ms", row)
             guard duration > 0 else {
                 throw AudioPipelineError(.invalidData, "\(path):\(row.line): duration_ms \(duration) must be positive")
+            }
+            guard duration >= oneSampleMs / 2 else {
+                throw AudioPipelineError(
+                    .invalidData,
+                    "\(path):\(row.line): duration_ms \(duration) is less than one sample at \(sampleRate) Hz ("
+                        + String(format: "%.4f", oneSampleMs) + " ms)")
             }
             guard duration <= 60_000 else {
                 throw AudioPipelineError(
@@ -105,6 +116,7 @@ public enum ArrivalTrace {
                     utterance: utt, line: row.line))
         }
         guard !packets.isEmpty else { throw AudioPipelineError(.invalidData, "\(path): the trace has no packets") }
+        try checkUtterances(packets, path: path)
         return packets
     }
 
@@ -132,6 +144,18 @@ public enum ArrivalTrace {
             flushes.append(TraceFlush(timeMs: time, throughUtterance: through, line: row.line))
         }
         return flushes.sorted { $0.timeMs < $1.timeMs }
+    }
+
+    /// Utterances never go down as `seq` goes up: a flush cancels "every utterance through N", which
+    /// means nothing when a later packet belongs to an earlier utterance.
+    private static func checkUtterances(_ packets: [TracePacket], path: String) throws(AudioPipelineError) {
+        let bySequence = packets.sorted { $0.sequence < $1.sequence }
+        for (before, after) in zip(bySequence, bySequence.dropFirst()) where after.utterance < before.utterance {
+            throw AudioPipelineError(
+                .invalidData,
+                "\(path):\(after.line): utt \(after.utterance) is lower than utt \(before.utterance) of seq "
+                    + "\(before.sequence) (line \(before.line)): utterances must not go down as seq goes up")
+        }
     }
 
     private static func number(_ table: CSVTable, _ name: String, _ row: CSVTable.Row) throws(AudioPipelineError)

@@ -114,7 +114,7 @@ public struct JitterSimulation {
         }
         // The flush file found beside the trace is an input too: never written over.
         try SamePathGuard.refuse(inputs: [trace] + (flushPath.map { [$0] } ?? []), outputs: [output])
-        let packets = try ArrivalTrace.readPackets(path: trace)
+        let packets = try ArrivalTrace.readPackets(path: trace, sampleRate: sampleRate)
         let flushes =
             try flushPath.map { (p) throws(AudioPipelineError) in
                 try ArrivalTrace.readFlushes(path: p, packets: packets, tracePath: trace)

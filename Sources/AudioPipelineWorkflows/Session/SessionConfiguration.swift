@@ -237,10 +237,13 @@ public struct BargeInPolicy: Codable, Sendable, Hashable {
         self.ignoreFirstMs = ignoreFirstMs
     }
 
-    /// - Throws: `invalidConfiguration` naming the option out of range.
-    public func validate() throws(AudioPipelineError) {
-        _ = try Checked.number(minimumSpeechMs, in: 0...10_000, "--min-barge-in-ms", code: .invalidConfiguration)
-        _ = try Checked.number(ignoreFirstMs, in: 0...600_000, "--ignore-first-ms", code: .invalidConfiguration)
+    /// - Throws: `invalidConfiguration` naming the option out of range (`names`: the two figures'
+    /// names where they came from, the options by default; a file's keys for a file).
+    public func validate(names: (minimum: String, ignore: String) = ("--min-barge-in-ms", "--ignore-first-ms"))
+        throws(AudioPipelineError)
+    {
+        _ = try Checked.number(minimumSpeechMs, in: 0...10_000, names.minimum, code: .invalidConfiguration)
+        _ = try Checked.number(ignoreFirstMs, in: 0...600_000, names.ignore, code: .invalidConfiguration)
     }
 }
 

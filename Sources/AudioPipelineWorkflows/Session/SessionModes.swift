@@ -42,7 +42,7 @@ extension SessionModes {
         public var roomRanges: [String] = []
         /// One parameter varied, `NAME=v1,v2,…`.
         public var sweep: String?
-        /// Scenarios or rooms simulated at once (nil: the cores; 1…256).
+        /// Scenarios or rooms simulated at once (nil: the cores; 1…`BatchOptions.maximumJobs`).
         public var jobs: Int?
         /// The output directory.
         public var output: String

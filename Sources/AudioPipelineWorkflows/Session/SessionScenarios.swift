@@ -69,12 +69,16 @@ public enum SessionScenarios {
         }
         let report = SessionScenariosReport(
             rows: rows.sorted, summary: summary, output: output, warnings: [])
-        let json = try ByteOutput(path: output + "/scenarios.json")
-        try json.write(try ReportJSON.encode(report) + "\n")
-        let csv = try ByteOutput(path: output + "/scenarios.csv")
-        try csv.write(table(report.rows))
-        try json.commit()
-        try csv.commit()
+        // The table is a batch's record, as its scenarios are: in place whatever the exit status
+        // (a failed scenario is one of its rows).
+        try TemporaryFiles.publishingEach { () throws(AudioPipelineError) in
+            let json = try ByteOutput(path: output + "/scenarios.json")
+            try json.write(try ReportJSON.encode(report) + "\n")
+            let csv = try ByteOutput(path: output + "/scenarios.csv")
+            try csv.write(table(report.rows))
+            try json.commit()
+            try csv.commit()
+        }
         return report
     }
 

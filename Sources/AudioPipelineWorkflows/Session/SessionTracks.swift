@@ -70,7 +70,9 @@ public struct SessionTracks: Sendable {
             agent = try SessionAgent.fromSession(path: agentPath, options: o)
         } else {
             let audio = try SessionSignal.file(path: agentPath, rate: profile.serverRate, holdLimit: holdLimit)
-            let trace = try c.trace.map { (t) throws(AudioPipelineError) in try ArrivalTrace.readPackets(path: t) }
+            let trace = try c.trace.map { (t) throws(AudioPipelineError) in
+                try ArrivalTrace.readPackets(path: t, sampleRate: profile.serverRate)
+            }
             agent = SessionAgent.fromSignal(audio.signal, rate: audio.rate, configuration: c, trace: trace)
             warnings += audio.warnings
         }

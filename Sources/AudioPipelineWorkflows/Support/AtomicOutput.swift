@@ -273,11 +273,37 @@ public enum TemporaryFiles {
     /// Renames a temporary output onto its target (the lock held), or removes it and says why not.
     private static func rename(_ temporary: String, _ target: String) throws(AudioPipelineError) {
         paths.remove(temporary)
+        if isDirectory(temporary) && isDirectory(target) { return try replaceDirectory(target, with: temporary) }
         guard Foundation.rename(temporary, target) == 0 else {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(atPath: temporary)
             throw AudioPipelineError(.outputFailed, "\(target): cannot move the finished output into place: \(reason)")
         }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var st = stat()
+        return lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// A finished report directory in place of an earlier one: rename(2) cannot replace a
+    /// directory that is not empty, so the old one is moved aside first, and back if the new one
+    /// cannot take its place; it is removed only once the new one is there.
+    private static func replaceDirectory(_ target: String, with temporary: String) throws(AudioPipelineError) {
+        let (parent, name) = AtomicOutput.split(target)
+        let old = parent + "/" + AtomicOutput.temporaryName(for: name + ".old")
+        guard Foundation.rename(target, old) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AudioPipelineError(.outputFailed, "\(target): cannot replace the old report: \(reason)")
+        }
+        guard Foundation.rename(temporary, target) == 0 else {
+            let reason = String(cString: strerror(errno))
+            _ = Foundation.rename(old, target)
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw AudioPipelineError(.outputFailed, "\(target): cannot move the finished report into place: \(reason)")
+        }
+        try? FileManager.default.removeItem(atPath: old)
     }
 
     /// Removes one temporary file or directory and forgets it.

@@ -15,6 +15,16 @@ public enum InputCheck {
         return try verdict(message, strict: strict)
     }
 
+    /// A warning when a raw file ends with bytes that make no whole frame (they are dropped) — a
+    /// file cut mid-sample, or the wrong `--in-encoding` / `--in-channels`; with `strict`, an error.
+    public static func partialFrame(_ reader: AudioFileReader, strict: Bool) throws(AudioPipelineError) -> String? {
+        guard reader.partialFrameBytes > 0 else { return nil }
+        let message =
+            "\(reader.displayName): the last \(reader.partialFrameBytes) bytes make no whole frame and were "
+            + "dropped (cut mid-sample, or are --in-encoding and --in-channels right?)"
+        return try verdict(message, strict: strict)
+    }
+
     /// A damage message: the warning, or with `strict` the error (exit 65).
     static func verdict(_ message: String, strict: Bool) throws(AudioPipelineError) -> String {
         if strict { throw AudioPipelineError(.invalidData, message + " (--strict)") }
@@ -38,7 +48,10 @@ extension InputCheck {
 extension InputCheck {
     /// Every check of a file read to its end (`truncation`, `nonFinite`): its warnings, in order.
     public static func all(_ reader: AudioFileReader, strict: Bool) throws(AudioPipelineError) -> [String] {
-        [try truncation(reader, strict: strict), try nonFinite(reader, strict: strict)].compactMap { $0 }
+        [
+            try truncation(reader, strict: strict), try partialFrame(reader, strict: strict),
+            try nonFinite(reader, strict: strict),
+        ].compactMap { $0 }
     }
 }
 

@@ -33,6 +33,9 @@ public enum VADConfigurationFile {
     /// is bad data naming the file and the key at fault.
     static func decode<T: Decodable>(_ type: T.Type, _ path: String) throws(AudioPipelineError) -> T {
         let text = try TextInput.text(path, what: "the VAD configuration")
+        if let problem = JSONFile.syntaxError(text) {
+            throw AudioPipelineError(.invalidData, "\(path): not JSON: \(problem)")
+        }
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch let error as DecodingError {
@@ -46,27 +49,33 @@ public enum VADConfigurationFile {
     /// "ignore_first_ms": 0}`, what `vad tune` writes with far-end references); nil without one.
     public static func policy(_ path: String) throws(AudioPipelineError) -> BargeInPolicy? {
         struct File: Decodable {
-            struct Policy: Decodable {
-                var min_barge_in_ms: Double?
-                var ignore_first_ms: Double?
-            }
-            var barge_in: Policy?
+            var barge_in: [String: Double]?
         }
         let file = try decode(File.self, path)
         guard let p = file.barge_in else { return nil }
-        let policy = BargeInPolicy(minimumSpeechMs: p.min_barge_in_ms ?? 0, ignoreFirstMs: p.ignore_first_ms ?? 0)
+        let known = ["min_barge_in_ms", "ignore_first_ms"]
+        if let unknown = p.keys.sorted().first(where: { !known.contains($0) }) {
+            throw AudioPipelineError(
+                .invalidData,
+                "\(path): barge_in.\(unknown): unknown key (known: \(known.joined(separator: ", ")))")
+        }
+        let policy = BargeInPolicy(
+            minimumSpeechMs: p["min_barge_in_ms"] ?? 0, ignoreFirstMs: p["ignore_first_ms"] ?? 0)
         do {
-            try policy.validate()
+            try policy.validate(names: ("barge_in.min_barge_in_ms", "barge_in.ignore_first_ms"))
         } catch {
-            throw AudioPipelineError(.invalidData, "\(path): barge_in: \(error.message)")
+            throw AudioPipelineError(.invalidData, "\(path): \(error.message)")
         }
         return policy
     }
 
     /// The configuration in the JSON file at `path` (best.json's shape; unknown keys refused).
     /// - Throws: `invalidData` naming the file and the key or value at fault.
+    /// Its barge-in policy is checked too, whether or not the command uses it: a broken part of a
+    /// file is an error wherever the file is given.
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
         let c = try decode(VADConfiguration.self, path)
+        _ = try policy(path)
         do {
             try c.validate()
         } catch {

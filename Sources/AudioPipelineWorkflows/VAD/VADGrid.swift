@@ -18,16 +18,41 @@ public struct VADGrid: Sendable {
         ("min_speech_ms", [10, 20, 40, 60]),
     ])
 
+    /// Where an axis came from, so that an error names what must be fixed.
+    public enum Origin: Sendable, Hashable {
+        /// A grid file (`--grid FILE`).
+        case file(String)
+        /// A `--set NAME=…` option.
+        case option
+    }
+
+    /// Each axis's origin (absent: the default grid, or added by `vad tune` itself).
+    public var origins: [String: Origin] = [:]
+
     /// A grid of these axes.
     public init(axes: [(name: String, values: [Double])]) { self.axes = axes }
+
+    /// An error about axis `name`: bad data naming its grid file when it came from one, else a bad
+    /// option (`--set`, or the default grid the options changed).
+    public func fault(_ name: String, _ message: String) -> AudioPipelineError {
+        switch origins[name] {
+        case .file(let file)?: return AudioPipelineError(.invalidData, "\(file): \(message)")
+        case .option?: return AudioPipelineError(.invalidConfiguration, "--set \(name): \(message)")
+        case nil: return AudioPipelineError(.invalidConfiguration, message)
+        }
+    }
 
     /// The grid of a JSON file, else the default grid, with each `--set` axis replacing that axis
     /// (or adding it) and leaving the others as they are.
     public static func load(file: String?, set: [String]) throws(AudioPipelineError) -> VADGrid {
         var axes = file == nil ? Self.default.axes : []
+        var origins: [String: Origin] = [:]
         if let file {
             let text = try TextInput.text(file, what: "the grid file")
             let object: [String: [Double]]
+            if let problem = JSONFile.syntaxError(text) {
+                throw AudioPipelineError(.invalidData, "\(file): not JSON: \(problem)")
+            }
             do {
                 object = try JSONDecoder().decode([String: [Double]].self, from: Data(text.utf8))
             } catch let error as DecodingError {
@@ -38,6 +63,7 @@ public struct VADGrid: Sendable {
                 throw AudioPipelineError(.invalidData, "\(file): \(error)")
             }
             axes = object.keys.sorted().map { ($0, object[$0]!) }
+            for name in object.keys { origins[name] = .file(file) }
         }
         for a in set {
             let parts = a.split(separator: "=", maxSplits: 1)
@@ -51,13 +77,16 @@ public struct VADGrid: Sendable {
                 throw AudioPipelineError(.invalidConfiguration, "--set \(a): values must be finite numbers")
             }
             let name = String(parts[0])
+            origins[name] = .option
             if let i = axes.firstIndex(where: { $0.name == name }) {
                 axes[i].values = values.map { $0! }
             } else {
                 axes.append((name, values.map { $0! }))
             }
         }
-        return VADGrid(axes: axes)
+        var grid = VADGrid(axes: axes)
+        grid.origins = origins
+        return grid
     }
 
     /// The barge-in policy's axes `vad tune` adds when the recordings have far-end references and
@@ -70,11 +99,13 @@ public struct VADGrid: Sendable {
     /// Every axis with `base`'s own value added (sorted, once): the baseline is one of the settings.
     public func including(_ base: VADConfiguration, policy: BargeInPolicy = BargeInPolicy()) -> VADGrid {
         let setting = VADSweep.Setting(configuration: base, policy: policy, values: [:])
-        return VADGrid(
+        var grid = VADGrid(
             axes: axes.map { axis in
                 guard let v = setting[axis.name], !axis.values.contains(v) else { return axis }
                 return (axis.name, (axis.values + [v]).sorted())
             })
+        grid.origins = origins
+        return grid
     }
 
     /// Known parameter names, values present and finite, and at most `maximumSettings` combinations.
@@ -82,17 +113,16 @@ public struct VADGrid: Sendable {
         var count = 1
         for (name, values) in axes {
             guard VADConfiguration.parameterNames.contains(name) || VADSweep.policyNames.contains(name) else {
-                throw AudioPipelineError(
-                    .invalidConfiguration,
+                throw fault(
+                    name,
                     "unknown VAD parameter '\(name)' in the grid (known: "
                         + (VADConfiguration.parameterNames + VADSweep.policyNames).joined(separator: ", ") + ")")
             }
             guard !values.isEmpty else {
-                throw AudioPipelineError(.invalidConfiguration, "no values for '\(name)' in the grid")
+                throw fault(name, "no values for '\(name)' in the grid")
             }
             guard values.allSatisfy(\.isFinite) else {
-                throw AudioPipelineError(
-                    .invalidConfiguration, "'\(name)' in the grid has a value that is not a finite number")
+                throw fault(name, "'\(name)' in the grid has a value that is not a finite number")
             }
             let (product, overflow) = count.multipliedReportingOverflow(by: values.count)
             guard !overflow, product <= maximumSettings else {

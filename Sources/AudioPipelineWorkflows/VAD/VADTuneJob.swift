@@ -215,7 +215,9 @@ public enum VADTuner {
         if withReference > 0 {
             // What barge-in lives by: the client's policy is swept too, unless the grid says otherwise.
             if o.bargeInAxes && !o.grid.axes.contains(where: { VADSweep.policyNames.contains($0.name) }) {
-                grid = VADGrid(axes: o.grid.axes + VADGrid.bargeInAxes).including(o.base, policy: o.basePolicy)
+                var withPolicy = VADGrid(axes: o.grid.axes + VADGrid.bargeInAxes)
+                withPolicy.origins = o.grid.origins
+                grid = withPolicy.including(o.base, policy: o.basePolicy)
                 settings = try Self.settings(o, grid: grid)
             }
             o.objective = o.objective ?? .bargeIn
@@ -279,8 +281,7 @@ public enum VADTuner {
                 } catch {
                     why = error.message
                 }
-                throw AudioPipelineError(
-                    .invalidConfiguration, "the grid's \(name)=\(NumberText.plain(v)) is in no valid setting: \(why)")
+                throw grid.fault(name, "the grid's \(name)=\(NumberText.plain(v)) is in no valid setting: \(why)")
             }
         }
         return settings
@@ -421,23 +422,12 @@ public final class ReportDirectory {
         }
     }
 
-    /// Puts the finished directory in place of `path` (an old report there is removed).
+    /// Puts the finished directory in place of `path` (an old report there is replaced), at once or,
+    /// inside `TemporaryFiles.publishingLast`, once the command's report is written: a report that
+    /// cannot be printed leaves the old directory as it was.
     public func publish() throws(AudioPipelineError) {
         try Self.checkReplaceable(path)  // again: the directory may have been filled meanwhile
-        var isDir: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue {
-            // rename(2) cannot replace a non-empty directory: move the old one aside first.
-            let (parent, name) = AtomicOutput.split(path)
-            let old = parent + "/" + AtomicOutput.temporaryName(for: name + ".old")
-            guard rename(path, old) == 0 else {
-                throw AudioPipelineError(
-                    .outputFailed, "\(path): cannot replace the old report: \(String(cString: strerror(errno)))")
-            }
-            try TemporaryFiles.publish(temporaryPath, as: path)
-            try? FileManager.default.removeItem(atPath: old)
-        } else {
-            try TemporaryFiles.publish(temporaryPath, as: path)
-        }
+        try TemporaryFiles.publish(temporaryPath, as: path)
         published = true
     }
 }

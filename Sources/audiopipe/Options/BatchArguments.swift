@@ -26,7 +26,7 @@ struct BatchArguments: ParsableArguments {
     }
 
     func validate() throws {
-        if let jobs, !(1...1024).contains(jobs) { throw ValidationError("--jobs must be in 1…1024") }
+        do { _ = try BatchOptions(jobs: jobs) } catch { throw ValidationError(error.message) }
         if resume && results == nil { throw ValidationError("--resume needs the --report file of the earlier run") }
     }
 
