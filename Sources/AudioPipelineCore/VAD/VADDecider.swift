@@ -53,6 +53,15 @@ public struct VADDecider: Sendable {
     /// on its own score (`transientMilliseconds`).
     private let transientFrames: Int
     private var run = 0, quiet = 0, age = 0, peak = 0.0
+    /// Frames of the stream so far, counted up to `warmUpFrames`: until then the noise floors hold
+    /// too few frames to be trusted (a low quantile of a few noisy frames sits 2–5 dB under where it
+    /// settles), and starting speech needs `warmUpMargin` more.
+    private var framesSeen = 0
+    private let warmUpFrames: Int
+    /// How long a stream's start is a warm-up, seconds.
+    public static let warmUpSeconds = 0.5
+    /// What starting speech needs over `enter_db` in the warm-up, dB.
+    public static let warmUpMargin = 3.0
     /// The current run's highest score, and whether its first frame was a late, abrupt onset (one
     /// more frame to hold).
     private var runPeak = 0.0, lateOnset = false, leadIn = false
@@ -84,6 +93,7 @@ public struct VADDecider: Sendable {
         jumpRatio = c.onsetJump > 0 ? Float(power(c.onsetJump)) : .infinity
         hangoverFrames = Int((c.hangoverMilliseconds / c.frameMilliseconds).rounded())
         transientFrames = Int((c.transientMilliseconds / c.frameMilliseconds).rounded())
+        warmUpFrames = frames(Self.warmUpSeconds)
     }
 
     /// Forgets the stream: floors, echo model, gates and decision state start again.
@@ -97,6 +107,7 @@ public struct VADDecider: Sendable {
         run = 0
         quiet = 0
         age = 0
+        framesSeen = 0
         runPeak = 0
         lateOnset = false
         leadIn = false
@@ -199,7 +210,9 @@ public struct VADDecider: Sendable {
             !hasReference && c.sustainedEnterThreshold > 0 && exitScore >= c.sustainedEnterThreshold
             && score - noiseScore >= c.sustainedEnterThreshold
         let startGates = loud && dominantToStart && !expected.onsetGuard
-        let startTest = (score >= c.enterThreshold || sustained) && startGates
+        let warmingUp = framesSeen < warmUpFrames
+        if warmingUp { framesSeen += 1 }
+        let startTest = (score >= c.enterThreshold + (warmingUp ? Self.warmUpMargin : 0) || sustained) && startGates
         let holdTest = exitScore >= c.exitThreshold && loud && dominant
         detail.startGate = startGate
         detail.bandCount = count
@@ -273,7 +286,9 @@ public struct VADDecider: Sendable {
         withUnsafeMutableBytes(of: &floorDB) { dbs in
             withUnsafeMutableBytes(of: &floorPowers) { powers in
                 for b in 0..<count {
-                    let f = floors[b].valueAndPower(or: -100)
+                    // A floor with no frame yet: negligible under an expected echo, else the frame itself
+                    // (as without a reference; −100 dB made a session's first frames read as speech).
+                    let f = floors[b].valueAndPower(or: inUse[b] ? -100 : m[b])
                     if !inUse[b] { floors[b].add(m[b]) }
                     dbs.storeBytes(of: f.db, toByteOffset: b * 8, as: Double.self)
                     powers.storeBytes(of: f.power, toByteOffset: b * 8, as: Double.self)
