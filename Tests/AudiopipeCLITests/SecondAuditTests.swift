@@ -223,4 +223,29 @@ import _AudioPipelineTestSupport
         #expect(strict.status == 65 && strict.stderr.contains("(--strict)"), "\(strict.stderr)")
         #expect(s.contents == ["in.raw", "o.wav"])
     }
+    /// `vad detect DIR -o OUT` took NAME.ref.wav for a recording of its own and ran NAME.wav without
+    /// it; it now pairs them as `vad tune` and the VAD kit do.
+    @Test func aBatchPairsEachRecordingWithItsReference() throws {
+        let s = Scratch()
+        try FileManager.default.createDirectory(atPath: s.file("in"), withIntermediateDirectories: true)
+        for name in ["bargein.wav", "bargein.ref.wav", "keyboard.wav"] {
+            try FileManager.default.copyItem(atPath: root + "/samples/vad/" + name, toPath: s.file("in/" + name))
+        }
+        let batch = try CLI.run(["vad", "detect", s.file("in"), "-o", s.file("out"), "-q"])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: s.file("out")).sorted() == [
+                "bargein.txt", "keyboard.txt",
+            ])
+        let one = try CLI.run([
+            "vad", "detect", s.file("in/bargein.wav"), "--reference", s.file("in/bargein.ref.wav"), "-o",
+            s.file("one.txt"), "-q",
+        ])
+        #expect(one.status == 0, "\(one.stderr)")
+        let alone = try CLI.run(["vad", "detect", s.file("in/bargein.wav"), "-o", s.file("alone.txt"), "-q"])
+        #expect(alone.status == 0, "\(alone.stderr)")
+        let labels = { (path: String) in try String(contentsOfFile: path, encoding: .utf8) }
+        #expect(try labels(s.file("out/bargein.txt")) == labels(s.file("one.txt")), "as with --reference")
+        #expect(try labels(s.file("one.txt")) != labels(s.file("alone.txt")), "which changes the labels")
+    }
 }

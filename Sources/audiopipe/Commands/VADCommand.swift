@@ -58,7 +58,7 @@ struct VADDetect: ParsableCommand {
             try options.checkForBatch()
             return try batch.run(
                 inputs, kinds: BatchSelection.audioExtensions, output: outputPath, ext: format.fileExtension,
-                digest: "vad", options, report: output, job: BatchJobs.vadDetect(options))
+                digest: "vad", options, report: output, job: BatchJobs.vadDetect(options), pairsReferences: true)
         }
         let r = try VADDetector.detect(input: inputs[0], output: outputPath, options: options)
         let printer = ReportPrinter(output, dataOutputs: [outputPath])

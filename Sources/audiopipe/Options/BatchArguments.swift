@@ -37,9 +37,11 @@ struct BatchArguments: ParsableArguments {
     /// `done` with the items, then the summary; exits non-zero when a file failed.
     func run(
         _ paths: [String], kinds: Set<String>, output: String?, ext: String?, digest: Any..., report: OutputOptions,
-        summary style: Summary = .report, job: @escaping BatchRunner.Job, done: ([BatchItem]) throws -> Void = { _ in }
+        summary style: Summary = .report, job: @escaping BatchRunner.Job, done: ([BatchItem]) throws -> Void = { _ in },
+        pairsReferences: Bool = false
     ) throws {
         var r = BatchRequest(paths: paths, extensions: kinds, outputDirectory: output, outputExtension: ext)
+        r.selection.pairsReferences = pairsReferences
         r.selection.recursive = recursive
         r.selection.include = include
         r.selection.exclude = exclude
