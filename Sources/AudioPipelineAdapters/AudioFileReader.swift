@@ -196,8 +196,6 @@ public final class AudioFileReader {
         }
     }
 
-    /// A regular file, or a pipe (a FIFO, a process substitution), read like standard input. A device
-    /// is refused: `/dev/zero` or `/dev/urandom` would never end.
     /// A raw regular file's bytes beyond its last whole frame (a pipe's are not known up front: 0).
     private static func partialFrameBytes(path: String, frameBytes: Int) -> Int {
         var st = stat()
@@ -223,6 +221,8 @@ public final class AudioFileReader {
         return AudioPipelineError(code, "\(name): cannot decode: \(tidy(reason))\(hint)")
     }
 
+    /// A regular file, or a pipe (a FIFO, a process substitution), read like standard input. A device
+    /// is refused: `/dev/zero` or `/dev/urandom` would never end.
     private static func checkReadable(_ path: String) throws(AudioPipelineError) {
         var st = stat()
         guard stat(path, &st) == 0 else {

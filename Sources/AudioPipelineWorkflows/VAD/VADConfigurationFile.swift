@@ -69,10 +69,10 @@ public enum VADConfigurationFile {
         return policy
     }
 
-    /// The configuration in the JSON file at `path` (best.json's shape; unknown keys refused).
+    /// The configuration in the JSON file at `path` (best.json's shape; unknown keys refused). Its
+    /// barge-in policy is checked too, whether or not the command uses it: a broken part of a file
+    /// is an error wherever the file is given.
     /// - Throws: `invalidData` naming the file and the key or value at fault.
-    /// Its barge-in policy is checked too, whether or not the command uses it: a broken part of a
-    /// file is an error wherever the file is given.
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
         let c = try decode(VADConfiguration.self, path)
         _ = try policy(path)
