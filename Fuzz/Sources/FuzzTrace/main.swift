@@ -7,7 +7,9 @@ import FuzzSupport
 Fuzz.body = { bytes in
     let cut = bytes.firstIndex(of: 0) ?? bytes.count
     let trace = Fuzz.file(UnsafeRawBufferPointer(rebasing: bytes[0..<cut]), extension: "csv")
-    guard let packets = try? ArrivalTrace.readPackets(path: trace), packets.count <= 200 else { return }
+    guard let packets = try? ArrivalTrace.readPackets(path: trace, sampleRate: 8000), packets.count <= 200 else {
+        return
+    }
     let flushText =
         cut < bytes.count
         ? UnsafeRawBufferPointer(rebasing: bytes[(cut + 1)...]) : UnsafeRawBufferPointer(start: nil, count: 0)
