@@ -49,7 +49,7 @@ import _AudioPipelineTestSupport
                 try FileManager.default.createSymbolicLink(atPath: dir.file(name), withDestinationPath: path)
             }
             let corpus = try VADCorpus(
-                audioDirectory: dir.path, labelDirectory: dir.path, referenceSuffix: ".ref.wav",
+                audioDirectory: dir.path, labelDirectory: dir.path, references: try ReferenceNaming(),
                 frameMilliseconds: [c.vad.frameMilliseconds])
             let x = try #require(corpus.items.first)
             let run = try corpus.run(x, configuration: c.vad)

@@ -247,5 +247,15 @@ import _AudioPipelineTestSupport
         let labels = { (path: String) in try String(contentsOfFile: path, encoding: .utf8) }
         #expect(try labels(s.file("out/bargein.txt")) == labels(s.file("one.txt")), "as with --reference")
         #expect(try labels(s.file("one.txt")) != labels(s.file("alone.txt")), "which changes the labels")
+        // Another naming, as `vad tune --reference-suffix` takes it.
+        try FileManager.default.moveItem(atPath: s.file("in/bargein.ref.wav"), toPath: s.file("in/bargein-far.wav"))
+        let far = try CLI.run([
+            "vad", "detect", s.file("in"), "-o", s.file("far"), "--reference-suffix", "-far.wav", "-q",
+        ])
+        #expect(far.status == 0, "\(far.stderr)")
+        #expect(try labels(s.file("far/bargein.txt")) == labels(s.file("one.txt")))
+        #expect(!FileManager.default.fileExists(atPath: s.file("far/bargein-far.txt")))
+        let empty = try CLI.run(["vad", "detect", s.file("in"), "-o", s.file("e"), "--reference-suffix", ""])
+        #expect(empty.status == 64 && empty.stderr.contains("--reference-suffix"), "\(empty.stderr)")
     }
 }

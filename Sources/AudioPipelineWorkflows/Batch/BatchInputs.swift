@@ -39,9 +39,10 @@ public struct BatchSelection: Sendable {
     public var extensions: Set<String> = BatchSelection.audioExtensions
     /// A directory the walk never enters (the batch's own output directory).
     public var skipDirectory: String?
-    /// A far-end reference beside its recording (`NAME.ref.wav` by `NAME.wav`, the VAD kit's and
-    /// `vad tune`'s convention) is not an input of its own: `vad detect` uses it with its recording.
-    public var pairsReferences = false
+    /// When set, a far-end reference beside its recording (`NAME.ref.wav` by `NAME.wav`, the VAD
+    /// kit's and `vad tune`'s convention) is not an input of its own: `vad detect` uses it with its
+    /// recording. A reference with no recording beside it stays an input.
+    public var references: ReferenceNaming?
 
     /// The audio extensions a directory walk takes by default.
     public static let audioExtensions: Set<String> = [
@@ -81,22 +82,8 @@ public struct BatchSelection: Sendable {
         var seen = Set<String>(), paths = SamePathGuard.Canonicalizer()
         return out.filter {
             included($0.relativePath) && ($0.path == "-" || seen.insert(paths.canonical($0.path)).inserted)
-                && !(pairsReferences && Self.recording(ofReference: $0.path) != nil)
+                && references?.recording(ofReference: $0.path, extensions: extensions) == nil
         }
-    }
-
-    /// The recording `NAME.wav` beside a far-end reference `NAME.ref.wav`, when there is one.
-    public static func recording(ofReference path: String) -> String? {
-        guard path.lowercased().hasSuffix(".ref.wav") else { return nil }
-        let recording = String(path.dropLast(".ref.wav".count)) + ".wav"
-        return FileManager.default.fileExists(atPath: recording) ? recording : nil
-    }
-
-    /// The far-end reference `NAME.ref.wav` beside a recording `NAME.wav`, when there is one.
-    public static func reference(ofRecording path: String) -> String? {
-        guard path.lowercased().hasSuffix(".wav"), !path.lowercased().hasSuffix(".ref.wav") else { return nil }
-        let reference = String(path.dropLast(".wav".count)) + ".ref.wav"
-        return FileManager.default.fileExists(atPath: reference) ? reference : nil
     }
 
     func included(_ relative: String) -> Bool {

@@ -55,12 +55,12 @@ public enum BatchJobs {
         }
     }
 
-    /// `vad detect` of one file with `o`, and its far-end reference `NAME.ref.wav` when one is beside
-    /// it (`BatchSelection.pairsReferences` leaves those out as inputs).
-    public static func vadDetect(_ o: VADDetectOptions) -> BatchRunner.Job {
+    /// `vad detect` of one file with `o`, and its far-end reference (`NAME.ref.wav` by `references`)
+    /// when one is beside it (`BatchSelection.references` leaves those out as inputs).
+    public static func vadDetect(_ o: VADDetectOptions, references: ReferenceNaming) -> BatchRunner.Job {
         { item in
             var o = o
-            if o.scores == nil { o.reference = BatchSelection.reference(ofRecording: item.input.path) }
+            if o.scores == nil { o.reference = references.reference(ofRecording: item.input.path) }
             let r = try VADDetector.detect(input: item.input.path, output: try output(item), options: o)
             return FileOutcome(audioSeconds: r.duration, warnings: r.warnings)
         }

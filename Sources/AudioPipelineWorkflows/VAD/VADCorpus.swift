@@ -56,20 +56,19 @@ public struct VADCorpus: Sendable {
     /// - Parameters:
     ///   - audioDirectory: the microphone recordings (WAV, FLAC; any rate, mixed to mono).
     ///   - labelDirectory: one Audacity label file per recording, by the recording's name.
-    ///   - referenceSuffix: the name suffix of a recording's far-end reference beside it (the
-    ///     audio played while it was recorded; `VADTuneOptions` says `.ref.wav`); not empty.
+    ///   - references: how a recording's far-end reference beside it is named (the audio played
+    ///     while it was recorded; `NAME.ref.wav` by default).
     ///   - frameMilliseconds: the frame lengths the sweep will use (features are computed for each).
     ///   - resampler: converts a reference whose rate differs from its microphone's.
     public init(
-        audioDirectory: String, labelDirectory: String, referenceSuffix: String, frameMilliseconds: Set<Double>,
+        audioDirectory: String, labelDirectory: String, references: ReferenceNaming, frameMilliseconds: Set<Double>,
         resampler: ResamplerChoice = .default
     ) throws(AudioPipelineError) {
         let pairs = try Self.pair(
-            audioDirectory: audioDirectory, labelDirectory: labelDirectory, referenceSuffix: referenceSuffix)
+            audioDirectory: audioDirectory, labelDirectory: labelDirectory, references: references)
         skipped = pairs.skipped
         for (name, audioPath, labelPath) in pairs.items {
-            let refPath = audioDirectory + "/" + name + referenceSuffix
-            let hasReference = FileManager.default.fileExists(atPath: refPath)
+            let refPath = references.reference(ofRecording: audioPath)
             let item:
                 (
                     features: [Double: Features], envelope: [(min: Float, max: Float)], rate: Int, samples: Int,
@@ -77,7 +76,7 @@ public struct VADCorpus: Sendable {
                 )
             // Streamed, with the reference pulled in step; whole only for a file of undeclared length.
             if let s = try Self.streamed(
-                path: audioPath, reference: hasReference ? refPath : nil, resampler: resampler,
+                path: audioPath, reference: refPath, resampler: resampler,
                 frameMilliseconds: frameMilliseconds)
             {
                 warnings += s.warnings
@@ -87,7 +86,7 @@ public struct VADCorpus: Sendable {
                 try Self.checkRate(rate, path: audioPath)
                 warnings += loaded
                 var reference: [Float]?
-                if hasReference {
+                if let refPath {
                     let r = try AudioLoader.reference(
                         path: refPath, rate: rate, length: samples.count, resampler: resampler)
                     warnings += r.warnings
@@ -112,7 +111,7 @@ public struct VADCorpus: Sendable {
             }
             items.append(
                 Item(
-                    name: name, audioPath: audioPath, referencePath: hasReference ? refPath : nil, labels: labels,
+                    name: name, audioPath: audioPath, referencePath: refPath, labels: labels,
                     rate: item.rate, duration: duration, envelope: item.envelope, features: item.features,
                     playout: item.playout))
         }
@@ -170,7 +169,7 @@ public struct VADCorpus: Sendable {
 
     /// Matches audio files with label files by name.
     static func pair(
-        audioDirectory: String, labelDirectory: String, referenceSuffix: String
+        audioDirectory: String, labelDirectory: String, references: ReferenceNaming
     ) throws(AudioPipelineError) -> (
         items: [(String, String, String)], skipped: [String], recordings: [String], labelFiles: Int
     ) {
@@ -179,7 +178,7 @@ public struct VADCorpus: Sendable {
             throw AudioPipelineError(.inputUnavailable, "\(audioDirectory): cannot list the audio directory")
         }
         var audio: [String: String] = [:]
-        for f in audioFiles.sorted() where !f.hasSuffix(referenceSuffix) {
+        for f in audioFiles.sorted() where !references.isReference(f) {
             guard audioExtensions.contains(fileExtension(f)), PathParts.isRegularFile(audioDirectory + "/" + f) else {
                 continue
             }

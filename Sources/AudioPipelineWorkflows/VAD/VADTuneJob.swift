@@ -185,16 +185,14 @@ public enum VADTuner {
         var o = o
         o.reportDirectory = PathParts.normalized(o.reportDirectory)  // `--report tuned/` prints tuned/index.html
         let start = DispatchTime.now().uptimeNanoseconds
-        guard !o.referenceSuffix.isEmpty else {  // every recording would be its own reference
-            throw AudioPipelineError(.invalidConfiguration, "--reference-suffix must not be empty (default .ref.wav)")
-        }
+        let references = try ReferenceNaming(suffix: o.referenceSuffix)
         var grid = o.grid.including(o.base, policy: o.basePolicy)
         var settings = try Self.settings(o, grid: grid)
         _ = try VADComparison.parse(o.compare)  // a malformed --compare fails before the sweep
         try SamePathGuard.refuse(inputs: [o.audioDirectory, o.labelDirectory], insideReport: o.reportDirectory)
         let report = try ReportDirectory(path: o.reportDirectory)
         let corpus = try VADCorpus(
-            audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix,
+            audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, references: references,
             frameMilliseconds: Set(settings.map(\.configuration.frameMilliseconds)), resampler: o.resampler)
         for s in corpus.skipped { notes("skipped \(s)") }
         let manifest = try VADManifest.find(audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory)

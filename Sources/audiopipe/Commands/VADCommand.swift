@@ -15,11 +15,11 @@ struct VADDetect: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "detect", abstract: "Speech segments of a recording, as a streaming detector would decide them.",
         discussion: """
-            Segments start when a streaming detector decided (as a live client experiences it); \
-            --align back-dates onsets for offline labelling. --reference (what the client was \
-            playing) makes it ignore that audio's echo. Formats: audacity, csv, json. Many files: \
-            IN... -o DIR (see convert). --explain says per segment which bands (excess in dB over \
-            noise floor ⊕ echo) and rules opened it and which test closed it (with --json: an \
+            Segments start when a streaming detector decided (as a live client experiences it); --align \
+            back-dates onsets for offline labelling. --reference (what the client was playing) makes it \
+            ignore that audio's echo. Formats: audacity, csv, json. Many files: IN... -o DIR (see convert; \
+            NAME.ref.wav beside NAME.wav is its --reference). --explain says per segment which bands (excess \
+            in dB over noise floor ⊕ echo) and rules opened it and which test closed it (with --json: an \
             `explain` object per segment); --frames FILE.csv every frame's (why a user was heard late).
               audiopipe vad detect mic.wav --reference played.wav --format json
               audiopipe vad detect mic.wav --reference played.wav --frames frames.csv -o mic.txt
@@ -30,6 +30,7 @@ struct VADDetect: ParsableCommand {
 
     @Argument(help: "Microphone recording, or a batch's inputs.") var inputs: [String] = []
     @Option(help: "Far-end reference: what the client was playing.") var reference: String?
+    @Option(parsing: .unconditional, help: "A batch's references: NAME + this suffix.") var referenceSuffix = ".ref.wav"
     @OptionGroup var parameters: VADParameterOptions
     @Option(help: "Output format: audacity, csv or json.") var format: LabelFormat = .audacity
     @Flag(help: "Back-date onsets (offline labelling) instead of the streaming timeline.") var align = false
@@ -56,9 +57,11 @@ struct VADDetect: ParsableCommand {
         }
         if batch.isBatch(inputs, output: nil) {
             try options.checkForBatch()
+            let pairing = try ReferenceNaming(suffix: referenceSuffix)
             return try batch.run(
                 inputs, kinds: BatchSelection.audioExtensions, output: outputPath, ext: format.fileExtension,
-                digest: "vad", options, report: output, job: BatchJobs.vadDetect(options), pairsReferences: true)
+                digest: "vad", options, referenceSuffix, report: output, references: pairing,
+                job: BatchJobs.vadDetect(options, references: pairing))
         }
         let r = try VADDetector.detect(input: inputs[0], output: outputPath, options: options)
         let printer = ReportPrinter(output, dataOutputs: [outputPath])

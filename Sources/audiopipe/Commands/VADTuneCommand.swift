@@ -14,7 +14,7 @@ struct VADTune: ParsableCommand {
 
     @Option(help: "Directory of recordings.") var audio: String
     @Option(help: "Directory of Audacity label files NAME.txt (default: --audio).") var labels: String?
-    @Option(help: "Suffix of far-end reference files in the audio directory.") var referenceSuffix: String = ".ref.wav"
+    @Option(parsing: .unconditional, help: "Far-end references: NAME + this suffix.") var referenceSuffix = ".ref.wav"
     @Option(help: "JSON grid file: {\"enter_db\": [6, 8, 10], …}.") var grid: String?
     @Option(name: .customLong("set"), help: "A grid axis NAME=V1,V2,… (repeatable).") var axes: [String] = []
     @OptionGroup var parameters: VADParameterOptions

@@ -9,8 +9,7 @@ struct BatchArguments: ParsableArguments {
     @Option(help: "Only files matching this glob (path or name; repeatable).") var include: [String] = []
     @Option(help: "Not the files matching this glob (repeatable).") var exclude: [String] = []
     @Option(help: "Inputs: a path a line, or CSV/JSONL with input (and output).") var inputList: String?
-    @Option(name: [.customShort("j"), .long], parsing: .number, help: "Files at once (default: the cores).") var jobs:
-        Int?
+    @Option(name: [.customShort("j"), .long], parsing: .number, help: "Files at once (default: cores).") var jobs: Int?
     @Flag(help: "Stop at the first file that fails.") var failFast = false
     @Option(name: .customLong("report"), help: "Each file's result to this JSONL file.") var results: String?
     @Flag(help: "Skip the files --report says are done, with the same options and input.") var resume = false
@@ -37,11 +36,11 @@ struct BatchArguments: ParsableArguments {
     /// `done` with the items, then the summary; exits non-zero when a file failed.
     func run(
         _ paths: [String], kinds: Set<String>, output: String?, ext: String?, digest: Any..., report: OutputOptions,
-        summary style: Summary = .report, job: @escaping BatchRunner.Job, done: ([BatchItem]) throws -> Void = { _ in },
-        pairsReferences: Bool = false
+        summary style: Summary = .report, references: ReferenceNaming? = nil, job: @escaping BatchRunner.Job,
+        done: ([BatchItem]) throws -> Void = { _ in }
     ) throws {
         var r = BatchRequest(paths: paths, extensions: kinds, outputDirectory: output, outputExtension: ext)
-        r.selection.pairsReferences = pairsReferences
+        r.selection.references = references
         r.selection.recursive = recursive
         r.selection.include = include
         r.selection.exclude = exclude

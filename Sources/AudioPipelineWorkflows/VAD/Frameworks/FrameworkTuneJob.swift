@@ -118,7 +118,8 @@ public enum FrameworkTuner {
         let settings = try Self.settings(grid, base: base, framework: f, maximum: o.maxSettings)
         let report = try ReportDirectory(path: o.reportDirectory)
         let pairs = try VADCorpus.pair(
-            audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, referenceSuffix: o.referenceSuffix)
+            audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory,
+            references: try ReferenceNaming(suffix: o.referenceSuffix))
         guard !pairs.items.isEmpty else {
             throw VADCorpus.missingLabels(
                 audioDirectory: o.audioDirectory, labelDirectory: o.labelDirectory, recordings: pairs.recordings,
