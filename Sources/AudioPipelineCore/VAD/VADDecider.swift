@@ -29,7 +29,7 @@ public struct VADDecider: Sendable {
     public let configuration: VADConfiguration
     /// Length of one frame, s.
     public let frameSeconds: Double
-    private var floors: [RunningQuantile]
+    var floors: [RunningQuantile]
     /// The echo of the far-end reference expected per band (used only with a reference).
     private var echoModel: VADEchoModel
     private var talker: RunningQuantile
@@ -73,6 +73,11 @@ public struct VADDecider: Sendable {
     public private(set) var speaking = false
     /// With a reference: what the echo model expected in the last frame (its delay, gains, basis).
     public private(set) var echoEstimate: VADEchoModel.Estimate?
+    /// With a reference, per band: the echo heard so far, ringing on (`ringDecay` dB a frame; see
+    /// `VADDecider+Echo.swift`), and what the last frame adds to it if it turns out to be echo.
+    var heard = SIMD8<Double>(repeating: -140)
+    var heardCandidate = SIMD8<Double>(repeating: -140)
+    let ringDecay: Double
 
     /// A decider with fresh state; all state allocated here.
     /// - Throws: `invalidConfiguration` for a configuration out of range (`VADConfiguration.validate()`).
@@ -94,6 +99,7 @@ public struct VADDecider: Sendable {
         hangoverFrames = Int((c.hangoverMilliseconds / c.frameMilliseconds).rounded())
         transientFrames = Int((c.transientMilliseconds / c.frameMilliseconds).rounded())
         warmUpFrames = frames(Self.warmUpSeconds)
+        ringDecay = 60 * c.frameMilliseconds / Self.ringMilliseconds
     }
 
     /// Forgets the stream: floors, echo model, gates and decision state start again.
@@ -116,6 +122,8 @@ public struct VADDecider: Sendable {
         speaking = false
         recentScores = SIMD8()
         scoreCount = 0
+        heard = SIMD8(repeating: -140)
+        heardCandidate = heard
     }
 
     /// One frame: the mic's band analysis (band powers, mean square, and the quarters' energies, as
@@ -179,17 +187,19 @@ public struct VADDecider: Sendable {
         }
         let hasReference = rp != nil
         var expected = VADEchoModel.Estimate()
+        var explained = false
         if let rp {
             // What stood out over the expected echo in the frame before (an onset's lead-in, or a
             // run being counted) may be the user: the echo model does not learn its gains from it.
             let stoodOut = previousScore - max(0, echoBias.value(or: 0)) >= Self.leadInMinimum
+            explained = !stoodOut && run == 0 && !speaking
             echoModel.bandCount = count
             expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking, unexplained: stoodOut || run > 0)
             echoEstimate = expected
         }
         let bands = excess(
             m, count: count, above300: frame.firstBandAbove300, expected: expected, hasReference: hasReference,
-            detail: &detail)
+            lastWasEcho: explained, detail: &detail)
         let score = Self.meanOfTwoLargest(bands.excess, count: count)
         let echoFree = !hasReference || largestLane(expected.echo) == -.infinity
         let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree)
@@ -217,7 +227,6 @@ public struct VADDecider: Sendable {
         detail.startGate = startGate
         detail.bandCount = count
         detail.bands = m
-        detail.echoes = expected.echo
         detail.excess = bands.excess
         detail.exitScore = exitScore
         detail.echoMargins = expected.margins
@@ -246,9 +255,10 @@ public struct VADDecider: Sendable {
     @inline(__always)
     private mutating func excess(
         _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, hasReference: Bool,
-        detail: inout Detail
+        lastWasEcho: Bool, detail: inout Detail
     ) -> (excess: SIMD8<Double>, floorPower: Double, echoPower: Double, floorsAbove300: Double) {
         guard hasReference else {
+            detail.echoes = expected.echo
             var excess = SIMD8<Double>(repeating: -.infinity)
             var floorPower = 0.0
             var floorsAbove300 = 0.0
@@ -262,49 +272,8 @@ public struct VADDecider: Sendable {
             }
             return (excess, floorPower, 0, floorsAbove300)
         }
-        return excessOverEcho(m, count: count, above300: above300, expected: expected, detail: &detail)
-    }
-
-    /// `excess` with a reference.
-    private mutating func excessOverEcho(
-        _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, detail: inout Detail
-    ) -> (excess: SIMD8<Double>, floorPower: Double, echoPower: Double, floorsAbove300: Double) {
-        var excess = SIMD8<Double>(repeating: -.infinity)
-        var floorPower = 0.0
-        var echoPower = 0.0
-        var floorsAbove300 = 0.0
-        let echo = expected.echo
-        // With a reference: the floors band by band, then the expected echoes' powers and the
-        // excesses over floor ⊕ echo for all bands at once (`fastPower`, `fastDB` on eight lanes; one
-        // band at a time they were 14 % of a frame). Lanes without an expected echo (and those past
-        // `count`) compute from stand-ins and are not used.
-        let inUse = echo .> -.infinity
-        var floorDB = SIMD8<Double>(repeating: -.infinity)
-        var floorPowers = SIMD8<Double>(repeating: 1)
-        // (Written through memory: a lane written by index in a loop took the whole vector out of
-        // its registers and back each time.)
-        withUnsafeMutableBytes(of: &floorDB) { dbs in
-            withUnsafeMutableBytes(of: &floorPowers) { powers in
-                for b in 0..<count {
-                    // A floor with no frame yet: negligible under an expected echo, else the frame itself
-                    // (as without a reference; −100 dB made a session's first frames read as speech).
-                    let f = floors[b].valueAndPower(or: inUse[b] ? -100 : m[b])
-                    if !inUse[b] { floors[b].add(m[b]) }
-                    dbs.storeBytes(of: f.db, toByteOffset: b * 8, as: Double.self)
-                    powers.storeBytes(of: f.power, toByteOffset: b * 8, as: Double.self)
-                    floorPower += f.power
-                    if b >= above300 { floorsAbove300 += f.power }
-                }
-            }
-        }
-        detail.floors = floorDB
-        let e = fastPower(echo.replacing(with: 0, where: .!inUse))
-        let margin = fastPower(expected.margins.replacing(with: 0, where: .!inUse))
-        let over = m - fastDB((floorPowers + e * margin).replacing(with: 1, where: .!inUse))
-        excess = (m - floorDB).replacing(with: over, where: inUse)
-        for b in 0..<count where inUse[b] { echoPower += e[b] }
-        for b in count..<8 { excess[b] = -.infinity }
-        return (excess, floorPower, echoPower, floorsAbove300)
+        return excessOverEcho(
+            m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
     }
 
     /// The exit test's score — the mean score of the last `exitAverageFrames` frames less what the
