@@ -29,13 +29,18 @@ public enum VADConfigurationFile {
         return c
     }
 
-    /// The configuration file at `path` decoded as `type`; a file that is not JSON or does not fit
-    /// is bad data naming the file and the key at fault.
-    static func decode<T: Decodable>(_ type: T.Type, _ path: String) throws(AudioPipelineError) -> T {
+    /// The text of the configuration file at `path`, checked to be JSON.
+    static func text(_ path: String) throws(AudioPipelineError) -> String {
         let text = try TextInput.text(path, what: "the VAD configuration")
         if let problem = JSONFile.syntaxError(text) {
             throw AudioPipelineError(.invalidData, "\(path): not JSON: \(problem)")
         }
+        return text
+    }
+
+    /// `text`, the configuration file at `path`, decoded as `type`; a file that does not fit is bad
+    /// data naming the file and the key at fault.
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String, path: String) throws(AudioPipelineError) -> T {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch let error as DecodingError {
@@ -48,10 +53,15 @@ public enum VADConfigurationFile {
     /// The client's barge-in policy a configuration file holds (`"barge_in": {"min_barge_in_ms": 80,
     /// "ignore_first_ms": 0}`, what `vad tune` writes with far-end references); nil without one.
     public static func policy(_ path: String) throws(AudioPipelineError) -> BargeInPolicy? {
+        try policy(text(path), path: path)
+    }
+
+    /// The barge-in policy in `text`, the configuration file at `path`.
+    static func policy(_ text: String, path: String) throws(AudioPipelineError) -> BargeInPolicy? {
         struct File: Decodable {
             var barge_in: [String: Double]?
         }
-        let file = try decode(File.self, path)
+        let file = try decode(File.self, text, path: path)
         guard let p = file.barge_in else { return nil }
         let known = ["min_barge_in_ms", "ignore_first_ms"]
         if let unknown = p.keys.sorted().first(where: { !known.contains($0) }) {
@@ -74,8 +84,9 @@ public enum VADConfigurationFile {
     /// is an error wherever the file is given.
     /// - Throws: `invalidData` naming the file and the key or value at fault.
     public static func read(_ path: String) throws(AudioPipelineError) -> VADConfiguration {
-        let c = try decode(VADConfiguration.self, path)
-        _ = try policy(path)
+        let contents = try text(path)
+        let c = try decode(VADConfiguration.self, contents, path: path)
+        _ = try policy(contents, path: path)
         do {
             try c.validate()
         } catch {
