@@ -13,7 +13,7 @@ direct-to-reverberant ratio 0-12 dB) and on some items soft clipping in the loud
 utterances of 0.5-3 s, mostly while the agent talks; echo-to-user ratio 6, 0, -6, -12 or -20 dB;
 a pink floor at -70 to -60 dBFS. Labels are made as the kit makes them, from the clean user
 speech: 10 ms frames within 40 dB of the utterance's loudest, gaps under 150 ms bridged, runs
-under 30 ms dropped, 20 ms added at each end.
+under 30 ms dropped, 20 ms added at the end of each run.
 
 A guess at how the kit's held-out items are made (its generator is not public), not a copy of
 them: the figures it gives are for a method's robustness, never a target to tune to.
@@ -22,7 +22,9 @@ them: the figures it gives are for a method's robustness, never a target to tune
     scripts/session-eval.py .build/release/audiopipe /tmp/bargein-101
 
 Needs numpy, scipy, espeak-ng and sox. The user's voices are espeak-ng's, and also the kit's real
-read speech (`sources/`) when `--kit` names the kit.
+read speech (`sources/`) when `--kit` names the kit, trimmed to its speech as espeak's output is
+(`speech_span`; manifest `source` = real). Items from before that change (2026-11-28) pasted the
+recordings whole: the same seed now draws other items. `--stems` also writes what was mixed.
 """
 import argparse
 import csv
@@ -158,7 +160,9 @@ def labels(clean, starts, floors):
 
 
 def real_utterances(kit):
-    """The kit's real read speech (LibriSpeech and CMU ARCTIC in `sources/`), through sox."""
+    """The kit's real read speech (LibriSpeech and CMU ARCTIC in `sources/`), through sox: per
+    recording its name, its speech (`speech_span`) and its floor (its quietest 10 ms frames, the
+    10th percentile, over the whole recording)."""
     if not kit:
         return []
     out = []
@@ -168,8 +172,29 @@ def real_utterances(kit):
         with tempfile.NamedTemporaryFile(suffix=".wav") as f:
             subprocess.run(["sox", str(p), "-r", str(SR), "-c", "1", "-b", "16", f.name], check=True)
             _, x = wavfile.read(f.name)
-        out.append((p.stem, x.astype(np.float64) / 32768))
+        x = x.astype(np.float64) / 32768
+        floor = np.percentile(frames_db(x), 10)
+        out.append((p.stem, speech_span(x, floor), floor))
     return out
+
+
+def speech_span(x, floor):
+    """A recording from 30 ms before its first labelled frame to 50 ms after its last (the kit's
+    label rule), faded in and out over 10 ms — as espeak's output is trimmed of its silence. A
+    recording's lead-in holds its room's noise or a breath, up to 35 dB under the speech and above
+    the items' floor: pasted whole, it was a noise switching on 0.2-0.4 s before the user talked,
+    which no room does (three false barge-ins on seeds 2301-2304 before this)."""
+    f = frames_db(x)
+    on = np.flatnonzero((f > f.max() - 40) & (f > floor + 10))
+    if not len(on):
+        return x
+    a = max(0, on[0] * 160 - int(0.03 * SR))
+    b = min(len(x), (on[-1] + 1) * 160 + int(0.05 * SR))
+    y = x[a:b].copy()
+    ramp = 0.5 - 0.5 * np.cos(np.pi * np.arange(160) / 160)
+    y[:160] *= ramp
+    y[-160:] *= ramp[::-1]
+    return y
 
 
 def make_item(index, rng, real):
@@ -194,12 +219,10 @@ def make_item(index, rng, real):
     placed, talker = [], user_voice
     use_real = real and rng.random() < 0.5
     if use_real:
-        talker, _ = real[rng.integers(len(real))]
+        talker = real[rng.integers(len(real))][0]
     for _ in range(count):
         if use_real:
-            name, x = real[rng.integers(len(real))]
-            # The recording's floor: its quietest 10 ms frames (10th percentile), before cutting.
-            floor = np.percentile(frames_db(x), 10)
+            name, x, floor = real[rng.integers(len(real))]
             x = x[: int(rng.uniform(0.5, 3.0) * SR)]
         else:
             x = speak(sentence(rng, int(rng.integers(2, 6))), user_voice, rng)[: int(3.0 * SR)]
@@ -237,8 +260,8 @@ def make_item(index, rng, real):
               f"band={path['lo']:.0f}-{path['hi']:.0f} Hz peak={path['peak_db']:.1f} dB@{path['peak_hz']:.0f} Hz "
               f"rt60={path['rt60']:.2f} s drr={path['drr']:.1f} dB "
               f"softclip={'none' if path['drive'] is None else '%.2f' % path['drive']}; floor pink {floor:.1f} dBFS")
-    return {"mic": mic, "ref": ref, "labels": segs, "ratio": ratio, "user_level": user_level, "gain": gain,
-            "talker": talker, "detail": detail, "peak": 20 * np.log10(np.max(np.abs(mic)) + 1e-12)}
+    return {"mic": mic, "ref": ref, "user": user, "echo": echo * (1 if gain == 0 else 10 ** (gain / 20)), "labels": segs, "ratio": ratio, "user_level": user_level, "gain": gain,
+            "talker": talker, "source": "real" if use_real else "tts", "detail": detail, "peak": 20 * np.log10(np.max(np.abs(mic)) + 1e-12)}
 
 
 def pcm16(x):
@@ -250,6 +273,8 @@ def main():
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--kit", help="the VAD kit (../shared/eval/vad), for its real read speech")
+    ap.add_argument("--stems", action="store_true",
+                    help="also write OUT/stems/NAME.user.wav and NAME.echo.wav (what the microphone mixed)")
     ap.add_argument("out")
     a = ap.parse_args()
     rng = np.random.default_rng(a.seed)
@@ -266,11 +291,15 @@ def main():
         name = f"{len(rows) + 1:03d}_s{a.seed}_bargein_{'m' if ratio < 0 else ''}{abs(ratio)}"
         wavfile.write(out / f"{name}.wav", SR, pcm16(item["mic"]))
         wavfile.write(out / f"{name}.ref.wav", SR, pcm16(item["ref"]))
+        if a.stems:
+            (out / "stems").mkdir(exist_ok=True)
+            wavfile.write(out / "stems" / f"{name}.user.wav", SR, pcm16(item["user"]))
+            wavfile.write(out / "stems" / f"{name}.echo.wav", SR, pcm16(item["echo"]))
         with open(out / f"{name}.txt", "w") as f:
             for s, e in item["labels"]:
                 f.write(f"{s:.6f}\t{e:.6f}\tspeech\n")
         dur = len(item["mic"]) / SR
-        rows.append({"name": name, "source": "tts", "noise": "bargein", "snr": ratio,
+        rows.append({"name": name, "source": item["source"], "noise": "bargein", "snr": ratio,
                      "speech_level_dbfs": f"{item['user_level']:.1f}", "peak_dbfs": f"{item['peak']:.1f}",
                      "mix_gain_db": f"{item['gain']:.1f}", "talker": item["talker"], "duration_s": f"{dur:.2f}",
                      "speech_s": f"{sum(e - s for s, e in item['labels']):.2f}", "n_segments": len(item["labels"]),
