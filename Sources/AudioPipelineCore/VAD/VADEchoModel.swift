@@ -15,10 +15,15 @@
 ///   the peak itself later). (The first lag anywhere at half the peak was tried: a speech
 ///   reference's level changes correlate with themselves a syllable apart, and it picked lags far
 ///   too early.) It follows the room: an estimate three or more frames away that holds for the whole
-///   time constant replaces it. Neither the correlation nor the gains learn while the detector
-///   hears the user (`nearEnd`): double talk is not echo. Nor do the gains while what the
-///   microphone holds is not yet explained (`unexplained`: the frame before stood out over the
-///   expected echo, or an onset is being counted): it may be a user not yet declared.
+///   time constant replaces it — if its lag explains the microphone's changes: their normalised
+///   correlation with the reference's there is `moveCorrelation` or more. (A user loud over a weak
+///   echo, in the frames before the detector declared him, made a lag stand out among the others
+///   that explained nothing: on generated items the delay moved away, mostly to 400–430 ms, for
+///   1–5 s after a user's turn, at a correlation of 0.06–0.26.) Neither the correlation nor the
+///   gains learn while the detector hears the user (`nearEnd`): double talk is not echo. Nor do the
+///   gains while what the microphone holds is not yet explained (`unexplained`: the frame before
+///   stood out over the expected echo, or an onset is being counted): it may be a user not yet
+///   declared.
 /// - **What the echo follows.** With the delay found, the reference from one frame before that lag
 ///   (the delay's fraction of a frame) through its reverberant tail, the older frames counting
 ///   `60 dB · frame / RT60` less per frame (a room of `echoReverbMilliseconds`). The tail — the lags
@@ -92,8 +97,11 @@ public struct VADEchoModel: Sendable {
     var micHistory: [SIMD8<Double>], learnable: [Bool]
     var head = 0, frames = 0
     var previousMic = SIMD8<Double>(repeating: -100)
-    /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag).
-    var scores: [Double]
+    /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag); of Σ_b Δref_b(lag)² (from a ring of
+    /// each frame's, `referenceChangePowers`); and the running mean of Σ_b Δmic_b²: the
+    /// correlation's normalisation.
+    var scores: [Double], referenceScores: [Double], referenceChangePowers: [Double]
+    var micChangePower = 0.0
     var scored = 0
     var delay: Int?
     /// A new delay the estimate points at, and for how many updates in a row it has.
@@ -162,6 +170,8 @@ public struct VADEchoModel: Sendable {
         micHistory = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: ring)
         learnable = [Bool](repeating: false, count: ring)
         scores = [Double](repeating: 0, count: searchMax + 1)
+        referenceScores = scores
+        referenceChangePowers = [Double](repeating: 0, count: ring)
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
         settledGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
@@ -197,6 +207,7 @@ public struct VADEchoModel: Sendable {
         r.replace(with: -140, where: .!(r .>= -140))
         for b in bandCount..<8 { r[b] = -140 }
         changes[head] = Self.change(r, from: frames > 0 ? history[slot(1)] : r)
+        referenceChangePowers[head] = (changes[head] * changes[head]).sum()
         history[head] = r
         writeBlock(r)
         // The same over the search range alone (without the tail): whether an echo may still be
@@ -274,7 +285,9 @@ public struct VADEchoModel: Sendable {
                 peakLag = d
             }
             magnitude += abs(s)
+            referenceScores[d] += alpha * (referenceChangePowers[slot(d)] - referenceScores[d])
         }
+        micChangePower += alpha * ((micChange * micChange).sum() - micChangePower)
         scored += 1
         let mean = magnitude / Double(searchMax - searchMin + 1)
         guard scored >= warmUp, peak > 0, peak >= Self.confidence * mean else { return }
@@ -295,6 +308,9 @@ public struct VADEchoModel: Sendable {
         }
         candidateUpdates += 1
         guard candidateUpdates >= (delay == nil ? warmUp / 2 : warmUp) else { return }
+        // A move: the new lag must explain the microphone's changes, not merely stand out.
+        let explains = peak >= Self.moveCorrelation * (micChangePower * referenceScores[peakLag]).squareRoot()
+        guard delay == nil || explains else { return }
         let firstFound = delay == nil
         relearning = !firstFound
         delay = found
@@ -336,52 +352,6 @@ public struct VADEchoModel: Sendable {
             }
         }
         return (direct, tailPart)
-    }
-
-    /// The tail's level relative to the direct path's, per band, from frames where the reference
-    /// stopped `tailGap` ago or more: the microphone over the gain and the tail, at most 0 (the
-    /// model's tail starts at the direct path's level) and at least −20 dB.
-    @inline(__always)
-    private mutating func learnTail(mic m: SIMD8<Double>, parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)) {
-        guard largestLane(parts.tail) > threshold, largestLane(parts.direct) < largestLane(parts.tail) - Self.tailGap
-        else { return }
-        for b in 0..<bandCount where parts.tail[b] > -120 {
-            let v = m[b] - (trackedGains[b].value(or: worst) + parts.tail[b])
-            tailOffsets[b].add(min(0, max(-20, v)))
-        }
-        tailLearnt += 1
-    }
-
-    /// Learns the window model's gains from frames with reference in the window (`flat`: its loudest
-    /// frame with the tail; `direct`: without it), and the tracked
-    /// model's from frames whose direct path (the delay's frame and the two after it) played and is
-    /// not stopping.
-    @inline(__always)
-    private mutating func learn(
-        mic m: SIMD8<Double>, flat: SIMD8<Double>, direct: SIMD8<Double>, tracked: SIMD8<Double>?, start: Int?
-    ) {
-        // The envelope only where something arrived: before the echo of the reference's first frames
-        // can reach the microphone, it holds the noise alone, and a gain learnt from that is far too
-        // low. The settled median from every frame once an echo has had time to arrive, while the
-        // reference plays within the search range: in a pause only the window's tail holds it (up to
-        // 1 s), the echo has died away, and those frames put the gain 27 dB too low (a false barge-in
-        // on the next utterance, generated item 010_s103).
-        var arrived = false
-        let settled = !windowRetired && activeFrames > searchMax + tail && largestLane(direct) > threshold
-        for b in 0..<bandCount where !windowRetired && flat[b] > -120 {
-            if m[b] > micQuiet[b].value(or: m[b]) + Self.arrivedMargin {
-                envelopeGains[b].add(
-                    Self.limited(m[b] - flat[b], envelopeGains[b], learnt: windowLearnt >= learnFrames))
-                arrived = true
-            }
-            if settled {
-                settledGains[b].add(Self.limited(m[b] - flat[b], settledGains[b], learnt: settledLearnt >= learnFrames))
-            }
-        }
-        if arrived { windowLearnt += 1 }
-        if settled { settledLearnt += 1 }
-        guard let tracked, let start else { return }
-        learnTracked(mic: m, tracked: tracked, start: start, age: 0)
     }
 
     /// Counts frames since the last reference onset that followed a pause.
