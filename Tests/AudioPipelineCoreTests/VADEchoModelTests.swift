@@ -195,30 +195,6 @@ private func decide(
         #expect(followed.map { $0 < 1150 } == true, "the room's new delay found at frame \(followed ?? -1)")
     }
 
-    /// A user 19 dB under a loud echo (gain 0 dB, 200 ms; 23 dB under its peaks) is heard in the
-    /// echo's dips: the talker gate's loudest recent speech is what the expected echo leaves, not
-    /// the echo. Counted, the echo put him past the gate (here: heard 130–1040 ms late, or not at
-    /// all on two of six seeds; on the dev agent's track at 200 ms, 1.3 s late).
-    @Test(arguments: [UInt64(61), 62, 63, 64, 65, 66])
-    func aUserUnderALoudEchoIsNotGatedByIt(seed: UInt64) throws {
-        let agent = speechLike(12 * rate, dbfs: -20, f0: 210, seed: seed)
-        var mic = echo(of: agent, delayMs: [200], gainDb: 0)
-        for (k, v) in noise(mic.count, dbfs: -65, seed: seed + 1).enumerated() { mic[k] += v }
-        let user = speechLike(5 * rate / 2, dbfs: -39, f0: 110, seed: seed + 2)
-        for (k, v) in user.enumerated() { mic[7 * rate + k] += v }
-        let run = try decide(mic, agent)
-        let first = try #require((700..<950).first { abs(user[($0 - 700) * 160]) > 0 })
-        let heard = (first..<950).first { run[$0].frame.speech }
-        #expect(
-            heard.map { $0 - first <= 40 } == true,
-            "heard \(heard.map { 10 * ($0 - first) } ?? -1) ms after his first syllable")
-        #expect(run[0..<690].allSatisfy { !$0.frame.speech }, "before the user, no speech")
-        let levels = run[0..<690].map(\.frame.level).sorted()
-        let peaks = levels[levels.count * 95 / 100]
-        #expect(
-            run[690].detail.loudest < peaks - 6, "loudest \(run[690].detail.loudest) dBFS, the echo's peaks \(peaks)")
-    }
-
     /// A user talking over the echo is found, and the double talk moves neither the delay nor the
     /// gains (the model does not learn while the detector hears the user).
     @Test func aUserOverTheEchoIsFoundAndDoubleTalkTeachesNothing() throws {

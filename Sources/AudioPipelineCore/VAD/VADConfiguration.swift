@@ -31,9 +31,8 @@ public struct VADConfiguration: Sendable, Hashable {
     /// With `--align`: onsets are moved back by the confirmation delay plus this, ms.
     public var preRollMilliseconds: Double = 0
     /// Speech starts and continues only within this many dB of the loudest recent speech (the 95th
-    /// percentile of frame levels over `talkerWindowSeconds`; with a reference, of the frames'
-    /// power less the expected echo's): a voice far below the talker — babble, the agent's echo
-    /// without a reference, a TV — is not speech. 0 disables.
+    /// percentile of frame levels over `talkerWindowSeconds`): a voice far below the talker —
+    /// babble, the agent's echo without a reference, a TV — is not speech. 0 disables.
     public var talkerGate: Double = 20
     /// Window of the loudest-speech estimate behind `talkerGate`, s.
     public var talkerWindowSeconds: Double = 10

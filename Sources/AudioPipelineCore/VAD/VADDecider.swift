@@ -204,15 +204,12 @@ public struct VADDecider: Sendable {
         let echoFree = !hasReference || largestLane(expected.echo) == -.infinity
         let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree)
         // (Four bands summed as four: the same bits as before there were eight.)
-        let levelPower =
+        let levelDB =
             count == 4
-            ? pointwiseMax(p.lowHalf, SIMD4(repeating: 1e-14)).sum()
-            : laneMax(SIMD8(repeating: 1e-14), p).sum()
-        let levelDB = db(levelPower)
+            ? db(pointwiseMax(p.lowHalf, SIMD4(repeating: 1e-14)).sum())
+            : db(laneMax(SIMD8(repeating: 1e-14), p).sum())
         let loud = levelDB >= c.absoluteThreshold
-        // The loudest recent speech: with a reference, of what the expected echo leaves (the agent's
-        // echo is no talker; counted, it put a user 10–15 dB under a loud echo past the gate).
-        talker.add(hasReference ? db(max(levelPower - bands.echoPower, 1e-14)) : levelDB)
+        talker.add(levelDB)
         let loudest = talker.value(or: levelDB)
         let dominant = c.talkerGate <= 0 || levelDB >= loudest - c.talkerGate
         // Starting needs more without a reference (`talkerOnsetGate`: the gate's hysteresis).
