@@ -260,8 +260,9 @@ def make_item(index, rng, real):
               f"band={path['lo']:.0f}-{path['hi']:.0f} Hz peak={path['peak_db']:.1f} dB@{path['peak_hz']:.0f} Hz "
               f"rt60={path['rt60']:.2f} s drr={path['drr']:.1f} dB "
               f"softclip={'none' if path['drive'] is None else '%.2f' % path['drive']}; floor pink {floor:.1f} dBFS")
-    return {"mic": mic, "ref": ref, "user": user, "echo": echo * (1 if gain == 0 else 10 ** (gain / 20)), "labels": segs, "ratio": ratio, "user_level": user_level, "gain": gain,
-            "talker": talker, "source": "real" if use_real else "tts", "detail": detail, "peak": 20 * np.log10(np.max(np.abs(mic)) + 1e-12)}
+    return {"mic": mic, "ref": ref, "user": user, "echo": echo * 10 ** (gain / 20), "labels": segs, "ratio": ratio,
+            "user_level": user_level, "gain": gain, "talker": talker, "source": "real" if use_real else "tts",
+            "detail": detail, "peak": 20 * np.log10(np.max(np.abs(mic)) + 1e-12)}
 
 
 def pcm16(x):
