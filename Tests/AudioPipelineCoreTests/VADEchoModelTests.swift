@@ -164,7 +164,8 @@ private func decide(
     func theDelayMovesOnlyToALagThatExplainsTheMicrophone(seed: UInt64) throws {
         var rng = TestRNG(seed: seed)
         let gaussian = { (rng: inout TestRNG) -> Double in
-            let u = Double.random(in: 1e-12..<1, using: &rng), v = Double.random(in: 0..<1, using: &rng)
+            let u = Double.random(in: 1e-12..<1, using: &rng)
+            let v = Double.random(in: 0..<1, using: &rng)
             return (-2 * log(u)).squareRoot() * cos(2 * Double.pi * v)
         }
         var reference: [SIMD8<Double>] = []

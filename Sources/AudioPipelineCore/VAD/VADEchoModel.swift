@@ -97,10 +97,14 @@ public struct VADEchoModel: Sendable {
     var micHistory: [SIMD8<Double>], learnable: [Bool]
     var head = 0, frames = 0
     var previousMic = SIMD8<Double>(repeating: -100)
-    /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag); of Σ_b Δref_b(lag)² (from a ring of
-    /// each frame's, `referenceChangePowers`); and the running mean of Σ_b Δmic_b²: the
-    /// correlation's normalisation.
-    var scores: [Double], referenceScores: [Double], referenceChangePowers: [Double]
+    /// Per lag, the running mean of Σ_b Δmic_b · Δref_b(lag).
+    var scores: [Double]
+    /// Per lag, the running mean of Σ_b Δref_b(lag)²; with `micChangePower`, the correlation's
+    /// normalisation (`moveCorrelation`).
+    var referenceScores: [Double]
+    /// A ring like `changes`: each frame's Σ_b Δref_b².
+    var referenceChangePowers: [Double]
+    /// The running mean of Σ_b Δmic_b².
     var micChangePower = 0.0
     var scored = 0
     var delay: Int?
