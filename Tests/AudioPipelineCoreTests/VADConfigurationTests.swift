@@ -97,7 +97,7 @@ private func tuned() -> VADConfiguration {
             #expect(try JSONDecoder().decode(VADConfiguration.self, from: data) == c)
             // Every parameter is written, under its name, and nothing else.
             let object = try JSONDecoder().decode([String: Double].self, from: data)
-            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 28)
+            #expect(Set(object.keys) == Set(VADConfiguration.parameterNames) && object.count == 29)
             for (name, keyPath) in VADConfiguration.parameters { #expect(object[name] == c[keyPath: keyPath]) }
         }
     }
@@ -157,8 +157,8 @@ private func tuned() -> VADConfiguration {
                 "echo_margin_min_db", "echo_gain_window_s", "initial_echo_gain_db", "reference_active_dbfs",
                 "echo_rt60_ms",
                 "echo_delay_tau_s", "echo_onset_guard_ms", "talker_gate_db", "talker_window_s",
-                "talker_onset_gate_db", "exit_average_frames", "transient_ms", "transient_drop_db", "onset_drop_db",
-                "onset_jump_db",
+                "talker_onset_gate_db", "exit_average_frames", "transient_ms", "transient_drop_db", "steady_noise_ms",
+                "onset_drop_db", "onset_jump_db",
             ])
         var c = VADConfiguration()
         for (k, name) in VADConfiguration.parameterNames.enumerated() { c[name] = Double(1000 + k) }
@@ -170,7 +170,7 @@ private func tuned() -> VADConfiguration {
         #expect(
             c.transientMilliseconds == 1024 && c.transientDrop == 1025 && c.sustainedEnterThreshold == 1005
                 && c.echoMargin == 1012 && c.echoMarginMinimum == 1013 && c.talkerOnsetGate == 1022)
-        #expect(c.onsetDrop == 1026 && c.onsetJump == 1027)
+        #expect(c.steadyNoiseMilliseconds == 1026 && c.onsetDrop == 1027 && c.onsetJump == 1028)
         #expect(c["nope"] == nil)
         var d = VADConfiguration()
         d["nope"] = 3

@@ -110,7 +110,7 @@ import _AudioPipelineTestSupport
         "echo_gain_window_s",
         "initial_echo_gain_db", "reference_active_dbfs", "echo_rt60_ms", "echo_delay_tau_s", "talker_gate_db",
         "talker_window_s", "talker_onset_gate_db", "exit_average_frames", "transient_ms", "transient_drop_db",
-        "sustained_enter_db",
+        "sustained_enter_db", "steady_noise_ms",
     ]
 
     @Test func everyNumericOptionAtTheExtremes() throws {

@@ -37,12 +37,13 @@ private func json(_ data: Data) throws -> [String: Any] {
 
 @Suite struct VADExplainCommand {
     /// Each segment says which bands opened it (the low complex in the low bands, the whistle in
-    /// 1000–3000 Hz), the rule that confirmed it, and what closed it.
+    /// 1000–3000 Hz), the rule that confirmed it, and what closed it: the exit test after the half
+    /// second of the complex; the steady-noise rule 600 ms into the whistle, held to the file's end.
     @Test func saysWhichBandsAndRulesOpenedAndClosedEachSegment() throws {
         let s = Scratch()
         // Louder noise (−55 dBFS) than the absolute minimum, and the talker gate off: only the exit
-        // test can close the first segment; the second runs to the end of the file.
-        try wav(s.file("x.wav"), bursts(noise: 0.003, [(1, 2, low), (3, 5, whistle)]))
+        // test can close the first segment.
+        try wav(s.file("x.wav"), bursts(noise: 0.003, [(1, 1.5, low), (3, 5, whistle)]))
         let r = try CLI.run([
             "vad", "detect", s.file("x.wav"), "--explain", "--json", "-o", s.file("x.txt"), "--talker-gate-db", "0",
         ])
@@ -63,14 +64,18 @@ private func json(_ data: Data) throws -> [String: Any] {
         #expect((opened["rule"] as! String).contains("onset_drop_db 3"))
         #expect(opened["echo"] is NSNull, "no reference, no echo summary")
         #expect(closed["reasons"] as? [String] == ["exit_threshold"], "\(closed)")
-        #expect((closed["quietFrom"] as! Double) >= 2.0 && (closed["quietFrom"] as! Double) <= 2.06)
+        #expect((closed["quietFrom"] as! Double) >= 1.5 && (closed["quietFrom"] as! Double) <= 1.56)
         #expect((closed["rule"] as! String).contains("hangover_ms 100"))
         let whistleBands = ((second["opened"] as! [String: Any])["bands"] as! [[String: Any]]).map {
             $0["band"] as! String
         }
         #expect(whistleBands.first == "1000–3000 Hz", "\(whistleBands)")
-        let end = second["closed"] as! [String: Any]
-        #expect(end["reasons"] as? [String] == ["end_of_file"] && end["quietFrom"] is NSNull)
+        let steady = second["closed"] as! [String: Any]
+        #expect(steady["reasons"] as? [String] == ["steady_noise"], "\(steady)")
+        let steadyAt = steady["time"] as! Double
+        #expect(steadyAt >= 3.6 && steadyAt <= 3.7, "\(steady)")
+        #expect((steady["rule"] as! String).contains("steady_noise_ms 600"), "\(steady)")
+        #expect((steady["rule"] as! String).contains("1000–3000 Hz"), "\(steady)")
         #expect(try String(contentsOfFile: s.file("x.txt"), encoding: .utf8).split(separator: "\n").count == 2)
     }
 
@@ -104,7 +109,9 @@ private func json(_ data: Data) throws -> [String: Any] {
         try wav(s.file("x.wav"), bursts([(1, 2, low)]))
         // Noise at about −68 dBFS; with absolute_dbfs −40 the level closes it; the talker gate too
         // (the noise is 40 dB below the burst).
-        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain", "--json", "--absolute-dbfs=-40"])
+        // (A held tone complex of 1 s: the steady-noise rule, which would end it after 600 ms, off.)
+        let held = ["--param", "steady_noise_ms=0"]
+        let r = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain", "--json", "--absolute-dbfs=-40"] + held)
         #expect(r.status == 0, "\(r.stderr)")
         // Labels on stdout: the report goes to stderr.
         let report = try json(Data(r.stderr.utf8))
@@ -112,7 +119,7 @@ private func json(_ data: Data) throws -> [String: Any] {
         let closed = (segment["explain"] as! [String: Any])["closed"] as! [String: Any]
         #expect(closed["reasons"] as? [String] == ["absolute_threshold", "talker_gate"], "\(closed)")
         // Text: the labels on stdout as always, the explanation on stderr.
-        let t = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain"])
+        let t = try CLI.run(["vad", "detect", s.file("x.wav"), "--explain"] + held)
         #expect(t.status == 0 && t.text.split(separator: "\n").count == 1 && t.text.hasSuffix("\tspeech\n"))
         for part in [
             "opened at 1.0", "score ≥ enter_db 10",

@@ -38,7 +38,9 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
     @Test func findsTheUtterancesOnTheStreamingTimelineAndAlignsOnRequest() throws {
         let s = Scratch()
         try writeWAV(s.file("x.wav"), utterances(rate: 16_000), rate: 16_000)
-        let r = try CLI.run(["vad", "detect", s.file("x.wav")])
+        // (A held tone complex of 1 s: the steady-noise rule, which would end it after 600 ms, off.)
+        let held = ["--param", "steady_noise_ms=0"]
+        let r = try CLI.run(["vad", "detect", s.file("x.wav")] + held)
         #expect(r.status == 0, "\(r.stderr)")
         let segments = parseLabels(r.text)
         #expect(segments.count == 2)
@@ -47,7 +49,7 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         #expect(segments[0].0 >= 1.0 && segments[0].0 <= 1.05)
         #expect(segments[0].1 >= 2.0 && segments[0].1 <= 2.2)
         #expect(segments[1].0 >= 3.0 && segments[1].0 <= 3.05)
-        let aligned = parseLabels(try CLI.run(["vad", "detect", s.file("x.wav"), "--align"]).text)
+        let aligned = parseLabels(try CLI.run(["vad", "detect", s.file("x.wav"), "--align"] + held).text)
         #expect(aligned.count == 2 && aligned[0].0 < segments[0].0 && aligned[0].0 >= 0.98)
     }
 

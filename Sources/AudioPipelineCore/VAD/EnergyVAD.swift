@@ -11,8 +11,10 @@
 /// 2. **Noise floor per band**: a running quantile (`floorQuantile`, default the 20th percentile)
 ///    of the band energy over the last `floorWindow` seconds. Stationary noise, hum and a talker's
 ///    own pauses set it; a quantile (not a minimum) also follows fluctuating noise such as babble.
-///    A talker may fill up to (1 − quantile) of the window without lifting the floor; the price is
-///    that a sudden lasting rise of the noise reads as speech for that long (4 s by default).
+///    A talker may fill up to (1 − quantile) of the window without lifting the floor; the price
+///    would be that a sudden lasting rise of the noise reads as speech for that long (4 s), so
+///    speech whose every band standing out has held one level for `steadyNoiseMilliseconds` (600)
+///    ends, and those floors are lifted to it (`VADDecider+Steady.swift`): a voice never holds so.
 /// 3. **Echo model (with a far-end reference)**: the reference goes through the same bands, and
 ///    `VADEchoModel` expects its echo per band: the echo delay found by a running correlation of
 ///    mic and reference band-level changes over 0–500 ms, the echo gain learnt per band over the

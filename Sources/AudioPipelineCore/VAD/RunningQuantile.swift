@@ -56,6 +56,14 @@ struct RunningQuantile {
         indexPower = power(Self.low + 0.5 * Self.step)
     }
 
+    /// Forgets every value and holds `count` copies of `v` instead (at most the window): a floor
+    /// lifted to a noise that switched on. The window then fills again from that small count, so
+    /// the values that follow outweigh it within a fraction of `count`.
+    mutating func refill(_ v: Double, count n: Int) {
+        reset()
+        for _ in 0..<min(n, ring.count) { add(v) }
+    }
+
     /// Moves `index` to the smallest bin whose cumulative count exceeds quantile·count.
     private mutating func settle() {
         let target = Double(count) * quantile

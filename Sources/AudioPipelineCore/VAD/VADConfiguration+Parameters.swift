@@ -32,6 +32,7 @@ extension VADConfiguration {
         ("exit_average_frames", \.exitAverageFrames),
         ("transient_ms", \.transientMilliseconds),
         ("transient_drop_db", \.transientDrop),
+        ("steady_noise_ms", \.steadyNoiseMilliseconds),
         ("onset_drop_db", \.onsetDrop),
         ("onset_jump_db", \.onsetJump),
     ]

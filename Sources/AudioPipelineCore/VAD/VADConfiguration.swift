@@ -51,6 +51,13 @@ public struct VADConfiguration: Sendable, Hashable {
     public var transientMilliseconds: Double = 20
     /// … and whose score has fallen at least this far (dB) below the highest score since the onset.
     public var transientDrop: Double = 10
+    /// A noise that switches on and stays (a fan, a hum, a tap): speech that has lasted this long
+    /// (ms) and whose every band standing out has kept one level since its first frames (within
+    /// `VADDecider.steadySpread`) ends, and those bands' noise floors are lifted to it — else such a
+    /// noise reads as speech until it fills (1 − `floorQuantile`) of `floorWindowSeconds` (4 s). A
+    /// voice moves by 10 dB and more within a few hundred milliseconds. A held tone (a test signal, a
+    /// sung note) counts as noise too. 0 disables.
+    public var steadyNoiseMilliseconds: Double = 600
     /// The onset check: speech is declared only after a run has held two frames (or
     /// `minimumSpeechMilliseconds`): a first frame that passes the start test, then frames whose
     /// score stays within this (dB) of the run's highest (below `enterThreshold` too) — a lower
@@ -153,6 +160,10 @@ public struct VADConfiguration: Sendable, Hashable {
         try check(
             transientMilliseconds >= 0 && transientMilliseconds <= 1000, "transient_ms must be in [0, 1000]")
         try check(transientDrop >= 0 && transientDrop <= 100, "transient_drop_db must be in [0, 100]")
+        try check(
+            steadyNoiseMilliseconds == 0
+                || (steadyNoiseMilliseconds >= VADDecider.steadySettle && steadyNoiseMilliseconds <= 60_000),
+            "steady_noise_ms must be 0 or in [\(Int(VADDecider.steadySettle)), 60000]")
         try check(onsetDrop >= 0 && onsetDrop <= 60, "onset_drop_db must be in [0, 60]")
         try check(onsetJump >= 0 && onsetJump <= 60, "onset_jump_db must be in [0, 60]")
         try check(

@@ -1,3 +1,5 @@
+import RealModule
+
 /// The per-frame tracker and decision logic, fed band energies. Separate from the band analysis so
 /// `vad tune` computes the bands once per file and sweeps settings over them.
 public struct VADDecider: Sendable {
@@ -52,7 +54,23 @@ public struct VADDecider: Sendable {
     /// Frames after an onset during which speech ends at the first frame that fails the exit test
     /// on its own score (`transientMilliseconds`).
     private let transientFrames: Int
-    private var run = 0, quiet = 0, age = 0, peak = 0.0
+    private var run = 0
+    private var quiet = 0
+    /// Frames since speech was declared (while speaking).
+    var age = 0
+    private var peak = 0.0
+    /// The steady-noise check (`VADDecider+Steady.swift`): per band, the frame power smoothed over
+    /// a few frames, and its lowest and highest since the speech's first frames.
+    var steadyPower = SIMD8<Double>()
+    var steadyLow = SIMD8<Double>()
+    var steadyHigh = SIMD8<Double>()
+    /// The check's constants in frames: when it applies (`steadyNoiseMilliseconds`; 0: never), when
+    /// the spread starts being tracked; the smoothing's weight of a new frame; `steadySpread` as a
+    /// power ratio.
+    let steadyFrames: Int
+    let steadySettleFrames: Int
+    let steadyAlpha: Double
+    let steadyRatio: Double
     /// Frames of the stream so far, counted up to `warmUpFrames`: until then the noise floors hold
     /// too few frames to be trusted (a low quantile of a few noisy frames sits 2–5 dB under where it
     /// settles), and starting speech needs `warmUpMargin` more.
@@ -100,6 +118,10 @@ public struct VADDecider: Sendable {
         transientFrames = Int((c.transientMilliseconds / c.frameMilliseconds).rounded())
         warmUpFrames = frames(Self.warmUpSeconds)
         ringDecay = 60 * c.frameMilliseconds / Self.ringMilliseconds
+        steadyFrames = Int((c.steadyNoiseMilliseconds / c.frameMilliseconds).rounded(.up))
+        steadySettleFrames = Int((Self.steadySettle / c.frameMilliseconds).rounded(.up))
+        steadyAlpha = 1 - Double.exp(-c.frameMilliseconds / Self.steadySmoothing)
+        steadyRatio = power(Self.steadySpread)
     }
 
     /// Forgets the stream: floors, echo model, gates and decision state start again.
@@ -124,6 +146,9 @@ public struct VADDecider: Sendable {
         scoreCount = 0
         heard = SIMD8(repeating: -140)
         heardCandidate = heard
+        steadyPower = SIMD8()
+        steadyLow = SIMD8()
+        steadyHigh = SIMD8()
     }
 
     /// One frame: the mic's band analysis (band powers, mean square, and the quarters' energies, as
@@ -241,9 +266,12 @@ public struct VADDecider: Sendable {
         detail.enterTest = startTest
         detail.exitTest = holdTest
         let late = Self.lateOnset(frame.quarters, floor: bands.floorsAbove300, jumpRatio: jumpRatio)
+        let steady = steadyNoise(powers: p, excess: bands.excess, count: count)
+        detail.steadyNoise = steady
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
-            ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, detail: &detail)
+            ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
+            detail: &detail)
         return Frame(
             level: levelDB, floor: db(bands.floorPower),
             echo: bands.echoPower > 0 ? db(bands.echoPower) : -.infinity, score: score, speech: speaking)
@@ -306,7 +334,7 @@ public struct VADDecider: Sendable {
     @inline(__always)
     private mutating func advance(
         score: Double, noiseScore: Double, startTest: Bool, startGates: Bool, holdTest: Bool, ownHold: Bool,
-        late: Bool,
+        late: Bool, steady: Bool = false,
         detail: inout Detail
     ) {
         let c = configuration
@@ -322,7 +350,7 @@ public struct VADDecider: Sendable {
             peak = max(peak, score)
             let burstOver = age <= transientFrames && !ownHold && peak - score >= c.transientDrop
             detail.burstOver = burstOver
-            if quiet > hangoverFrames || burstOver {
+            if quiet > hangoverFrames || burstOver || steady {
                 speaking = false
                 quiet = 0
                 run = 0

@@ -46,7 +46,9 @@ public struct VADSegmentExplanation: Codable, Hashable, Sendable {
         /// What failed in the frame that started the hangover: `exit_threshold` (the exit score fell
         /// below exit_db), `absolute_threshold` (the level below absolute_dbfs), `talker_gate` (more
         /// than talker_gate_db below the loudest recent speech); `transient` (speech younger than
-        /// transient_ms whose own score collapsed: ended at once, no hangover); or `end_of_file`.
+        /// transient_ms whose own score collapsed: ended at once, no hangover); `steady_noise` (every
+        /// band standing out kept one level for steady_noise_ms: a noise that switched on, its
+        /// floors lifted; ended at once); or `end_of_file`.
         public var reasons: [String]
         /// The start of the frame that started the hangover (absent at the end of the file).
         @NullWhenAbsent public var quietFrom: Double?
@@ -111,10 +113,15 @@ public enum VADExplainer {
                 if d.exitTest { quiet = nil } else if quiet == nil { quiet = (k, frame, d) }
                 if !frame.speech, let o = opening {
                     let q = quiet ?? (k, frame, d)
-                    let closed =
-                        d.burstOver
-                        ? VADExplainer.transientClosing(configuration, frameSeconds, frame, d, at: k)
-                        : VADExplainer.closing(configuration, frameSeconds, q.frame, q.detail, quietAt: q.k, endAt: k)
+                    let closed: VADSegmentExplanation.Closing
+                    if d.burstOver {
+                        closed = VADExplainer.transientClosing(configuration, frameSeconds, frame, d, at: k)
+                    } else if d.steadyNoise {
+                        closed = VADExplainer.steadyClosing(configuration, frameSeconds, frame, d, at: k)
+                    } else {
+                        closed = VADExplainer.closing(
+                            configuration, frameSeconds, q.frame, q.detail, quietAt: q.k, endAt: k)
+                    }
                     explanations.append(.init(opened: o, closed: closed))
                 }
             } else if frame.speech {
@@ -233,6 +240,24 @@ public enum VADExplainer {
             + " a transient (click, knock), ended without hangover"
         return .init(
             time: t(Double(k + 1) * f), reasons: ["transient"], quietFrom: t(Double(k) * f),
+            exitScoreDb: round1(d.exitScore), levelDbfs: round1(frame.level), loudestDbfs: round1(d.loudest),
+            rule: rule)
+    }
+
+    /// Speech ended by the steady-noise rule (see `VADConfiguration.steadyNoiseMilliseconds`).
+    static func steadyClosing(
+        _ c: VADConfiguration, _ f: Double, _ frame: VADDecider.Frame, _ d: VADDecider.Detail, at k: Int
+    ) -> VADSegmentExplanation.Closing {
+        let at = NumberText.seconds(Double(k) * f)
+        let names = VADDecider.Detail.bandNames(count: d.bandCount)
+        let steady = (0..<d.bandCount).filter { d.excess[$0] >= VADDecider.steadyExcess }.map { names[$0] }
+        let rule =
+            "at \(at) s, after steady_noise_ms \(n(c.steadyNoiseMilliseconds)), every band standing"
+            + " \(n(VADDecider.steadyExcess)) dB or more over its floor (\(steady.joined(separator: ", ")))"
+            + " had kept within \(n(VADDecider.steadySpread)) dB of one level since the onset:"
+            + " a noise that switched on, not a voice; those bands' floors lifted to it, ended without hangover"
+        return .init(
+            time: t(Double(k + 1) * f), reasons: ["steady_noise"], quietFrom: t(Double(k) * f),
             exitScoreDb: round1(d.exitScore), levelDbfs: round1(frame.level), loudestDbfs: round1(d.loudest),
             rule: rule)
     }
