@@ -269,6 +269,14 @@ def pcm16(x):
     return (np.clip(x, -1, 32767 / 32768) * 32768).round().astype(np.int16)
 
 
+def write_manifest(out, rows):
+    """OUT/manifest.csv: one row per item, the columns of the first row (the kit's score.py reads it)."""
+    with open(out / "manifest.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seed", type=int, required=True)
@@ -306,10 +314,7 @@ def main():
                      "speech_s": f"{sum(e - s for s, e in item['labels']):.2f}", "n_segments": len(item["labels"]),
                      "seed": a.seed, "ref": f"{name}.ref.wav", "detail": item["detail"]})
         print(name, item["detail"], file=sys.stderr)
-    with open(out / "manifest.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+    write_manifest(out, rows)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ found (recall). Not a barge-in item: there is no far-end reference.
 """
 
 import argparse
-import csv
 import importlib.util
 import pathlib
 import subprocess
@@ -140,10 +139,7 @@ def main():
                      "ramp_ms": f"{item['ramp'] * 1000:.0f}", "floor_dbfs": f"{item['floor']:.1f}",
                      "duration_s": f"{len(item['mic']) / SR:.2f}", "seed": a.seed})
         print(name, f"step at {item['step']:.2f} s", file=sys.stderr)
-    with open(out / "manifest.csv", "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-        w.writeheader()
-        w.writerows(rows)
+    bargein.write_manifest(out, rows)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,7 @@ public struct VADDecider: Sendable {
     var age = 0
     private var peak = 0.0
     /// The steady-noise check (`VADDecider+Steady.swift`): per band, the frame power smoothed over
-    /// a few frames, and its lowest and highest since the speech's first frames.
+    /// `steadySmoothing` (40 ms), and its lowest and highest since the speech's first frames.
     var steadyPower = SIMD8<Double>()
     var steadyLow = SIMD8<Double>()
     var steadyHigh = SIMD8<Double>()
@@ -334,7 +334,7 @@ public struct VADDecider: Sendable {
     @inline(__always)
     private mutating func advance(
         score: Double, noiseScore: Double, startTest: Bool, startGates: Bool, holdTest: Bool, ownHold: Bool,
-        late: Bool, steady: Bool = false,
+        late: Bool, steady: Bool,
         detail: inout Detail
     ) {
         let c = configuration

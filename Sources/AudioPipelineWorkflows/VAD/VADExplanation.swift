@@ -238,10 +238,7 @@ public enum VADExplainer {
             + " the frame's own score (less the noise's) fell to \(db(own)) dB < exit_db"
             + " \(n(c.exitThreshold)), at least transient_drop_db \(n(c.transientDrop)) below the onset's highest:"
             + " a transient (click, knock), ended without hangover"
-        return .init(
-            time: t(Double(k + 1) * f), reasons: ["transient"], quietFrom: t(Double(k) * f),
-            exitScoreDb: round1(d.exitScore), levelDbfs: round1(frame.level), loudestDbfs: round1(d.loudest),
-            rule: rule)
+        return endedAt(k, f, reason: "transient", rule: rule, frame, d)
     }
 
     /// Speech ended by the steady-noise rule (see `VADConfiguration.steadyNoiseMilliseconds`).
@@ -256,8 +253,15 @@ public enum VADExplainer {
             + " \(n(VADDecider.steadyExcess)) dB or more over its floor (\(steady.joined(separator: ", ")))"
             + " had kept within \(n(VADDecider.steadySpread)) dB of one level since the onset:"
             + " a noise that switched on, not a voice; those bands' floors lifted to it, ended without hangover"
-        return .init(
-            time: t(Double(k + 1) * f), reasons: ["steady_noise"], quietFrom: t(Double(k) * f),
+        return endedAt(k, f, reason: "steady_noise", rule: rule, frame, d)
+    }
+
+    /// A closing at frame `k` itself, without hangover (the transient and steady-noise rules).
+    private static func endedAt(
+        _ k: Int, _ f: Double, reason: String, rule: String, _ frame: VADDecider.Frame, _ d: VADDecider.Detail
+    ) -> VADSegmentExplanation.Closing {
+        .init(
+            time: t(Double(k + 1) * f), reasons: [reason], quietFrom: t(Double(k) * f),
             exitScoreDb: round1(d.exitScore), levelDbfs: round1(frame.level), loudestDbfs: round1(d.loudest),
             rule: rule)
     }
