@@ -357,6 +357,28 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(!FileManager.default.fileExists(atPath: dir.file("o/f1.wav")))
     }
 
+    /// Two files fail with different codes; the later one in input order fails first. The exit
+    /// status is the earlier file's, whatever the timing (it was the first to finish before:
+    /// `audiopipe info good empty missing` exited 66 or 65 from run to run).
+    @Test func theExitStatusIsTheEarliestFailingFilesNotTheFirstToFinish() throws {
+        let dir = TempDir()
+        try corpus(dir, 2, bad: false)
+        let r = request(dir, out: "o", jobs: 2)
+        let earliest = try #require(try r.plan().first).input.path
+        let laterDone = DispatchSemaphore(value: 0)
+        let (items, s) = try r.run(progress: { p in if p.done == 1 { laterDone.signal() } }) { item in
+            if item.input.path == earliest {
+                // The earliest file waits until the later one has failed.
+                _ = laterDone.wait(timeout: .now() + 20)
+                throw AudioPipelineError(.invalidData, "earliest: bad data")
+            }
+            throw AudioPipelineError(.inputUnavailable, "later: missing")
+        }
+        #expect(items.count == 2 && items[0].input.path == earliest && s.failed == 2)
+        #expect(s.exitCode == ExitStatus(.invalidData).rawValue, "\(s)")
+        #expect(s.failures.first?.contains("later") == true, "the later file finished first: \(s.failures)")
+    }
+
     @Test func resumeRedoesOnlyWhatIsNotDoneWithTheSameOptions() throws {
         let dir = TempDir()
         try corpus(dir, 6, bad: false)

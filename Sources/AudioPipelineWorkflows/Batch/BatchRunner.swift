@@ -140,7 +140,8 @@ public struct BatchSummary: WorkflowReport, Codable, Hashable {
     @NullWhenAbsent public var report: String?
     /// The failures, `input: reason` (the first 100).
     public var failures: [String]
-    /// The exit status of the batch: 0, or the first failure's.
+    /// The exit status of the batch: 0, or the failure's of the earliest failing file in input order
+    /// (not the first to finish: the status does not depend on `--jobs` or timing).
     public var exitCode: Int32
 
     /// The summary line the CLI prints.
@@ -195,10 +196,10 @@ public enum BatchRunner {
         for _ in 0..<workers {
             group.enter()
             let worker = Thread {
-                while let item = state.next(failFast: options.failFast) {
+                while let (index, item) = state.next(failFast: options.failFast) {
                     let result = process(item, options.optionsDigest, job)
                     results.append(result)
-                    state.finished(result)
+                    state.finished(result, index: index)
                 }
                 group.leave()
             }
@@ -244,7 +245,9 @@ public enum BatchRunner {
         private var stopped = false
         private var done = 0, ok = 0, failed = 0, audio = 0.0
         private var failures: [String] = []
+        /// The exit code of the earliest failing file in input order, and its index.
         private var firstFailure: Int32 = 0
+        private var firstFailureIndex = Int.max
         private let total: Int
         /// Called under the lock, so callers need not be thread-safe.
         private let progress: (BatchProgress) -> Void
@@ -259,15 +262,16 @@ public enum BatchRunner {
             self.result = result
         }
 
-        func next(failFast: Bool) -> BatchItem? {
+        /// The next file to run and its index in input order.
+        func next(failFast: Bool) -> (Int, BatchItem)? {
             lock.lock()
             defer { lock.unlock() }
             guard !(failFast && stopped), nextIndex < queue.count else { return nil }
             nextIndex += 1
-            return queue[nextIndex - 1]
+            return (nextIndex - 1, queue[nextIndex - 1])
         }
 
-        func finished(_ r: BatchResult) {
+        func finished(_ r: BatchResult, index: Int) {
             lock.lock()
             defer { lock.unlock() }
             done += 1
@@ -277,7 +281,10 @@ public enum BatchRunner {
             } else {
                 failed += 1
                 stopped = true
-                if firstFailure == 0 { firstFailure = r.exitCode }
+                if index < firstFailureIndex {
+                    firstFailure = r.exitCode
+                    firstFailureIndex = index
+                }
                 if failures.count < 100 { failures.append(r.error ?? "\(r.input): failed") }
             }
             result(r)
