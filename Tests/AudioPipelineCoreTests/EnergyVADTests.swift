@@ -34,7 +34,15 @@ private func syllables(_ v: [Float]) -> [Float] {
     let on = rate * 18 / 100, period = rate * 27 / 100, edge = rate / 100
     return v.indices.map { k in
         let p = k % period
-        let up = p < edge ? Float(p) / Float(edge) : p < on - edge ? 1 : p < on ? Float(on - p) / Float(edge) : 0
+        // How far the syllable is up: rising over the first edge, held, falling over the last, then off.
+        var up: Float = 0
+        if p < edge {
+            up = Float(p) / Float(edge)
+        } else if p < on - edge {
+            up = 1
+        } else if p < on {
+            up = Float(on - p) / Float(edge)
+        }
         let shaped = 0.5 - 0.5 * cos(Float.pi * up)
         return v[k] * (0.0316 + (1 - 0.0316) * shaped)
     }

@@ -46,9 +46,10 @@ extension VADDecider {
         /// Speech ended at this frame because it was younger than `transientMilliseconds` and the
         /// frame's own score failed the exit test (a transient, not a word).
         public var burstOver = false
-        /// Speech ended at this frame because every band that carried it had stayed within
-        /// `steadySpread` of one level since its first frames, for `steadyMilliseconds`: a noise that
-        /// switched on (a fan, a hum, a running tap), not a voice; those bands' floors were lifted to it.
+        /// Speech ended at this frame because every band standing `steadyExcess` or more over its
+        /// floor had stayed within `steadySpread` of one level since its first frames, for
+        /// `steadyNoiseMilliseconds`: a noise that switched on (a fan, a hum, a running tap), not a
+        /// voice; those bands' floors were lifted to it.
         public var steadyNoise = false
         /// The onset check: the run of frames passing the start test started again at this frame,
         /// its score more than `onsetDrop` below the run's highest (a decaying sound); the run's
