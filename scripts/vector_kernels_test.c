@@ -5,11 +5,15 @@
 // at every width the CPU has. scripts/check-kernels.sh builds it natively
 // (x86-64: the SSSE3 and AVX2/FMA kernels) and for AArch64 under qemu (the NEON kernels, which no
 // Swift test reaches on an x86 machine).
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cvectorkernels.h"
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
 
 static int failures = 0;
 #define CHECK(cond, ...)                          \
@@ -493,9 +497,94 @@ static void test_steep_bands(void) {
     printf("VAD steep band kernels: checked (level %d)\n", cvk_steep_level());
 }
 
+// The caller's floating-point mode (x86: MXCSR's control bits, not its sticky exception flags;
+// AArch64: FPCR), to check a kernel restores it.
+static unsigned long long fp_mode(void) {
+#if defined(__x86_64__)
+    return _mm_getcsr() & ~0x3fu;
+#elif defined(__aarch64__)
+    unsigned long long fpcr;
+    __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
+    return fpcr;
+#else
+    return 0;
+#endif
+}
+
+// Turns flushing off (the default mode of a C program), so that a kernel that left it on shows.
+static void fp_mode_keep_subnormals(void) {
+#if defined(__x86_64__)
+    _mm_setcsr(_mm_getcsr() & ~0x8040u);
+#elif defined(__aarch64__)
+    unsigned long long fpcr;
+    __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
+    __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr & ~(1ull << 24)));
+#endif
+}
+
+// A signal that stops: the sections' state decays towards zero and, with poles near the unit
+// circle, would pass through (and can hang in) the subnormal range, where x86 cores take a
+// microcode assist per operation. Every kernel flushes subnormals to zero: after each call of a
+// second of silence in 32-sample frames, every state value is zero or a normal number, every
+// kernel's state has the same bits, and the caller's floating-point mode is as it was.
+static void test_steep_silence(void) {
+    enum { B = 8, L = 16, R = 3, FRAME = 32, CALLS = 500 };
+    float coefs[4 * R * B], scale[B];
+    for (int l = 0; l < B; l++) scale[l] = 1.0f;
+    for (int s = 0; s < 4; s++)
+        for (int l = 0; l < B; l++) {
+            double r = 0.97 + 0.003 * l, th = 0.01 + 0.02 * l;
+            coefs[(s * R + 0) * B + l] = s < 2 ? -2.0f : 2.0f;
+            coefs[(s * R + 1) * B + l] = (float)(2 * r * cos(th));
+            coefs[(s * R + 2) * B + l] = (float)(-r * r);
+        }
+    float burst0[FRAME], burst1[FRAME], zeros[FRAME] = {0};
+    for (int k = 0; k < FRAME; k++) {
+        burst0[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+        burst1[k] = (float)((int)(rnd() % 2001) - 1000) / 1000.0f;
+    }
+    const int levels =
+#if defined(__x86_64__)
+        cvk_steep_level();
+#else
+        0;
+#endif
+    float first[4 * 2 * L];
+    for (int level = 0; level <= levels; level++) {
+        void (*kernel)(const float *, const float *, float *, const float *, const float *, size_t, size_t, size_t,
+                       float *, float *) = cvk_steep_bands;
+#if defined(__x86_64__)
+        if (level == 1) kernel = cvk_steep_bands_avx2;
+        if (level == 2) kernel = cvk_steep_bands_avx512;
+#endif
+        float state[4 * 2 * L] = {0}, energy[L], quarters[4];
+        fp_mode_keep_subnormals();
+        const unsigned long long before = fp_mode();
+        kernel(coefs, scale, state, burst0, burst1, FRAME, FRAME / 4, 2, energy, quarters);
+        int subnormal = 0, nonzero = 0;
+        for (int c = 0; c < CALLS; c++) {
+            kernel(coefs, scale, state, zeros, zeros, FRAME, FRAME / 4, 2, energy, quarters);
+            for (int i = 0; i < 4 * 2 * L; i++) {
+                if (state[i] != 0 && fabsf(state[i]) < FLT_MIN) subnormal++;
+                if (c == 0 && state[i] != 0) nonzero++;
+            }
+        }
+        CHECK(nonzero > 0, "steep silence level %d: the burst left no state to decay", level);
+        CHECK(subnormal == 0, "steep silence level %d: %d subnormal state values after calls", level, subnormal);
+        CHECK(fp_mode() == before, "steep silence level %d: the caller's floating-point mode changed", level);
+        if (level == 0)
+            memcpy(first, state, sizeof first);
+        else
+            CHECK(memcmp(first, state, sizeof first) == 0, "steep silence level %d: differs from the portable kernel",
+                  level);
+    }
+    printf("VAD steep band kernels: silence flushed, no subnormals (levels 0-%d)\n", levels);
+}
+
 int main(void) {
     test_names();
     test_steep_bands();
+    test_steep_silence();
     test_halfband();
     test_up2();
     test_base64();

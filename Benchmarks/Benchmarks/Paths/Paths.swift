@@ -59,6 +59,35 @@ let benchmarks: @Sendable () -> Void = {
         blackHole(decisions)
     }
 
+    // The same with an agent that pauses as agents do: utterances of 1.2 s, each followed by 0.8 s of
+    // digital silence (what a jitter buffer plays between responses, and a TTS file's gaps), and its
+    // echo. When the reference stops, the steep bands' state decays towards zero; the kernels flush
+    // subnormals (VADSteepBank), without which these frames cost tens of µs on Intel cores.
+    let pausing = agent.indices.map { k -> Float in k % 32_000 < 19_200 ? agent[k] : 0 }
+    let echoedPausing = speech.indices.map { k in speech[k] + (k >= 1280 ? 0.3 * pausing[k - 1280] : 0) }
+    Benchmark("VAD 10ms frame 16k with a reference that pauses AudioPipeline", configuration: config) { benchmark in
+        var vad = try EnergyVAD(sampleRate: 16_000, configuration: VADConfiguration())
+        var decisions = 0
+        var out = [VADDecider.Frame](
+            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
+        echoedPausing.withUnsafeBufferPointer { mic in
+            pausing.withUnsafeBufferPointer { ref in
+                out.withUnsafeMutableBufferPointer { o in
+                    var offset = 0
+                    measureRealtime(benchmark, chunkSeconds: 0.01) {
+                        if offset + 160 > mic.count { offset = 0 }
+                        let r = vad.process(
+                            UnsafeBufferPointer(rebasing: mic[offset..<(offset + 160)]),
+                            reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 160)]), into: o)
+                        decisions += r.produced > 0 && o[0].speech ? 1 : 0
+                        offset += 160
+                    }
+                }
+            }
+        }
+        blackHole(decisions)
+    }
+
     // Whole 20 ms frames without and with a reference; and 256-sample blocks (16 ms, as audio
     // callbacks deliver them) into 20 ms frames, through the analyzer's frame buffer (time per block).
     for (withReference, block) in [(false, 320), (true, 320), (false, 256)] {

@@ -155,6 +155,8 @@ size_t cvk_finite_prefix(const float *x, size_t n);
 // both signals; `state`: per section two rows (s1, s2) of sixteen lanes, updated. Writes the sixteen
 // lanes' sums of squares to `energy` and, per quarter of the n samples (quarter_length each, the
 // last to n), the sum of x0's bands `quarter_from`…7 to `quarters`. The same bits from every kernel.
+// Subnormal results are flushed to zero inside (x86 FTZ + DAZ, AArch64 FZ; the caller's
+// floating-point mode restored on return): a signal that stops decays through them.
 void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
                      size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
 /// Which steep band kernel the CPU can run: 0 the portable one, 1 AVX2 + FMA, 2 also AVX-512VL (the
