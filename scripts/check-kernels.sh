@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 sources=(scripts/vector_kernels_test.c Sources/CVectorKernels/base64.c Sources/CVectorKernels/fir.c Sources/CVectorKernels/pcm.c
-    Sources/CVectorKernels/halfband.c Sources/CVectorKernels/steepbands.c Sources/CVectorKernels/upsample2.c)
+    Sources/CVectorKernels/halfband.c Sources/CVectorKernels/steepbands.c Sources/CVectorKernels/fpmode.c Sources/CVectorKernels/upsample2.c)
 flags=(-O2 -Wall -Wextra -Werror -I Sources/CVectorKernels/include)
 cc=$(command -v clang || command -v cc)
 echo "== native ($(uname -m))"

@@ -30,8 +30,9 @@
 // The energies are summed per quarter of the frame (fma(y, y, e)); a quarter's power is the sum of
 // the microphone's lanes quarter_from…7 in lane order, and a lane's total ((q0 + q1) + q2) + q3.
 //
-// Subnormal numbers are flushed to zero inside every kernel (x86: MXCSR's flush-to-zero and
-// denormals-are-zero; AArch64: FPCR's FZ), and the caller's mode restored on return. When a signal
+// Subnormal numbers are flushed to zero inside every kernel (`cvk_fp_flush_subnormals`, fpmode.c:
+// x86 MXCSR's flush-to-zero and denormals-are-zero, AArch64 FPCR's FZ), and the caller's mode
+// restored on return. When a signal
 // stops — the agent's audio between utterances is digital silence — each section's state decays
 // towards zero through the subnormal range, where a recursion with poles near the unit circle can
 // hang on the smallest subnormals for good, and every operation on a subnormal takes a microcode
@@ -43,36 +44,6 @@
 // giving the same bits.
 #include "cvectorkernels.h"
 #include <math.h>
-#include <stdint.h>
-#if defined(__x86_64__) || defined(_M_X64)
-#include <xmmintrin.h>
-#endif
-
-// Sets the flush-to-zero mode for single precision; returns the caller's mode for sb_restore_mode.
-static inline uint64_t sb_flush_subnormals(void) {
-#if defined(__x86_64__) || defined(_M_X64)
-    const unsigned int csr = _mm_getcsr();
-    _mm_setcsr(csr | 0x8040u);  // FTZ (bit 15) | DAZ (bit 6)
-    return csr;
-#elif defined(__aarch64__)
-    uint64_t fpcr;
-    __asm__ __volatile__("mrs %0, fpcr" : "=r"(fpcr));
-    __asm__ __volatile__("msr fpcr, %0" : : "r"(fpcr | (UINT64_C(1) << 24)));  // FZ
-    return fpcr;
-#else
-    return 0;  // other targets: subnormals kept (correct, slower on some cores)
-#endif
-}
-
-static inline void sb_restore_mode(uint64_t mode) {
-#if defined(__x86_64__) || defined(_M_X64)
-    _mm_setcsr((unsigned int)mode);
-#elif defined(__aarch64__)
-    __asm__ __volatile__("msr fpcr, %0" : : "r"(mode));
-#else
-    (void)mode;
-#endif
-}
 
 enum { SB_SECTIONS = 4, SB_BANDS = 8, SB_LANES = 16, SB_ROWS = 3 };
 
@@ -96,7 +67,7 @@ static inline float quarter_sum(const float *eq, size_t from) {
 // that no SIMD unit shortens.)
 void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
                      size_t quarter_length, size_t quarter_from, float *energy, float *quarters) {
-    const uint64_t mode = sb_flush_subnormals();
+    const uint64_t mode = cvk_fp_flush_subnormals();
     // Per section, each coefficient row widened to sixteen lanes (lane l takes band l mod 8), and the state.
     float cb[SB_SECTIONS][SB_LANES], ca1[SB_SECTIONS][SB_LANES], ca2[SB_SECTIONS][SB_LANES];
     float s1[SB_SECTIONS][SB_LANES], s2[SB_SECTIONS][SB_LANES];
@@ -144,7 +115,7 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
             state[(2 * s) * SB_LANES + l] = s1[s][l];
             state[(2 * s + 1) * SB_LANES + l] = s2[s][l];
         }
-    sb_restore_mode(mode);
+    cvk_fp_restore_mode(mode);
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
@@ -159,7 +130,7 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
 __attribute__((target("avx2,fma"), always_inline)) static inline void steep_bands_x86(
     const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
     size_t quarter_length, size_t quarter_from, float *energy, float *quarters) {
-    const uint64_t mode = sb_flush_subnormals();
+    const uint64_t mode = cvk_fp_flush_subnormals();
     const __m256 gain = _mm256_loadu_ps(scale);
     __m256 c[SB_SECTIONS][SB_ROWS], a1[SB_SECTIONS], a2[SB_SECTIONS], b1[SB_SECTIONS], b2[SB_SECTIONS];
     for (int s = 0; s < SB_SECTIONS; s++) {
@@ -212,7 +183,7 @@ __attribute__((target("avx2,fma"), always_inline)) static inline void steep_band
         _mm256_storeu_ps(state + (2 * s + 1) * SB_LANES, a2[s]);
         _mm256_storeu_ps(state + (2 * s + 1) * SB_LANES + SB_BANDS, b2[s]);
     }
-    sb_restore_mode(mode);
+    cvk_fp_restore_mode(mode);
 }
 __attribute__((target("avx2,fma"))) void cvk_steep_bands_avx2(const float *coefs, const float *scale, float *state,
                                                                 const float *x0, const float *x1, size_t n,

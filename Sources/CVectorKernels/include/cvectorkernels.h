@@ -146,6 +146,13 @@ size_t cvk_stereo_mean(const float *src, float *dst, size_t frames);
 size_t cvk_finite_prefix(const float *x, size_t n);
 
 
+/// Subnormal numbers flushed to zero on this thread (fpmode.c: x86 FTZ + DAZ, AArch64 FZ; nothing
+/// elsewhere); returns the caller's mode for cvk_fp_restore_mode. For signals that decay towards
+/// zero: a recursion through the subnormal range is slow on Intel cores and can hang there.
+uint64_t cvk_fp_flush_subnormals(void);
+/// Restores the mode cvk_fp_flush_subnormals returned.
+void cvk_fp_restore_mode(uint64_t mode);
+
 // The VAD's steep band analysis (steepbands.c): eight bands, per band four biquad sections in
 // cascade, run on two signals: lanes 0–7 are `x0`'s bands, lanes 8–15 `x1`'s (or zeros when it is
 // NULL). `coefs`: per section three rows of eight bands (b1/b0; −a1; −a2: every section normalised
@@ -155,8 +162,8 @@ size_t cvk_finite_prefix(const float *x, size_t n);
 // both signals; `state`: per section two rows (s1, s2) of sixteen lanes, updated. Writes the sixteen
 // lanes' sums of squares to `energy` and, per quarter of the n samples (quarter_length each, the
 // last to n), the sum of x0's bands `quarter_from`…7 to `quarters`. The same bits from every kernel.
-// Subnormal results are flushed to zero inside (x86 FTZ + DAZ, AArch64 FZ; the caller's
-// floating-point mode restored on return): a signal that stops decays through them.
+// Subnormal results are flushed to zero inside (cvk_fp_flush_subnormals; the caller's mode
+// restored on return): a signal that stops decays through them.
 void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
                      size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
 /// Which steep band kernel the CPU can run: 0 the portable one, 1 AVX2 + FMA, 2 also AVX-512VL (the
