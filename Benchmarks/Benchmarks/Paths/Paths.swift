@@ -36,82 +36,36 @@ let benchmarks: @Sendable () -> Void = {
         return Float(0.2 * syllable * sin(2 * .pi * 210 * t + 3 * sin(2 * .pi * 5 * t)))
     }
     let echoed = speech.indices.map { k in speech[k] + (k >= 1280 ? 0.3 * agent[k - 1280] : 0) }
-    Benchmark("VAD 10ms frame 16k with reference AudioPipeline", configuration: config) { benchmark in
-        var vad = try EnergyVAD(sampleRate: 16_000, configuration: VADConfiguration())
-        var decisions = 0
-        var out = [VADDecider.Frame](
-            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
-        echoed.withUnsafeBufferPointer { mic in
-            agent.withUnsafeBufferPointer { ref in
-                out.withUnsafeMutableBufferPointer { o in
-                    var offset = 0
-                    measureRealtime(benchmark, chunkSeconds: 0.01) {
-                        if offset + 160 > mic.count { offset = 0 }
-                        let r = vad.process(
-                            UnsafeBufferPointer(rebasing: mic[offset..<(offset + 160)]),
-                            reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 160)]), into: o)
-                        decisions += r.produced > 0 && o[0].speech ? 1 : 0
-                        offset += 160
-                    }
-                }
-            }
-        }
-        blackHole(decisions)
-    }
-
     // The same with an agent that pauses as agents do: utterances of 1.2 s, each followed by 0.8 s of
     // digital silence (what a jitter buffer plays between responses, and a TTS file's gaps), and its
     // echo. When the reference stops, the steep bands' state decays towards zero; the kernels flush
     // subnormals (VADSteepBank), without which these frames cost tens of µs on Intel cores.
     let pausing = agent.indices.map { k -> Float in k % 32_000 < 19_200 ? agent[k] : 0 }
     let echoedPausing = speech.indices.map { k in speech[k] + (k >= 1280 ? 0.3 * pausing[k - 1280] : 0) }
-    Benchmark("VAD 10ms frame 16k with a reference that pauses AudioPipeline", configuration: config) { benchmark in
-        var vad = try EnergyVAD(sampleRate: 16_000, configuration: VADConfiguration())
-        var decisions = 0
-        var out = [VADDecider.Frame](
-            repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
-        echoedPausing.withUnsafeBufferPointer { mic in
-            pausing.withUnsafeBufferPointer { ref in
-                out.withUnsafeMutableBufferPointer { o in
-                    var offset = 0
-                    measureRealtime(benchmark, chunkSeconds: 0.01) {
-                        if offset + 160 > mic.count { offset = 0 }
-                        let r = vad.process(
-                            UnsafeBufferPointer(rebasing: mic[offset..<(offset + 160)]),
-                            reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + 160)]), into: o)
-                        decisions += r.produced > 0 && o[0].speech ? 1 : 0
-                        offset += 160
-                    }
-                }
-            }
-        }
-        blackHole(decisions)
-    }
-
-    // Whole 20 ms frames without and with a reference; and 256-sample blocks (16 ms, as audio
-    // callbacks deliver them) into 20 ms frames, through the analyzer's frame buffer (time per block).
-    for (withReference, block) in [(false, 320), (true, 320), (false, 256)] {
-        let name = (withReference ? "with reference" : "no reference") + (block == 320 ? "" : " \(block)-sample blocks")
-        Benchmark("VAD 20ms frame 16k \(name) AudioPipeline", configuration: config) { benchmark in
+    /// A VAD benchmark: `mic` (with `reference`, when there is one) fed in blocks of `block` samples
+    /// into frames of `frameMilliseconds`; time per block.
+    func vadFrames(_ name: String, frameMilliseconds: Double, block: Int, mic: [Float], reference: [Float]?) {
+        Benchmark("VAD \(name) AudioPipeline", configuration: config) { benchmark in
             var c = VADConfiguration()
-            c.frameMilliseconds = 20
+            c.frameMilliseconds = frameMilliseconds
             var vad = try EnergyVAD(sampleRate: 16_000, configuration: c)
             var decisions = 0
             var out = [VADDecider.Frame](
                 repeating: VADDecider.Frame(level: 0, floor: 0, echo: 0, score: 0, speech: false), count: 2)
-            speech.withUnsafeBufferPointer { mic in
-                far.withUnsafeBufferPointer { ref in
+            let withReference = reference != nil
+            let played = reference ?? []
+            mic.withUnsafeBufferPointer { m in
+                played.withUnsafeBufferPointer { f in
                     out.withUnsafeMutableBufferPointer { o in
                         var offset = 0
                         measureRealtime(benchmark, chunkSeconds: Double(block) / 16_000) {
-                            if offset + block > mic.count { offset = 0 }
-                            let m = UnsafeBufferPointer(rebasing: mic[offset..<(offset + block)])
+                            if offset + block > m.count { offset = 0 }
+                            let x = UnsafeBufferPointer(rebasing: m[offset..<(offset + block)])
                             let r =
                                 withReference
                                 ? vad.process(
-                                    m, reference: UnsafeBufferPointer(rebasing: ref[offset..<(offset + block)]), into: o
-                                )
-                                : vad.process(m, into: o)
+                                    x, reference: UnsafeBufferPointer(rebasing: f[offset..<(offset + block)]), into: o)
+                                : vad.process(x, into: o)
                             decisions += r.produced > 0 && o[0].speech ? 1 : 0
                             offset += block
                         }
@@ -121,6 +75,17 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(decisions)
         }
     }
+    vadFrames("10ms frame 16k with reference", frameMilliseconds: 10, block: 160, mic: echoed, reference: agent)
+    vadFrames(
+        "10ms frame 16k with a reference that pauses", frameMilliseconds: 10, block: 160, mic: echoedPausing,
+        reference: pausing)
+
+    // Whole 20 ms frames without and with a reference; and 256-sample blocks (16 ms, as audio
+    // callbacks deliver them) into 20 ms frames, through the analyzer's frame buffer (time per block).
+    vadFrames("20ms frame 16k no reference", frameMilliseconds: 20, block: 320, mic: speech, reference: nil)
+    vadFrames("20ms frame 16k with reference", frameMilliseconds: 20, block: 320, mic: speech, reference: far)
+    vadFrames(
+        "20ms frame 16k no reference 256-sample blocks", frameMilliseconds: 20, block: 256, mic: speech, reference: nil)
 
     // The band analysis alone (what the decider adds is the difference).
     Benchmark("VAD 20ms frame 16k band analysis only AudioPipeline", configuration: config) { benchmark in
