@@ -2,8 +2,8 @@
 // their output feeds): subnormal numbers flushed to zero, on x86 with MXCSR's flush-to-zero (bit
 // 15) and denormals-are-zero (bit 6), on AArch64 with FPCR's FZ (bit 24, single and double
 // precision). A recursion that decays through the subnormal range can hang on its smallest values
-// for good, and on Intel cores every operation on a subnormal takes a microcode assist (tens to a
-// hundred cycles): measured in the VAD's steep bands and the session simulator's room
+// for good, and on Intel cores every operation on a subnormal takes a microcode assist: measured
+// in the VAD's steep bands and the session simulator's room
 // (steepbands.c, docs/design/vector-kernels.md). The mode is per thread; the caller's is restored.
 #include "cvectorkernels.h"
 #if defined(__x86_64__) || defined(_M_X64)

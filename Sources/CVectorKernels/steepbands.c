@@ -32,11 +32,10 @@
 //
 // Subnormal numbers are flushed to zero inside every kernel (`cvk_fp_flush_subnormals`, fpmode.c:
 // x86 MXCSR's flush-to-zero and denormals-are-zero, AArch64 FPCR's FZ), and the caller's mode
-// restored on return. When a signal
-// stops — the agent's audio between utterances is digital silence — each section's state decays
-// towards zero through the subnormal range, where a recursion with poles near the unit circle can
-// hang on the smallest subnormals for good, and every operation on a subnormal takes a microcode
-// assist on Intel cores. Measured 2026-11-28 on an Intel Xeon: the suite's 10 ms VAD frame with a
+// restored on return. When a signal stops — the agent's audio between utterances is digital
+// silence — each section's state decays towards zero through the subnormal range, where a
+// recursion with poles near the unit circle can hang on the smallest subnormals for good, and
+// every operation on a subnormal takes a microcode assist on Intel cores. Measured 2026-11-28 on an Intel Xeon: the suite's 10 ms VAD frame with a
 // reference that pauses (1.2 s of speech, 0.8 s of silence) 32 µs per frame on average, 2.2–3.0 µs
 // flushed; `vad detect` over 18 minutes of generated barge-in items with their references 2.7 →
 // 0.35–0.46 s, the same segments. A flushed value is under 1.2e-38, over 700 dB below a full-scale
