@@ -39,7 +39,7 @@ let benchmarks: @Sendable () -> Void = {
     // The same with an agent that pauses as agents do: utterances of 1.2 s, each followed by 0.8 s of
     // digital silence (what a jitter buffer plays between responses, and a TTS file's gaps), and its
     // echo. When the reference stops, the steep bands' state decays towards zero; the kernels flush
-    // subnormals (VADSteepBank), without which these frames cost tens of µs on Intel cores.
+    // subnormals (`cvk_steep_bands`), without which these frames cost tens of µs on Intel cores.
     let pausing = agent.indices.map { k -> Float in k % 32_000 < 19_200 ? agent[k] : 0 }
     let echoedPausing = speech.indices.map { k in speech[k] + (k >= 1280 ? 0.3 * pausing[k - 1280] : 0) }
     /// A VAD benchmark: `mic` (with `reference`, when there is one) fed in blocks of `block` samples
