@@ -424,10 +424,24 @@ static void test_up2(void) {
 }
 
 
+typedef void (*steep_kernel)(const float *, const float *, float *, const float *, const float *, size_t, size_t,
+                             size_t, float *, float *);
+
+// The steep band kernel of a level (cvk_steep_level's numbering; 0 the portable one).
+static steep_kernel steep_kernel_at(int level) {
+#if defined(__x86_64__)
+    if (level == 1) return cvk_steep_bands_avx2;
+    if (level == 2) return cvk_steep_bands_avx512;
+    if (level == 3) return cvk_steep_bands_avx512_wide;
+#endif
+    (void)level;
+    return cvk_steep_bands;
+}
+
 // The VAD's steep bands: the portable kernel against the same recursion in double (a stable
 // low-pass/high-pass cascade, so the float rounding stays small), lanes 0-7 fed x0 and 8-15 x1 (or
-// zeros) through the same eight bands' sections, the quarters' sums of x0's bands 2-7; the AVX2
-// kernel against the portable one bit for bit.
+// zeros) through the same eight bands' sections, the quarters' sums of x0's bands 2-7; every x86
+// kernel the CPU runs (AVX2, AVX-512VL, 512-bit) against the portable one bit for bit.
 static void test_steep_bands(void) {
     enum { N = 331, B = 8, L = 16, QF = 2, R = 3 };
     float coefs[4 * R * B], scale[B], x0[N], x1[N];
@@ -484,17 +498,17 @@ static void test_steep_bands(void) {
             float pstate[4 * 2 * L] = {0}, penergy[L], pquarters[4];
             cvk_steep_bands(coefs, scale, pstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, penergy, pquarters);
             cvk_steep_bands(coefs, scale, pstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, penergy, pquarters);
-            void (*kernel)(const float *, const float *, float *, const float *, const float *, size_t, size_t, size_t,
-                           float *, float *) = level == 2 ? cvk_steep_bands_avx512 : cvk_steep_bands_avx2;
+            const steep_kernel kernel = steep_kernel_at(level);
             kernel(coefs, scale, vstate, x0, with_x1 ? x1 : NULL, 160, 40, QF, venergy, vquarters);
             kernel(coefs, scale, vstate, x0 + 160, with_x1 ? x1 + 160 : NULL, N - 160, 43, QF, venergy, vquarters);
             CHECK(memcmp(penergy, venergy, sizeof venergy) == 0 && memcmp(pquarters, vquarters, sizeof vquarters) == 0 &&
                       memcmp(pstate, vstate, sizeof vstate) == 0,
-                  "steep %s x1=%d: differs from the portable kernel", level == 2 ? "AVX-512VL" : "AVX2", with_x1);
+                  "steep level %d x1=%d: differs from the portable kernel", level, with_x1);
         }
 #endif
     }
-    printf("VAD steep band kernels: checked (level %d)\n", cvk_steep_level());
+    printf("VAD steep band kernels: checked (levels 0-%d, preferred %d)\n", cvk_steep_level(),
+           cvk_steep_preferred_level());
 }
 
 // The caller's floating-point mode (x86: MXCSR's control bits, not its sticky exception flags;
@@ -551,12 +565,7 @@ static void test_steep_silence(void) {
 #endif
     float first[4 * 2 * L];
     for (int level = 0; level <= levels; level++) {
-        void (*kernel)(const float *, const float *, float *, const float *, const float *, size_t, size_t, size_t,
-                       float *, float *) = cvk_steep_bands;
-#if defined(__x86_64__)
-        if (level == 1) kernel = cvk_steep_bands_avx2;
-        if (level == 2) kernel = cvk_steep_bands_avx512;
-#endif
+        const steep_kernel kernel = steep_kernel_at(level);
         float state[4 * 2 * L] = {0}, energy[L], quarters[4];
         fp_mode_keep_subnormals();
         const unsigned long long before = fp_mode();

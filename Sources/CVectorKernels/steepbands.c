@@ -4,7 +4,9 @@
 // each at 3.7 µs per 10 ms frame pair at 16 kHz (the VAD's budget is 2 µs for the whole frame); in
 // AVX2 with FMA a signal's eight bands fill one register, and the two signals' registers are two
 // independent chains the CPU runs side by side (a section's output feeds the next: one chain
-// alone waits on its fused multiply-adds' latency).
+// alone waits on its fused multiply-adds' latency). On Intel cores with AVX-512 both signals share
+// one 512-bit register instead (`cvk_steep_bands_avx512_wide`, below: fewer operations on the same
+// two ports); AMD's keep the two 256-bit chains (`cvk_steep_preferred_level`).
 //
 // Every section is normalised by its b0 (the band's gain, the product of its sections' b0, is
 // applied to each quarter's energies as `scale`, its square): a Butterworth section's numerator is
@@ -25,7 +27,8 @@
 // operations.
 //
 // Every lane is the same chain of operations in every version (fused multiply-adds: fmaf in the
-// portable one), so the AVX2, AVX-512VL and portable code give the same bits, and a lane does not
+// portable one; the 512-bit kernel keeps the microphone's fma(∓2, x, s2), the same bits as its
+// s2 ∓ (x + x)), so the AVX2, AVX-512 and portable code give the same bits, and a lane does not
 // depend on what the other lanes hold (the microphone alone gives the same bands as beside a reference).
 // The energies are summed per quarter of the frame (fma(y, y, e)); a quarter's power is the sum of
 // the microphone's lanes quarter_from…7 in lane order, and a lane's total ((q0 + q1) + q2) + q3.
@@ -35,12 +38,12 @@
 // restored on return. When a signal stops — the agent's audio between utterances is digital
 // silence — each section's state decays towards zero through the subnormal range, where a
 // recursion with poles near the unit circle can hang on the smallest subnormals for good, and
-// every operation on a subnormal takes a microcode assist on Intel cores. Measured 2026-11-28 on an Intel Xeon: the suite's 10 ms VAD frame with a
-// reference that pauses (1.2 s of speech, 0.8 s of silence) 32 µs per frame on average, 2.2–3.0 µs
-// flushed; `vad detect` over 18 minutes of generated barge-in items with their references 2.7 →
-// 0.35–0.46 s, the same segments. A flushed value is under 1.2e-38, over 700 dB below a full-scale
-// sample: no band power a decision reads changes. Each kernel flushes the same way, so they keep
-// giving the same bits.
+// every operation on a subnormal takes a microcode assist on Intel cores. Measured 2026-11-28 on an
+// Intel Xeon: the suite's 10 ms VAD frame with a reference that pauses (1.2 s of speech, 0.8 s of
+// silence) 32 µs per frame on average, 2.2–3.0 µs flushed; `vad detect` over 18 minutes of
+// generated barge-in items with their references 2.7 → 0.35–0.46 s, the same segments. A flushed
+// value is under 1.2e-38, over 700 dB below a full-scale sample: no band power a decision reads
+// changes. Each kernel flushes the same way, so they keep giving the same bits.
 #include "cvectorkernels.h"
 #include <math.h>
 
@@ -197,11 +200,84 @@ __attribute__((target("avx2,fma,avx512f,avx512vl"))) void cvk_steep_bands_avx512
     steep_bands_x86(coefs, scale, state, x0, x1, n, quarter_length, quarter_from, energy, quarters);
 }
 
+// A band's coefficient row (eight floats) in both halves of a 512-bit register.
+__attribute__((target("avx2,fma,avx512f"))) static inline __m512 both_halves(const float *row) {
+    const __m256d half = _mm256_castps_pd(_mm256_loadu_ps(row));
+    return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(half), half, 1));
+}
+
+// The 512-bit kernel (level 3): both signals' sixteen lanes in one register, every section's
+// operations once for both — 17 operations a sample (four adds, thirteen multiply-adds) against the
+// 256-bit kernels' 38 (22 multiply-adds, 16 adds). With the sixteen lanes in one register the
+// microphone's fma(∓2, x, s2) cannot move to the adders alone (the same bits either way); on Intel
+// cores, where the multiply-adds and adds share two ports for 512-bit operations, that costs
+// nothing. The recursion bounds it: from one sample's state to the next, an add and a multiply-add
+// (8 cycles at 4 each; 160 samples ≥ 556 ns at 2.3 GHz). Measured 2026-11-28 on an Intel Xeon
+// (2.3 GHz, AVX-512 with FP16: a Sapphire Rapids core), 160-sample frames of a talking reference
+// and its echo, clang -O2, same bits: 860–1080 ns with the 256-bit AVX-512VL kernel, 690–777 ns
+// with this one. AMD's Zen 4 runs a 512-bit operation as two 256-bit halves on pipes that keep
+// multiply-adds and adds apart: there this kernel's 13 multiply-adds take 13 cycles of its two
+// FMA pipes a sample where the 256-bit kernel needs 11 (arithmetic; no AMD machine to measure
+// on), so AMD CPUs keep the 256-bit kernel (`cvk_steep_preferred_level`).
+__attribute__((target("avx2,fma,avx512f"))) void cvk_steep_bands_avx512_wide(
+    const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
+    size_t quarter_length, size_t quarter_from, float *energy, float *quarters) {
+    const uint64_t mode = cvk_fp_flush_subnormals();
+    const __m512 gain = both_halves(scale);
+    __m512 cb[SB_SECTIONS], ca1[SB_SECTIONS], ca2[SB_SECTIONS], s1[SB_SECTIONS], s2[SB_SECTIONS];
+    for (int s = 0; s < SB_SECTIONS; s++) {
+        cb[s] = both_halves(coefs + (s * SB_ROWS + 0) * SB_BANDS);
+        ca1[s] = both_halves(coefs + (s * SB_ROWS + 1) * SB_BANDS);
+        ca2[s] = both_halves(coefs + (s * SB_ROWS + 2) * SB_BANDS);
+        s1[s] = _mm512_loadu_ps(state + (2 * s) * SB_LANES);
+        s2[s] = _mm512_loadu_ps(state + (2 * s + 1) * SB_LANES);
+    }
+    static const float zero = 0.0f;
+    const float *reference = x1 ? x1 : &zero;
+    const size_t reference_step = x1 ? 1 : 0;
+    __m512 tot = _mm512_setzero_ps();
+    size_t start = 0;
+    for (size_t q = 0; q < 4; q++) {
+        size_t end = quarter_end(q, quarter_length, n);
+        if (end < start) end = start;
+        __m512 e = _mm512_setzero_ps();
+        for (size_t k = start; k < end; k++) {
+            __m512 y = _mm512_mask_broadcastss_ps(_mm512_set1_ps(x0[k]), 0xFF00,
+                                                  _mm_load_ss(reference + k * reference_step));
+            for (int s = 0; s < SB_SECTIONS; s++) {
+                const __m512 x = y;
+                y = _mm512_add_ps(x, s1[s]);
+                s1[s] = _mm512_fmadd_ps(ca1[s], y, _mm512_fmadd_ps(cb[s], x, s2[s]));
+                s2[s] = _mm512_fmadd_ps(ca2[s], y, x);
+            }
+            e = _mm512_fmadd_ps(y, y, e);
+        }
+        e = _mm512_mul_ps(e, gain);
+        float eq[SB_LANES];
+        _mm512_storeu_ps(eq, e);
+        quarters[q] = quarter_sum(eq, quarter_from);
+        tot = q == 0 ? e : _mm512_add_ps(tot, e);
+        start = end;
+    }
+    _mm512_storeu_ps(energy, tot);
+    for (int s = 0; s < SB_SECTIONS; s++) {
+        _mm512_storeu_ps(state + (2 * s) * SB_LANES, s1[s]);
+        _mm512_storeu_ps(state + (2 * s + 1) * SB_LANES, s2[s]);
+    }
+    cvk_fp_restore_mode(mode);
+}
+
 int cvk_steep_level(void) {
     __builtin_cpu_init();
     if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 2 : 1;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 3 : 1;
+}
+
+int cvk_steep_preferred_level(void) {
+    const int level = cvk_steep_level();
+    return level == 3 && __builtin_cpu_is("amd") ? 2 : level;
 }
 #else
 int cvk_steep_level(void) { return 0; }
+int cvk_steep_preferred_level(void) { return 0; }
 #endif

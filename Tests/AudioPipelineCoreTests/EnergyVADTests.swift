@@ -726,4 +726,25 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
             #expect(q.value(or: 0) == RunningQuantile.low + (expected + 0.5) * RunningQuantile.step)
         }
     }
+
+    /// The power a floor reads comes from a table of the bins' powers: it must be `power` of the
+    /// quantile's value exactly, as the quantile moves up and down and after a refill; empty, the
+    /// fallback's.
+    @Test func runningQuantilePowerIsThePowerOfItsValue() {
+        var rng = TestRNG(seed: 11)
+        var q = RunningQuantile(window: 40, quantile: 0.2, withPower: true)
+        #expect(q.valueAndPower(or: -37.3) == (db: -37.3, power: power(-37.3)))
+        var moves = 0
+        var last = q.value(or: 0)
+        for k in 0..<3000 {
+            if k == 1500 { q.refill(-20, count: 10) }
+            q.add(Double.random(in: -150...30, using: &rng) + (k % 500 < 250 ? 0 : 40))
+            let read = q.valueAndPower(or: 0)
+            #expect(read.db == q.value(or: 0))
+            #expect(read.power == power(read.db), "frame \(k): \(read.power) for \(read.db) dB")
+            if read.db != last { moves += 1 }
+            last = read.db
+        }
+        #expect(moves > 100)
+    }
 }

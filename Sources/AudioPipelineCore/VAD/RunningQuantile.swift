@@ -6,9 +6,11 @@ struct RunningQuantile {
     private var ring: [Int16]
     private var head = 0, count = 0
     private var index = 0, below = 0
-    /// `power` of bin `index`'s centre (kept only `withPower`: an `exp10` per move of the quantile,
-    /// which the echo model's gains, moving often, should not pay).
-    private var indexPower = power(low + 0.5 * step)
+    /// `power` of every bin's centre, computed once (`exp10` is a libm `pow` call on Linux).
+    static let binPowers = (0..<bins).map { power(low + (Double($0) + 0.5) * step) }
+    /// `power` of bin `index`'s centre (kept only `withPower`: the echo model's gains, moving often,
+    /// need not look it up).
+    private var indexPower = binPowers[0]
     let quantile: Double
     let withPower: Bool
 
@@ -53,7 +55,7 @@ struct RunningQuantile {
     mutating func reset() {
         for i in 0..<counts.count { counts[i] = 0 }
         head = 0; count = 0; index = 0; below = 0
-        indexPower = power(Self.low + 0.5 * Self.step)
+        indexPower = Self.binPowers[0]
     }
 
     /// Forgets every value and holds `count` copies of `v` instead (at most the window): a floor
@@ -68,7 +70,7 @@ struct RunningQuantile {
     private mutating func settle() {
         let target = Double(count) * quantile
         let was = index
-        defer { if withPower && index != was { indexPower = power(Self.low + (Double(index) + 0.5) * Self.step) } }
+        defer { if withPower && index != was { indexPower = Self.binPowers[index] } }
         while index > 0 && Double(below) > target {
             index -= 1
             below -= Int(counts[index])
@@ -84,8 +86,8 @@ struct RunningQuantile {
         count == 0 ? fallback : Self.low + (Double(index) + 0.5) * Self.step
     }
 
-    /// `value(or:)` and its power (`power(value)`); the power is recomputed only when the quantile
-    /// moves to another bin (a noise floor does so rarely), not per frame. Needs `withPower`.
+    /// `value(or:)` and its power (`power(value)`), the power from the table of bins' powers.
+    /// Needs `withPower`.
     @inline(__always)
     func valueAndPower(or fallback: Double) -> (db: Double, power: Double) {
         count == 0 ? (fallback, power(fallback)) : (Self.low + (Double(index) + 0.5) * Self.step, indexPower)

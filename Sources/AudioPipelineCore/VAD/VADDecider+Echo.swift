@@ -23,6 +23,10 @@ extension VADDecider {
     static let ringMilliseconds = 150.0
     /// How far over its noise floor a band must be for what it held to count as heard echo, dB.
     static let ringAboveFloor = 6.0
+    /// A band's floor before it has learnt one, where an echo is expected: negligible under it, dB.
+    static let unlearntFloor = -100.0
+    /// `power(unlearntFloor)`, computed once.
+    static let unlearntFloorPower = power(unlearntFloor)
 
     /// Per band, the excess of the level `m` over noise floor ⊕ the bound on the echo: the expected
     /// echo plus its margin, or what was heard as echo ringing on where that is more
@@ -57,7 +61,12 @@ extension VADDecider {
                 for b in 0..<count {
                     // A floor with no frame yet: negligible under an expected echo, else the frame itself
                     // (as without a reference; −100 dB made a session's first frames read as speech).
-                    let f = floors[b].valueAndPower(or: inUse[b] ? -100 : m[b])
+                    // (The unlearnt floor's power computed once: the floors stay empty while the
+                    // agent talks from the start, and a libm `pow` per band was 3 % of a frame.)
+                    let f =
+                        inUse[b] && floors[b].isEmpty
+                        ? (db: Self.unlearntFloor, power: Self.unlearntFloorPower)
+                        : floors[b].valueAndPower(or: m[b])
                     if !inUse[b] { floors[b].add(m[b]) }
                     dbs.storeBytes(of: f.db, toByteOffset: b * 8, as: Double.self)
                     powers.storeBytes(of: f.power, toByteOffset: b * 8, as: Double.self)

@@ -166,15 +166,23 @@ void cvk_fp_restore_mode(uint64_t mode);
 // restored on return): a signal that stops decays through them.
 void cvk_steep_bands(const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
                      size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
-/// Which steep band kernel the CPU can run: 0 the portable one, 1 AVX2 + FMA, 2 also AVX-512VL (the
-/// same operations with 32 registers). x86-64 only above 0.
+/// The highest steep band kernel the CPU can run: 0 the portable one, 1 AVX2 + FMA, 3 also AVX-512F
+/// and VL (which runs level 2, the AVX2 operations with 32 registers, and level 3, both signals in
+/// one 512-bit register). x86-64 only above 0. Every level gives the same bits.
 int cvk_steep_level(void);
+/// The steep band kernel to use: cvk_steep_level(), except 2 in place of 3 on AMD CPUs (Zen 4 splits
+/// 512-bit operations in two; level 3 was measured faster on an Intel Xeon, level 2 on an EPYC).
+int cvk_steep_preferred_level(void);
 #if defined(__x86_64__) || defined(_M_X64)
 /// AVX2 + FMA (call only when cvk_steep_level() ≥ 1).
 void cvk_steep_bands_avx2(const float *coefs, const float *scale, float *state, const float *x0, const float *x1,
                           size_t n, size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
-/// AVX-512VL (call only when cvk_steep_level() ≥ 2).
+/// AVX-512VL, 256-bit operations (call only when cvk_steep_level() ≥ 2).
 void cvk_steep_bands_avx512(const float *coefs, const float *scale, float *state, const float *x0, const float *x1,
                             size_t n, size_t quarter_length, size_t quarter_from, float *energy, float *quarters);
+/// AVX-512F, both signals in one 512-bit register (call only when cvk_steep_level() ≥ 3).
+void cvk_steep_bands_avx512_wide(const float *coefs, const float *scale, float *state, const float *x0,
+                                 const float *x1, size_t n, size_t quarter_length, size_t quarter_from, float *energy,
+                                 float *quarters);
 #endif
 #endif
