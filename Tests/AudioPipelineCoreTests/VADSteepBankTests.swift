@@ -86,6 +86,53 @@ private func onePolePowers(_ hz: Double, sampleRate: Int) -> SIMD4<Double> {
         #expect(frames[27...].allSatisfy { $0.sum().isFinite && $0[3] > 1e-4 })
     }
 
+    /// `isFinite` (asked every frame, answered by lanes when no value is near overflow) is whether
+    /// the plain sum of the state is finite: for states set directly — values just under and over
+    /// the lanes' limit (`Float.greatestFiniteMagnitude / 128`), finite ones whose sum overflows,
+    /// large ones that cancel, infinite and NaN ones — and for states that signals from silence to
+    /// 3e38 leave.
+    @Test func theStateIsFiniteExactlyWhenItsSumIs() {
+        func plainSum(_ state: [Float]) -> Float {
+            var sum: Float = 0
+            for v in state { sum += v }
+            return sum
+        }
+        var bank = VADSteepBank(sampleRate: 16_000)
+        let n = bank.state.count
+        let limit = Float.greatestFiniteMagnitude / 128
+        var states: [[Float]] = [
+            [Float](repeating: 0, count: n),
+            [Float](repeating: limit.nextDown, count: n),  // the largest that the lanes answer: finite
+            [Float](repeating: limit, count: n),  // over it; the sum is the largest float, finite
+            [Float](repeating: 3e37, count: n),  // each finite, the sum infinite
+            (0..<n).map { $0 % 2 == 0 ? 3e38 : -3e38 },  // each finite and large, the sum 0
+        ]
+        for bad: Float in [.infinity, -.infinity, .nan] {
+            var s = [Float](repeating: 1, count: n)
+            s[77] = bad
+            states.append(s)
+        }
+        for s in states {
+            bank.state = s
+            #expect(bank.isFinite == plainSum(s).isFinite, "\(s[0]), \(s[1]), \(s[77])")
+        }
+        #expect(states.map { plainSum($0).isFinite } == [true, true, true, false, true, false, false, false])
+        for amplitude: Float in [0, 1e-3, 1, 1e30, 1e36, 1e37, 1e38, 3e38, .infinity, .nan] {
+            var signal = VADSteepBank(sampleRate: 16_000)
+            var rng = TestRNG(seed: 12)
+            let x = (0..<1600).map { _ in amplitude * Float.random(in: -1...1, using: &rng) }
+            let quiet = [Float](repeating: 0.01, count: 160)
+            for frame in 0..<10 {
+                x.withUnsafeBufferPointer { m in
+                    quiet.withUnsafeBufferPointer { r in
+                        _ = signal.run(m.baseAddress! + frame * 160, r.baseAddress!, 160, quarterLength: 40)
+                    }
+                }
+                #expect(signal.isFinite == plainSum(signal.state).isFinite, "amplitude \(amplitude), frame \(frame)")
+            }
+        }
+    }
+
     /// The reference goes through the same filters as the microphone, and neither depends on the
     /// other: a tone as the reference gives the bands it gives as the microphone, bit for bit, and
     /// the microphone's bands are the same beside a silent reference or a loud one.
