@@ -213,7 +213,7 @@ __attribute__((target("avx2,fma,avx512f"))) static inline __m512 both_halves(con
 // cores, where the multiply-adds and adds share two ports for 512-bit operations, that costs
 // nothing. The recursion bounds it: from one sample's state to the next, an add and a multiply-add
 // (8 cycles at 4 each; 160 samples ≥ 556 ns at 2.3 GHz). Measured 2026-11-28 on an Intel Xeon
-// (2.3 GHz, AVX-512 with FP16: a Sapphire Rapids core), 160-sample frames of a talking reference
+// (2.3 GHz; AVX-512 FP16 in its flags: Sapphire Rapids or later), 160-sample frames of a talking reference
 // and its echo, clang -O2, same bits: 860–1080 ns with the 256-bit AVX-512VL kernel, 690–777 ns
 // with this one. AMD's Zen 4 runs a 512-bit operation as two 256-bit halves on pipes that keep
 // multiply-adds and adds apart: there this kernel's 13 multiply-adds take 13 cycles of its two

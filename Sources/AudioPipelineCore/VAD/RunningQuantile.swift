@@ -1,7 +1,9 @@
 /// A running quantile over the last `window` values, on a histogram of 0.25 dB bins from −140 dB
 /// to +20 dB. The quantile bin moves by small steps as values come and go: O(1) amortised.
 struct RunningQuantile {
-    static let low = -140.0, step = 0.25, bins = 640
+    static let low = -140.0
+    static let step = 0.25
+    static let bins = 640
     /// The histogram's counts (`bins` of them), then the window's ring of bins: one buffer, so that
     /// `add` checks one array's uniqueness once, not two arrays' at each write (with a reference a
     /// frame adds to dozens — floors, talker, the echo model's gains and spreads per band —: `add`
@@ -14,8 +16,7 @@ struct RunningQuantile {
     private var below = 0
     /// `power` of every bin's centre, computed once (`exp10` is a libm `pow` call on Linux).
     static let binPowers = (0..<bins).map { power(low + (Double($0) + 0.5) * step) }
-    /// `power` of bin `index`'s centre (kept only `withPower`: the echo model's gains, moving often,
-    /// need not look it up).
+    /// `power` of bin `index`'s centre (kept only `withPower`).
     private var indexPower = binPowers[0]
     let quantile: Double
     let withPower: Bool
