@@ -101,7 +101,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         ref = VADBandAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
         pair = VADBandPairAnalyzer(sampleRate: sampleRate, frameLength: frameLength)
         silentBlock = [Float](repeating: 0, count: max(1, frameLength))
-        decider = try VADDecider(configuration: configuration)
+        decider = try VADDecider(configuration: configuration, sampleRate: sampleRate)
     }
 
     /// Frames from a speech onset to the decision that shows it (`VADConfiguration.onsetFrames`).

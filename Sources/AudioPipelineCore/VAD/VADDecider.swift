@@ -97,9 +97,11 @@ public struct VADDecider: Sendable {
     var heardCandidate = SIMD8<Double>(repeating: -140)
     let ringDecay: Double
 
-    /// A decider with fresh state; all state allocated here.
+    /// A decider with fresh state; all state allocated here. `sampleRate`: the rate of the band
+    /// analysis that feeds it (with a reference, the steep bands' leakage into each other depends on
+    /// it: `VADEchoModel`).
     /// - Throws: `invalidConfiguration` for a configuration out of range (`VADConfiguration.validate()`).
-    public init(configuration c: VADConfiguration) throws(AudioPipelineError) {
+    public init(configuration c: VADConfiguration, sampleRate: Int = 16_000) throws(AudioPipelineError) {
         try c.validate()
         configuration = c
         frameSeconds = c.frameMilliseconds / 1000
@@ -107,7 +109,7 @@ public struct VADDecider: Sendable {
         floors = (0..<VADEchoModel.maxBands).map { _ in
             RunningQuantile(window: frames(c.floorWindowSeconds), quantile: c.floorQuantile, withPower: true)
         }
-        echoModel = VADEchoModel(configuration: c)
+        echoModel = VADEchoModel(configuration: c, sampleRate: sampleRate)
         talker = RunningQuantile(window: frames(c.talkerWindowSeconds), quantile: 0.95)
         bias = RunningQuantile(window: frames(c.floorWindowSeconds), quantile: 0.5)
         echoBias = RunningQuantile(window: frames(c.floorWindowSeconds), quantile: 0.5)

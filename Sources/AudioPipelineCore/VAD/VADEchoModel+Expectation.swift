@@ -70,7 +70,9 @@ extension VADEchoModel {
             }
             e.gains = gains
         }
-        e.echo = (e.gains + x).replacing(with: -.infinity, where: .!(x .> -120))
+        // (Raised where a band's reference is another band's leak: VADEchoModel+Leakage.swift.)
+        let echo = withLeakage(gains: e.gains, x: x)
+        e.echo = echo.replacing(with: -.infinity, where: .!(x .> -120))
         for b in bandCount..<8 { e.echo[b] = -.infinity }
     }
 }

@@ -193,7 +193,10 @@ extension VADEchoModel {
     @inline(__always)
     mutating func learnTracked(mic m: SIMD8<Double>, tracked: SIMD8<Double>, start: Int, age: Int) {
         guard directPathPlays(start: start, age: age, tracked: tracked) else { return }
-        for b in 0..<bandCount where tracked[b] > -120 {
+        var gains = SIMD8<Double>()
+        for b in 0..<bandCount { gains[b] = trackedGains[b].value(or: worst) }
+        let lowers = leakLowers(tracked, gains: gains)
+        for b in 0..<bandCount where tracked[b] > -120 && !lowers[b] {
             let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
             trackedGains[b].add(v)
             spreads[b].add(v)

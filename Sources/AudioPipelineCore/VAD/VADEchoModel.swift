@@ -54,6 +54,9 @@
 /// - **A louder echo path.** An echo that rose 10 dB or more at once (the volume turned up) stands
 ///   out in every frame and teaches nothing; `watchEchoLevel` sees it stand over what the gains
 ///   learnt while the reference plays, and the tracked gain learns anew (VADEchoModel+Change.swift).
+/// - **A band's sound in the others.** A tone or an earcon reaches the other bands through their
+///   filters' stopbands with its own band's gain: the expected echo counts that leak, and a gain
+///   does not learn down from a lower-gain band's leak (VADEchoModel+Leakage.swift).
 /// - **Onsets.** The reference is known before its echo arrives: for `echoOnsetGuardMilliseconds`
 ///   after the echo of an utterance that follows a pause of `onsetPauseSeconds` is due at the
 ///   estimated delay, speech does not start — the first frames of an echo are what a model learnt
@@ -143,8 +146,16 @@ public struct VADEchoModel: Sendable {
     var louderSeen = 0
     var louderProducts = SIMD8<Double>(), louderMicPowers = SIMD8<Double>(), louderReferencePowers = SIMD8<Double>()
 
+    /// What each steep band passes of the others' sound, dB (`leakageTable`), and the same without
+    /// neighbours (`distant`), at the stream's rate.
+    let leakage: [SIMD8<Double>], distantLeakage: [SIMD8<Double>]
+
     /// A model with nothing learnt (it expects the worst plausible echo); all state allocated here.
-    public init(configuration c: VADConfiguration) {
+    /// `sampleRate`: the rate of the band analysis that feeds it (the steep bands' leakage into each
+    /// other depends on it near the Nyquist frequency).
+    public init(configuration c: VADConfiguration, sampleRate: Int = 16_000) {
+        leakage = Self.leakageTable(sampleRate: sampleRate)
+        distantLeakage = Self.distant(leakage)
         let frameSeconds = c.frameMilliseconds / 1000
         let frames = { (seconds: Double) in max(1, Int((seconds / frameSeconds).rounded())) }
         searchMin = Int((c.echoDelayMinMilliseconds / c.frameMilliseconds).rounded(.down))

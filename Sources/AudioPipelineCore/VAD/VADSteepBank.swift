@@ -62,25 +62,10 @@ struct VADSteepBank: Sendable {
     /// unfiltered there.
     init(sampleRate: Int) {
         let fs = Double(sampleRate)
-        let splits = VADBandPairAnalyzer.splitsHz
-        let q = Self.fourthOrderQ
         var c = [Float](repeating: 0, count: Self.sectionCount * Self.rows * Self.bands)
         var gains = [Float](repeating: 1, count: Self.bands)
         for band in 0..<Self.bands {
-            // The band's sections in order: (high-pass?, cutoff, Q); the rest pass through.
-            // High-passes in sections 0 and 1, low-passes in 2 and 3 (the kernel's contract); nil
-            // passes through.
-            var plan: [(high: Bool, hz: Double, q: Double)?] = [nil, nil, nil, nil]
-            if band == 0 {
-                plan[0] = (true, 80, Self.secondOrderQ)
-            } else {
-                plan[0] = (true, splits[band - 1], q.0)
-                plan[1] = (true, splits[band - 1], q.1)
-            }
-            if band < Self.bands - 1 {
-                plan[2] = (false, splits[band], q.0)
-                plan[3] = (false, splits[band], q.1)
-            }
+            let plan = Self.plan(band: band)
             var gain = 1.0
             for section in 0..<Self.sectionCount {
                 // A pass-through: (1 ∓ z⁻¹)² / (1 ∓ z⁻¹)², the sign of the section's slot.
@@ -106,6 +91,46 @@ struct VADSteepBank: Sendable {
         scale = gains
         coefficients = c
         state = [Float](repeating: 0, count: Self.sectionCount * 2 * Self.lanes)
+    }
+
+    /// A band's sections in order: (high-pass?, cutoff, Q); nil passes through. High-passes in
+    /// sections 0 and 1, low-passes in 2 and 3 (the kernel's contract).
+    static func plan(band: Int) -> [(high: Bool, hz: Double, q: Double)?] {
+        let splits = VADBandPairAnalyzer.splitsHz
+        let q = fourthOrderQ
+        var plan: [(high: Bool, hz: Double, q: Double)?] = [nil, nil, nil, nil]
+        if band == 0 {
+            plan[0] = (true, 80, secondOrderQ)
+        } else {
+            plan[0] = (true, splits[band - 1], q.0)
+            plan[1] = (true, splits[band - 1], q.1)
+        }
+        if band < bands - 1 {
+            plan[2] = (false, splits[band], q.0)
+            plan[3] = (false, splits[band], q.1)
+        }
+        return plan
+    }
+
+    /// The power band `band`'s filters pass at `hz` (|H|² of its sections at `sampleRate`): 0 for a
+    /// band above the rate's reach. (`VADEchoModel`'s leakage table.)
+    static func power(band: Int, at hz: Double, sampleRate: Int) -> Double {
+        let fs = Double(sampleRate)
+        let w = 2 * Double.pi * hz / fs
+        var power = 1.0
+        for section in plan(band: band) {
+            guard let section else { continue }
+            let c = coefficients(high: section.high, hz: section.hz, q: section.q, sampleRate: fs)
+            // |b0 + b1 z⁻¹ + b2 z⁻²|² / |1 + a1 z⁻¹ + a2 z⁻²|² at z = e^{jw}.
+            let numberRe = c.b0 + c.b1 * Double.cos(w) + c.b2 * Double.cos(2 * w)
+            let numberIm = -(c.b1 * Double.sin(w) + c.b2 * Double.sin(2 * w))
+            let denominatorRe = 1 + c.a1 * Double.cos(w) + c.a2 * Double.cos(2 * w)
+            let denominatorIm = -(c.a1 * Double.sin(w) + c.a2 * Double.sin(2 * w))
+            power *=
+                (numberRe * numberRe + numberIm * numberIm)
+                / (denominatorRe * denominatorRe + denominatorIm * denominatorIm)
+        }
+        return power
     }
 
     /// A Butterworth section (the bilinear transform with the cutoff prewarped, as a digital

@@ -31,7 +31,8 @@ extension VADCorpus {
         var features: [Double: Features] = [:]
         for i in lengths.indices {
             features[lengths[i]] = Features(
-                mic: mic[i], reference: reference == nil ? nil : far[i], frameSeconds: s.frameSeconds[i])
+                mic: mic[i], reference: reference == nil ? nil : far[i], frameSeconds: s.frameSeconds[i],
+                sampleRate: s.rate)
         }
         let playout =
             reference == nil || meter == nil

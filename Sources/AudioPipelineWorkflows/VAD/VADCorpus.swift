@@ -36,6 +36,8 @@ public struct VADCorpus: Sendable {
         var mic: [VADBandFrame]
         var reference: [SIMD8<Double>]?
         var frameSeconds: Double
+        /// The audio's rate (the decider's: `VADDecider.init(configuration:sampleRate:)`).
+        var sampleRate: Int
     }
 
     /// Columns of the waveform envelope kept per file (the plots' width).
@@ -216,7 +218,9 @@ public struct VADCorpus: Sendable {
             return out
         }
         let frameSeconds = Double(length) / Double(rate)
-        guard let reference else { return Features(mic: analysis(mic), reference: nil, frameSeconds: frameSeconds) }
+        guard let reference else {
+            return Features(mic: analysis(mic), reference: nil, frameSeconds: frameSeconds, sampleRate: rate)
+        }
         // With a reference, both through the steep bands together, as `EnergyVAD` analyses them (the
         // reference cut or padded with silence to the microphone's length).
         var far = [Float](reference.prefix(mic.count))
@@ -236,7 +240,7 @@ public struct VADCorpus: Sendable {
             micFrames.append(a)
             farFrames.append(b)
         }
-        return Features(mic: micFrames, reference: farFrames, frameSeconds: frameSeconds)
+        return Features(mic: micFrames, reference: farFrames, frameSeconds: frameSeconds, sampleRate: rate)
     }
 
     /// Min and max per plot column, scaled so the loudest sample is 1 (`EnvelopeBuilder`, which the
@@ -266,7 +270,7 @@ public struct VADCorpus: Sendable {
     static func decide(_ f: Features, configuration: VADConfiguration, details: Bool = false)
         throws(AudioPipelineError) -> (frames: [VADDecider.Frame], details: [VADDecider.Detail])
     {
-        var d = try VADDecider(configuration: configuration)
+        var d = try VADDecider(configuration: configuration, sampleRate: f.sampleRate)
         var frames: [VADDecider.Frame] = []
         var out: [VADDecider.Detail] = []
         frames.reserveCapacity(f.mic.count)

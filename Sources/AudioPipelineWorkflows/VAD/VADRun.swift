@@ -61,7 +61,8 @@ public struct VADRun: Sendable {
     ) throws(AudioPipelineError) -> (
         run: VADRun, rate: Int, warnings: [String], explanations: [VADSegmentExplanation]
     ) {
-        // `EnergyVAD`'s band analysis (`VADCorpus.bandFrames`) and decider, one frame at a time.
+        // `EnergyVAD`'s band analysis (`VADCorpus.bandFrames`) and decider, one frame at a time (its
+        // own, for the file's rate, once that is known).
         var decider = try VADDecider(configuration: configuration)
         var explainer: VADExplainer.Stream?
         var frameSeconds = 0.0
@@ -71,6 +72,7 @@ public struct VADRun: Sendable {
             path: path, reference: reference, resampler: resampler, frameMilliseconds: [configuration.frameMilliseconds]
         ) { (rate) throws(AudioPipelineError) in
             let vad = try EnergyVAD(sampleRate: rate, configuration: configuration)  // its checks, before reading
+            decider = vad.decider
             frameSeconds = Double(vad.frameLength) / Double(rate)
             if explain { explainer = .init(configuration: configuration, frameSeconds: frameSeconds) }
         } frame: { _, mic, reference in
