@@ -581,7 +581,8 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         let speech = run.indices.filter { run[$0].frame.speech }
         #expect(speech.isEmpty, "speech at \(speech.prefix(5).map { "\(Double($0) / 100) s" })")
         #expect(run[1000].detail.echoStage == .tracked)
-        // A user 8 dB under the tone's echo, from 7.5 s (the tone's middle), is heard within 60 ms.
+        // A user from 7.5 s (the tone's middle; about 8 dB under the 700 and 1000 Hz tones' echo) is heard
+        // within 60 ms.
         let user = speechLike(rate, dbfs: -30, f0: 120, seed: 44)
         for (k, v) in user.enumerated() { mic[15 * rate / 2 + k] += v }
         let talking = try decide(mic, agent)

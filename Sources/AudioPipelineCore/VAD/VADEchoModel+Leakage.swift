@@ -31,14 +31,15 @@ extension VADEchoModel {
     /// sound at its centre) holds the neighbour's sound: its expected echo is at least the
     /// neighbour's gain over it. A 523–659 Hz tone near the 600 Hz split, in a loudspeaker that cuts
     /// under 500–600 Hz, reached the band two octaves down through the neighbour's gain, 12 dB over
-    /// its own (earcon rooms of seed 3001: 20 → 12 false barge-ins; no change on barge-in items).
+    /// its own (chosen on earcon rooms of seed 3001: the two earcons near 600 Hz, 20 → 12 false
+    /// barge-ins in 40 rooms; no barge-in item changed).
     static let neighbourMargin = 6.0
 
     /// `leakage[k][b]` for a stream at `sampleRate`: how much of band `k`'s sound (its power through
     /// its own filter) band `b`'s filter passes, dB, for sound at `k`'s centre (the geometric mean of
     /// its splits; 80 Hz and 8 kHz close the outer bands, 0.45 × the rate the highest it reaches);
     /// from the filters' own responses at that rate (`VADSteepBank.power`: near the Nyquist frequency
-    /// the digital filters fall far faster than their analog design — 15–30 dB at 16 kHz between the
+    /// the digital filters fall far faster than their analog design — up to 30 dB at 16 kHz among the
     /// three top bands). −1000 for `b == k` and for a band above the rate's reach. Sound at `k`'s
     /// split nearest `b` would leak most (as much as it passes `k` for neighbours, 24 dB less two
     /// bands away): that bound, taken for speech, put the loudspeaker's gain in the middle bands on
@@ -78,7 +79,7 @@ extension VADEchoModel {
     /// band's own: after a 125–200 Hz tone (under the loudspeaker's cut) the bands over 300 Hz had
     /// learnt its gain, 12–20 dB under theirs, and the next words were taken for the user. A higher
     /// gain still learns (the expected echo then stays over the leak, as before the table; leaving
-    /// those frames out lowered the band over 5 kHz's gain and cost a false barge-in on one draw).
+    /// those frames out lowered the band over 5 kHz's gain and cost a false barge-in on two draws).
     /// Four bands (the one-pole analysis: no table): none.
     @inline(__always)
     func leakLowers(_ x: SIMD8<Double>, gains: SIMD8<Double>) -> SIMDMask<SIMD8<Int64>> {
