@@ -566,8 +566,9 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
     /// An earcon after speech (a tone alone in one band) reaches the other bands through their
     /// filters' stopbands with the tone's own gain: the loudspeaker that cuts the agent's voice
     /// under 500 Hz by 20–40 dB passes a 700 Hz tone almost whole, and its leak into the bands under
-    /// 300 Hz stood 14 dB over their expected echo (a false barge-in); a 160 Hz tone, under the cut,
-    /// taught the bands over 300 Hz its low gain, and the next words were the user's. The echo alone
+    /// 300 Hz stood over their expected echo (before the leakage rules: speech 0.14 s into the 700
+    /// and 1000 Hz tones); a 160 Hz tone, under the cut, taught the bands over 300 Hz its low gain,
+    /// and the next words were the user's (speech 0.3 s into them). The echo alone
     /// is never speech — and a user who talks over the tone is still heard.
     @Test(arguments: [160.0, 700, 1000])
     func theEchoOfAToneIsNotTheUser(hz: Double) throws {

@@ -7,12 +7,12 @@ import RealModule
 /// The echo model predicts each band of the microphone from the same band of the reference, with that
 /// band's gain. A reference whose sound sits in one band — a tone, an earcon, a held note — reaches
 /// the other bands only through their filters' stopbands, and there the microphone holds what the
-/// *tone's* band gain let through, not what the other band's own gain predicts. The loudspeaker that
-/// cut the agent's voice under 150 Hz by 27 dB cut a 700 Hz tone by 8, and the tone's leak into the
-/// band under 150 Hz stood 14 dB over the expected echo: a false barge-in 110–250 ms into a 630, 700,
-/// 800 or 1000 Hz tone after speech. The other way round, a 125–200 Hz tone (under the loudspeaker's
-/// cut) taught the bands over 300 Hz its own low gain, and the next words were taken for the user
-/// (docs/design/vad-experiments.md). So:
+/// *tone's* band gain let through, not what the other band's own gain predicts. The echo path that
+/// returned the agent's voice under 150 Hz 27 dB down returned a 700 Hz tone 8 dB down, and the
+/// tone's leak into the band under 150 Hz stood 14 dB over the expected echo: a false barge-in
+/// about 0.2 s into a 700 or 1000 Hz tone after speech. The other way round, a 125–200 Hz tone
+/// (under the loudspeaker's cut) taught the bands over 300 Hz its own low gain, and the next words
+/// were taken for the user (docs/design/vad-experiments.md). So:
 /// - a band's expected echo is at least, for each band `k` two or more away, `k`'s gain over the part
 ///   of this band's reference that is `k`'s leak; and, where the band holds `neighbourMargin` less
 ///   than a neighbour leaks into it, that neighbour's gain over all of it (`withLeakage`);
