@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Builds an agent track with earcons between its answers: what a voice agent plays besides speech.
+Usage: make-earcon-agent.py AGENT.wav OUT.wav [--earcons NAME,NAME,...]
+OUT (16-bit mono at AGENT's rate) is AGENT, then each earcon with 0.5 s of silence on each side and
+AGENT again after it: agent, earcon 1, agent, earcon 2, ..., agent. The earcons (peak amplitudes,
+linear fades):
+  ding-dong  659 Hz for 0.35 s (fading over its last 0.2 s), then 523 Hz for 0.6 s (0.4 s), 0.3
+  beep440    440 Hz for 0.6 s, 10 ms ramps, 0.3
+  beeps1175  three 0.12 s beeps at 1175 Hz, 0.08 s apart, 0.25
+  chord      262 + 330 + 392 Hz for 1.5 s (50 ms in, 0.3 s out), 0.25 in all
+  chime1760  1760 Hz for 0.8 s (fading over its last 0.5 s), 0.2
+  tone587    587 Hz for 1.2 s, 20 ms ramps, 0.3
+Run it through random rooms to see whether the earcons' echo stops the agent:
+  audiopipe session simulate --agent OUT.wav --rooms 40 --room-seed S -o DIR
+(DIR/rooms.csv: false barge-ins per room; the speech alone in the same rooms is the baseline).
+docs/design/vad-experiments.md ("An earcon's echo in the other bands") has what these gave.
+"""
+import argparse
+import sys
+
+import numpy as np
+from scipy.io import wavfile
+
+
+def tone(rate, parts, seconds, fade_in, fade_out, peak):
+    """Sines at the frequencies in `parts` summed to `peak`, with linear fades (seconds)."""
+    t = np.arange(int(round(seconds * rate))) / rate
+    x = sum(np.sin(2 * np.pi * f * t) for f in parts) / len(parts)
+    envelope = np.ones_like(t)
+    if fade_in > 0:
+        envelope = np.minimum(envelope, t / fade_in)
+    if fade_out > 0:
+        envelope = np.minimum(envelope, (seconds - t) / fade_out)
+    return peak * x * np.clip(envelope, 0, 1)
+
+
+def earcons(rate):
+    gap = np.zeros(int(0.08 * rate))
+    beep = tone(rate, [1175], 0.12, 0, 0, 0.25)
+    return {
+        "ding-dong": np.concatenate(
+            [tone(rate, [659], 0.35, 0.005, 0.2, 0.3), tone(rate, [523], 0.6, 0.005, 0.4, 0.3)]),
+        "beep440": tone(rate, [440], 0.6, 0.01, 0.01, 0.3),
+        "beeps1175": np.concatenate([beep, gap, beep, gap, beep, gap]),
+        "chord": tone(rate, [262, 330, 392], 1.5, 0.05, 0.3, 0.25),
+        "chime1760": tone(rate, [1760], 0.8, 0.005, 0.5, 0.2),
+        "tone587": tone(rate, [587], 1.2, 0.02, 0.02, 0.3),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("agent")
+    parser.add_argument("out")
+    parser.add_argument("--earcons", default="ding-dong,beep440,beeps1175,chord,chime1760,tone587")
+    a = parser.parse_args()
+    try:
+        rate, speech = wavfile.read(a.agent)
+    except (OSError, ValueError) as e:
+        sys.exit(f"make-earcon-agent.py: {a.agent}: {e}")
+    if speech.ndim > 1:
+        speech = speech.mean(axis=1)
+    if speech.dtype == np.int16:
+        speech = speech / 32768.0
+    elif speech.dtype == np.int32:
+        speech = speech / 2147483648.0
+    speech = np.asarray(speech, dtype=np.float64)
+    table = earcons(rate)
+    names = [n for n in a.earcons.split(",") if n]
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        sys.exit(f"make-earcon-agent.py: --earcons: unknown {', '.join(unknown)} (known: {', '.join(table)})")
+    pad = np.zeros(int(0.5 * rate))
+    parts = [speech]
+    for n in names:
+        parts += [pad, table[n], pad, speech]
+    out = np.clip(np.concatenate(parts), -1, 1)
+    wavfile.write(a.out, rate, (out * 32767).astype(np.int16))
+    print(f"{a.out}: {len(out) / rate:.1f} s at {rate} Hz, earcons {', '.join(names)}")
+
+
+if __name__ == "__main__":
+    main()
