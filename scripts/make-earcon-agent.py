@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Builds an agent track with earcons between its answers: what a voice agent plays besides speech.
 Usage: make-earcon-agent.py AGENT.wav OUT.wav [--earcons NAME,NAME,...]
+AGENT: a 16-bit PCM WAV (its channels are averaged; `audiopipe convert` makes one from other audio).
 OUT (16-bit mono at AGENT's rate) is AGENT, then each earcon with 0.5 s of silence on each side and
 AGENT again after it: agent, earcon 1, agent, earcon 2, ..., agent. The earcons (peak amplitudes,
 linear fades):
@@ -17,9 +18,9 @@ docs/design/vad-experiments.md ("An earcon's echo in the other bands") has what 
 """
 import argparse
 import sys
+import wave
 
 import numpy as np
-from scipy.io import wavfile
 
 
 def tone(rate, parts, seconds, fade_in, fade_out, peak):
@@ -55,16 +56,15 @@ def main():
     parser.add_argument("--earcons", default="ding-dong,beep440,beeps1175,chord,chime1760,tone587")
     a = parser.parse_args()
     try:
-        rate, speech = wavfile.read(a.agent)
-    except (OSError, ValueError) as e:
-        sys.exit(f"make-earcon-agent.py: {a.agent}: {e}")
-    if speech.ndim > 1:
-        speech = speech.mean(axis=1)
-    if speech.dtype == np.int16:
-        speech = speech / 32768.0
-    elif speech.dtype == np.int32:
-        speech = speech / 2147483648.0
-    speech = np.asarray(speech, dtype=np.float64)
+        with wave.open(a.agent, "rb") as w:
+            if w.getsampwidth() != 2:
+                sys.exit(f"make-earcon-agent.py: {a.agent}: {8 * w.getsampwidth()}-bit samples; a 16-bit PCM WAV is needed")
+            rate = w.getframerate()
+            channels = w.getnchannels()
+            raw = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+    except (OSError, EOFError, wave.Error) as e:
+        sys.exit(f"make-earcon-agent.py: {a.agent}: {e} (a 16-bit PCM WAV is needed)")
+    speech = raw.reshape(-1, channels).mean(axis=1) / 32768.0
     table = earcons(rate)
     names = [n for n in a.earcons.split(",") if n]
     unknown = [n for n in names if n not in table]
@@ -75,7 +75,11 @@ def main():
     for n in names:
         parts += [pad, table[n], pad, speech]
     out = np.clip(np.concatenate(parts), -1, 1)
-    wavfile.write(a.out, rate, (out * 32767).astype(np.int16))
+    with wave.open(a.out, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((out * 32767).astype("<i2").tobytes())
     print(f"{a.out}: {len(out) / rate:.1f} s at {rate} Hz, earcons {', '.join(names)}")
 
 
