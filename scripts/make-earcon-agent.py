@@ -58,7 +58,8 @@ def main():
     try:
         with wave.open(a.agent, "rb") as w:
             if w.getsampwidth() != 2:
-                sys.exit(f"make-earcon-agent.py: {a.agent}: {8 * w.getsampwidth()}-bit samples; a 16-bit PCM WAV is needed")
+                bits = 8 * w.getsampwidth()
+                sys.exit(f"make-earcon-agent.py: {a.agent}: {bits}-bit samples; a 16-bit PCM WAV is needed")
             rate = w.getframerate()
             channels = w.getnchannels()
             raw = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
