@@ -117,19 +117,20 @@ private func decide(
     }
 }
 
-/// A small loudspeaker that cuts the bass: a fourth-order Butterworth high-pass at `cutHz` (two
-/// biquads), then `delayMs` and `gainDb` — the agent's voice over 500 Hz reaches the microphone,
-/// its fundamental and a low tone hardly.
+/// A small loudspeaker that cuts the bass: a fourth-order Butterworth high-pass at `cutHz` (the
+/// steep bands' two sections, `VADSteepBank.coefficients`), then `delayMs` and `gainDb` — the agent's
+/// voice over 500 Hz reaches the microphone, its fundamental and a low tone hardly.
 private func smallSpeaker(_ reference: [Float], cutHz: Double, delayMs: Double, gainDb: Double) -> [Float] {
     var x = reference.map(Double.init)
-    for q in [0.541_196_100_146_197, 1.306_562_964_876_376_7] {
-        let w = 2 * Double.pi * cutHz / Double(rate)
-        let alpha = sin(w) / (2 * q)
-        let a0 = 1 + alpha
-        let b0 = (1 + cos(w)) / 2 / a0, b1 = -(1 + cos(w)) / a0, a1 = -2 * cos(w) / a0, a2 = (1 - alpha) / a0
-        var x1 = 0.0, x2 = 0.0, y1 = 0.0, y2 = 0.0
+    let q = VADSteepBank.fourthOrderQ
+    for sectionQ in [q.0, q.1] {
+        let c = VADSteepBank.coefficients(high: true, hz: cutHz, q: sectionQ, sampleRate: Double(rate))
+        var x1 = 0.0
+        var x2 = 0.0
+        var y1 = 0.0
+        var y2 = 0.0
         for k in x.indices {
-            let y = b0 * x[k] + b1 * x1 + b0 * x2 - a1 * y1 - a2 * y2
+            let y = c.b0 * x[k] + c.b1 * x1 + c.b2 * x2 - c.a1 * y1 - c.a2 * y2
             x2 = x1
             x1 = x[k]
             y2 = y1
