@@ -4,9 +4,9 @@
 // each at 3.7 µs per 10 ms frame pair at 16 kHz (the VAD's budget is 2 µs for the whole frame); in
 // AVX2 with FMA a signal's eight bands fill one register, and the two signals' registers are two
 // independent chains the CPU runs side by side (a section's output feeds the next: one chain
-// alone waits on its fused multiply-adds' latency). On Intel cores with AVX-512 both signals share
-// one 512-bit register instead (`cvk_steep_bands_avx512_wide`, below: fewer operations on the same
-// two ports); AMD's keep the two 256-bit chains (`cvk_steep_preferred_level`).
+// alone waits on its fused multiply-adds' latency). On Intel cores with AVX-512, and AMD's from Zen 5
+// on, both signals share one 512-bit register instead (`cvk_steep_bands_avx512_wide`, below: fewer
+// operations); AMD's Zen 4 keeps the two 256-bit chains (`cvk_steep_preferred_level`).
 //
 // Every section is normalised by its b0 (the band's gain, the product of its sections' b0, is
 // applied to each quarter's energies as `scale`, its square): a Butterworth section's numerator is
@@ -121,6 +121,7 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
 }
 
 #if defined(__x86_64__) || defined(_M_X64)
+#include <cpuid.h>
 #include <immintrin.h>
 
 // The x86 kernel, written once: inlined into an AVX2 + FMA entry and an AVX-512VL one. The same
@@ -215,10 +216,14 @@ __attribute__((target("avx2,fma,avx512f"))) static inline __m512 both_halves(con
 // (8 cycles at 4 each; 160 samples ≥ 556 ns at 2.3 GHz). Measured 2026-11-28 on an Intel Xeon
 // (2.3 GHz; AVX-512 FP16 in its flags: Sapphire Rapids or later), 160-sample frames of a talking reference
 // and its echo, clang -O2, same bits: 860–1080 ns with the 256-bit AVX-512VL kernel, 690–777 ns
-// with this one. AMD's Zen 4 runs a 512-bit operation as two 256-bit halves on pipes that keep
-// multiply-adds and adds apart: there this kernel's 13 multiply-adds take 13 cycles of its two
-// FMA pipes a sample where the 256-bit kernel needs 11 (arithmetic; no AMD machine to measure
-// on), so AMD CPUs keep the 256-bit kernel (`cvk_steep_preferred_level`).
+// with this one. Measured 2026-12-01 on an AMD EPYC of family 26 (Zen 5, whose server cores run
+// 512-bit operations whole), the same frames in a C loop, best of 20 blocks, three runs: 491–505 ns
+// with the 256-bit AVX-512VL kernel, 406–417 ns with this one. AMD's Zen 4 (family 25) runs a
+// 512-bit operation as two 256-bit halves on pipes that keep multiply-adds and adds apart: there
+// this kernel's 13 multiply-adds take 13 cycles of its two FMA pipes a sample where the 256-bit
+// kernel needs 11 (arithmetic; no Zen 4 machine to measure on), so AMD CPUs before family 26 keep
+// the 256-bit kernel (`cvk_steep_preferred_level`). Zen 5's laptop cores split 512-bit operations
+// as Zen 4 does; they get this kernel too, unmeasured.
 __attribute__((target("avx2,fma,avx512f"))) void cvk_steep_bands_avx512_wide(
     const float *coefs, const float *scale, float *state, const float *x0, const float *x1, size_t n,
     size_t quarter_length, size_t quarter_from, float *energy, float *quarters) {
@@ -273,9 +278,17 @@ int cvk_steep_level(void) {
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") ? 3 : 1;
 }
 
+// The CPU's family as CPUID leaf 1 gives it (base family, plus the extended family when the base is 15).
+static unsigned cpu_family(void) {
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx)) return 0;
+    const unsigned base = (eax >> 8) & 0xF;
+    return base == 0xF ? base + ((eax >> 20) & 0xFF) : base;
+}
+
 int cvk_steep_preferred_level(void) {
     const int level = cvk_steep_level();
-    return level == 3 && __builtin_cpu_is("amd") ? 2 : level;
+    return level == 3 && __builtin_cpu_is("amd") && cpu_family() < 0x1A ? 2 : level;
 }
 #else
 int cvk_steep_level(void) { return 0; }

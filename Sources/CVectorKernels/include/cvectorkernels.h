@@ -170,9 +170,10 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
 /// and VL (which runs level 2, the AVX2 operations with 32 registers, and level 3, both signals in
 /// one 512-bit register). x86-64 only above 0. Every level gives the same bits.
 int cvk_steep_level(void);
-/// The steep band kernel to use: cvk_steep_level(), except 2 in place of 3 on AMD CPUs. Level 3 was
-/// measured faster than level 2 on an Intel Xeon; on AMD only level 2 was measured (an EPYC), and
-/// Zen 4 splits 512-bit operations in two, so level 3 would likely be slower there (not measured).
+/// The steep band kernel to use: cvk_steep_level(), except 2 in place of 3 on AMD CPUs before
+/// family 26 (Zen 5). Level 3 was measured faster than level 2 on an Intel Xeon (20–30 %) and on an
+/// AMD EPYC of family 26 (17 %); Zen 4 (family 25) splits 512-bit operations in two, so level 3 would
+/// likely be slower there (not measured).
 int cvk_steep_preferred_level(void);
 #if defined(__x86_64__) || defined(_M_X64)
 /// AVX2 + FMA (call only when cvk_steep_level() ≥ 1).
