@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Issue 30's two echo grids: the barge-in detector against its own agent's echo at fixed echo
+delays and gains (`audiopipe session simulate --sweep echo_delay_ms=…`, one run per gain).
+
+- Silent grid: the dev kit's agent track (`dev/039_tts_bargein_6.ref.wav`), no user, echo delays
+  0, 20, 40, 60, 80, 100, 120, 150, 200, 250, 300 ms × gains −20, −14, −10, −6, −3, 0, +3, +6 dB
+  (88 cells). The target: no false barge-in in any cell.
+- Talking grid: the same agent and the sample scenario's user (`samples/scenario/user-16k.wav`,
+  talking over the agent from 3.0 s), the same delays × gains −20 … 0 dB (66 cells). The target:
+  the user detected within 300 ms, nothing else fires.
+
+Prints both grids as Markdown tables (a cell: its latency p90 in ms, or what went wrong) and a
+summary line each; `--csv FILE` also writes every cell. The figures of docs/design/vad-experiments.md
+("silent grid 0 of 88, talking grid 4 of 66 over 300 ms") come from these grids.
+
+  scripts/echo-grids.py AUDIOPIPE [--kit ../shared/eval/vad] [--csv FILE] [extra audiopipe options...]
+"""
+import argparse
+import csv
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+DELAYS = [0, 20, 40, 60, 80, 100, 120, 150, 200, 250, 300]
+GAINS = [-20, -14, -10, -6, -3, 0, 3, 6]
+LATENCY_LIMIT_MS = 300
+
+
+def sweep(binary, agent, user, gain, extra):
+    """One run per delay at `gain`: the rows of sweep.csv, keyed by delay."""
+    with tempfile.TemporaryDirectory() as tmp:
+        command = [binary, "session", "simulate", "--agent", str(agent), "--echo-gain-db", str(gain),
+                   "--sweep", "echo_delay_ms=" + ",".join(map(str, DELAYS)), "-o", tmp + "/grid", "-q"]
+        if user:
+            command += ["--user", str(user)]
+        subprocess.run(command + extra, check=True, capture_output=True, text=True)
+        with open(tmp + "/grid/sweep.csv", newline="") as f:
+            return {int(float(row["echo_delay_ms"])): row for row in csv.DictReader(f)}
+
+
+def verdict(row, talking):
+    """What a cell shows: None when it meets the target, else a short reason."""
+    false = int(row["false_barge_ins"])
+    if not talking:
+        return f"{false} false" if false else None
+    missed = int(row["missed"])
+    if missed:
+        return f"{missed} missed"
+    if false:
+        return f"{false} false"
+    p90 = float(row["latency_p90_ms"])
+    return f"{p90:.0f} ms" if p90 > LATENCY_LIMIT_MS else None
+
+
+def table(name, gains, rows, talking):
+    print(f"\n{name} (rows: echo gain dB; columns: echo delay ms; `·` meets the target)\n")
+    print("| gain | " + " | ".join(map(str, DELAYS)) + " |")
+    print("|---:|" + "---:|" * len(DELAYS))
+    failing = 0
+    for g in gains:
+        cells = []
+        for d in DELAYS:
+            v = verdict(rows[g][d], talking)
+            failing += v is not None
+            cells.append(v or "·")
+        print(f"| {g:+d} | " + " | ".join(cells) + " |")
+    return failing
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("audiopipe")
+    parser.add_argument("--kit", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared/eval/vad"))
+    parser.add_argument("--csv", help="write every cell to this CSV file")
+    args, extra = parser.parse_known_args()
+    agent = pathlib.Path(args.kit) / "dev/039_tts_bargein_6.ref.wav"
+    user = pathlib.Path(__file__).resolve().parents[1] / "samples/scenario/user-16k.wav"
+    for path in (agent, user):
+        if not path.exists():
+            sys.exit(f"echo-grids: {path}: not found (--kit names the VAD kit's folder)")
+    talking_gains = [g for g in GAINS if g <= 0]
+    silent = {g: sweep(args.audiopipe, agent, None, g, extra) for g in GAINS}
+    talking = {g: sweep(args.audiopipe, agent, user, g, extra) for g in talking_gains}
+    silent_failing = table("Silent grid: false barge-ins", GAINS, silent, talking=False)
+    talking_failing = table(f"Talking grid: latency p90 over {LATENCY_LIMIT_MS} ms, missed or false",
+                            talking_gains, talking, talking=True)
+    print(f"\nsilent grid: {silent_failing} of {len(GAINS) * len(DELAYS)} cells with a false barge-in")
+    print(f"talking grid: {talking_failing} of {len(talking_gains) * len(DELAYS)} cells over "
+          f"{LATENCY_LIMIT_MS} ms, missed or with a false barge-in")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["grid", "echo_gain_db", "echo_delay_ms", "missed", "false_barge_ins", "latency_p90_ms"])
+            for grid, rows in (("silent", silent), ("talking", talking)):
+                for g, by_delay in rows.items():
+                    for d in DELAYS:
+                        r = by_delay[d]
+                        w.writerow([grid, g, d, r["missed"], r["false_barge_ins"], r["latency_p90_ms"]])
+
+
+if __name__ == "__main__":
+    main()
