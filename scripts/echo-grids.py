@@ -11,9 +11,13 @@ delays and gains (`audiopipe session simulate --sweep echo_delay_ms=…`, one ru
 
 Prints both grids as Markdown tables (a cell: its latency p90 in ms, or what went wrong) and a
 summary line each; `--csv FILE` also writes every cell. The figures of docs/design/vad-experiments.md
-("silent grid 0 of 88, talking grid 4 of 66 over 300 ms") come from these grids.
+("silent grid 0 of 88, talking grid 4 of 66 over 300 ms") come from these grids. `--agent` plays
+another agent track (`make check-echo-grids` also runs the sample scenario's); `--max-silent N` and
+`--max-talking N` exit 1 when more cells fail. Other options go to `session simulate` (e.g.
+`--enter-db 12`, `--config tuned.json`).
 
-  scripts/echo-grids.py AUDIOPIPE [--kit ../shared/eval/vad] [--csv FILE] [extra audiopipe options...]
+  scripts/echo-grids.py AUDIOPIPE [--kit ../shared/eval/vad] [--agent WAV] [--csv FILE]
+                        [--max-silent N] [--max-talking N] [session simulate options...]
 """
 import argparse
 import csv
@@ -72,9 +76,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("audiopipe")
     parser.add_argument("--kit", default=str(pathlib.Path(__file__).resolve().parents[2] / "shared/eval/vad"))
+    parser.add_argument("--agent", help="the agent track (default: the kit's dev/039_tts_bargein_6.ref.wav)")
     parser.add_argument("--csv", help="write every cell to this CSV file")
+    parser.add_argument("--max-silent", type=int, help="exit 1 when more silent cells than this fail")
+    parser.add_argument("--max-talking", type=int, help="exit 1 when more talking cells than this fail")
     args, extra = parser.parse_known_args()
-    agent = pathlib.Path(args.kit) / "dev/039_tts_bargein_6.ref.wav"
+    agent = pathlib.Path(args.agent) if args.agent else pathlib.Path(args.kit) / "dev/039_tts_bargein_6.ref.wav"
     user = pathlib.Path(__file__).resolve().parents[1] / "samples/scenario/user-16k.wav"
     for path in (agent, user):
         if not path.exists():
@@ -97,6 +104,12 @@ def main():
                     for d in DELAYS:
                         r = by_delay[d]
                         w.writerow([grid, g, d, r["missed"], r["false_barge_ins"], r["latency_p90_ms"]])
+    over = [f"silent grid {silent_failing} > {args.max_silent}"
+            for _ in [0] if args.max_silent is not None and silent_failing > args.max_silent]
+    over += [f"talking grid {talking_failing} > {args.max_talking}"
+             for _ in [0] if args.max_talking is not None and talking_failing > args.max_talking]
+    if over:
+        sys.exit("echo-grids: more failing cells than allowed: " + "; ".join(over))
 
 
 if __name__ == "__main__":
