@@ -14,6 +14,11 @@ linear fades):
 Run it through random rooms to see whether the earcons' echo stops the agent:
   audiopipe session simulate --agent OUT.wav --rooms 40 --room-seed S -o DIR
 (DIR/rooms.csv: false barge-ins per room; the speech alone in the same rooms is the baseline).
+With --user USER.wav --user-out UOUT.wav it also writes a user track (16-bit mono at USER's rate, as
+long as OUT) that talks over every earcon: USER's utterance from --user-from seconds (default 3.0) to
+its first 0.3 s under -50 dBFS, starting --user-lead seconds (default 0.15) into each earcon. Whether
+such a user is heard, and how late:
+  audiopipe session simulate --agent OUT.wav --user UOUT.wav --rooms 40 --room-seed S -o DIR
 docs/design/vad-experiments.md ("An earcon's echo in the other bands") has what these gave.
 """
 import argparse
@@ -49,23 +54,58 @@ def earcons(rate):
     }
 
 
+def read(path):
+    """A 16-bit PCM WAV's rate and its channels' mean in [-1, 1)."""
+    try:
+        with wave.open(path, "rb") as w:
+            if w.getsampwidth() != 2:
+                bits = 8 * w.getsampwidth()
+                sys.exit(f"make-earcon-agent.py: {path}: {bits}-bit samples; a 16-bit PCM WAV is needed")
+            rate = w.getframerate()
+            channels = w.getnchannels()
+            raw = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
+    except (OSError, EOFError, wave.Error) as e:
+        sys.exit(f"make-earcon-agent.py: {path}: {e} (a 16-bit PCM WAV is needed)")
+    return rate, raw.reshape(-1, channels).mean(axis=1) / 32768.0
+
+
+def write(path, rate, x):
+    with wave.open(path, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
+
+
+def utterance(user, rate, start):
+    """The user's utterance from `start` s to its first 0.3 s of 10 ms frames under -50 dBFS."""
+    frame = int(0.01 * rate)
+    first = int(start * rate)
+    quiet = 0
+    end = first
+    while end + frame <= len(user):
+        rms = np.sqrt(np.mean(user[end:end + frame] ** 2))
+        quiet = quiet + 1 if rms < 10 ** (-50 / 20) else 0
+        end += frame
+        if quiet == 30:
+            end -= 30 * frame
+            break
+    return user[first:end]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("agent")
     parser.add_argument("out")
     parser.add_argument("--earcons", default="ding-dong,beep440,beeps1175,chord,chime1760,tone587")
+    parser.add_argument("--user", help="the user's clean track (16-bit PCM WAV)")
+    parser.add_argument("--user-out", help="where the user track that talks over the earcons goes")
+    parser.add_argument("--user-from", type=float, default=3.0, help="the utterance's start in --user, s")
+    parser.add_argument("--user-lead", type=float, default=0.15, help="how far into each earcon the user starts, s")
     a = parser.parse_args()
-    try:
-        with wave.open(a.agent, "rb") as w:
-            if w.getsampwidth() != 2:
-                bits = 8 * w.getsampwidth()
-                sys.exit(f"make-earcon-agent.py: {a.agent}: {bits}-bit samples; a 16-bit PCM WAV is needed")
-            rate = w.getframerate()
-            channels = w.getnchannels()
-            raw = np.frombuffer(w.readframes(w.getnframes()), dtype="<i2")
-    except (OSError, EOFError, wave.Error) as e:
-        sys.exit(f"make-earcon-agent.py: {a.agent}: {e} (a 16-bit PCM WAV is needed)")
-    speech = raw.reshape(-1, channels).mean(axis=1) / 32768.0
+    if (a.user is None) != (a.user_out is None):
+        sys.exit("make-earcon-agent.py: --user and --user-out go together")
+    rate, speech = read(a.agent)
     table = earcons(rate)
     names = [n for n in a.earcons.split(",") if n]
     unknown = [n for n in names if n not in table]
@@ -73,15 +113,25 @@ def main():
         sys.exit(f"make-earcon-agent.py: --earcons: unknown {', '.join(unknown)} (known: {', '.join(table)})")
     pad = np.zeros(int(0.5 * rate))
     parts = [speech]
+    starts = []
     for n in names:
+        starts.append(sum(len(p) for p in parts) / rate + 0.5)
         parts += [pad, table[n], pad, speech]
-    out = np.clip(np.concatenate(parts), -1, 1)
-    with wave.open(a.out, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes((out * 32767).astype("<i2").tobytes())
+    out = np.concatenate(parts)
+    write(a.out, rate, out)
     print(f"{a.out}: {len(out) / rate:.1f} s at {rate} Hz, earcons {', '.join(names)}")
+    if a.user:
+        user_rate, user = read(a.user)
+        said = utterance(user, user_rate, a.user_from)
+        if len(said) == 0:
+            sys.exit(f"make-earcon-agent.py: {a.user}: nothing from {a.user_from} s (--user-from)")
+        track = np.zeros(int(len(out) / rate * user_rate) + len(said))
+        for s in starts:
+            at = int((s + a.user_lead) * user_rate)
+            track[at:at + len(said)] += said
+        write(a.user_out, user_rate, track)
+        print(f"{a.user_out}: a {len(said) / user_rate:.2f} s utterance {a.user_lead} s into each earcon "
+              f"(at {', '.join(f'{s:.2f}' for s in starts)} s)")
 
 
 if __name__ == "__main__":
