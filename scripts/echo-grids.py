@@ -13,22 +13,33 @@ Prints both grids as Markdown tables (a cell: its latency p90 in ms, or what wen
 summary line each; `--csv FILE` also writes every cell. The figures of docs/design/vad-experiments.md
 ("silent grid 0 of 88, talking grid 4 of 66 over 300 ms") come from these grids. `--agent` plays
 another agent track (`make check-echo-grids` also runs the sample scenario's); `--max-silent N` and
-`--max-talking N` exit 1 when more cells fail. Other options go to `session simulate` (e.g.
+`--max-talking N` exit 1 when more cells fail. `--early` adds a third table, reported, not checked:
+the same user talking 0.3, 0.6, 1.0 or 1.5 s after the agent's first sound, with headphones (no
+echo) or an echo of −20, −10 or 0 dB (40 ms): how late the session's first words leave him. Other options go to `session simulate` (e.g.
 `--enter-db 12`, `--config tuned.json`).
 
   scripts/echo-grids.py AUDIOPIPE [--kit ../shared/eval/vad] [--agent WAV] [--csv FILE]
-                        [--max-silent N] [--max-talking N] [session simulate options...]
+                        [--max-silent N] [--max-talking N] [--early] [session simulate options...]
 """
 import argparse
+import array
 import csv
+import json
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
+import wave
 
 DELAYS = [0, 20, 40, 60, 80, 100, 120, 150, 200, 250, 300]
 GAINS = [-20, -14, -10, -6, -3, 0, 3, 6]
 LATENCY_LIMIT_MS = 300
+# The early grid (--early): the user's first utterance this long after the agent's first sound, s,
+# with no echo (headphones) or at these gains (the simulator's default 40 ms delay).
+EARLY_LEADS = [0.3, 0.6, 1.0, 1.5]
+EARLY_ECHOES = [("headphones", ["--no-echo"]), ("-20 dB", ["--echo-gain-db", "-20"]),
+                ("-10 dB", ["--echo-gain-db", "-10"]), ("0 dB", ["--echo-gain-db", "0"])]
 
 
 def sweep(binary, agent, user, gain, extra):
@@ -41,6 +52,66 @@ def sweep(binary, agent, user, gain, extra):
         subprocess.run(command + extra, check=True, capture_output=True, text=True)
         with open(tmp + "/grid/sweep.csv", newline="") as f:
             return {int(float(row["echo_delay_ms"])): row for row in csv.DictReader(f)}
+
+
+def samples(path):
+    """A 16-bit PCM WAV's rate, channel count and interleaved samples."""
+    with wave.open(str(path), "rb") as w:
+        if w.getsampwidth() != 2:
+            sys.exit(f"echo-grids: {path}: --early needs 16-bit PCM")
+        data = array.array("h", w.readframes(w.getnframes()))
+        return w.getframerate(), w.getnchannels(), data
+
+
+def first_sound(path):
+    """When the track first reaches 1 % of full scale, s."""
+    rate, channels, data = samples(path)
+    for i, v in enumerate(data):
+        if abs(v) > 327:
+            return i // channels / rate
+    return 0.0
+
+
+def utterance(user, start=3.0):
+    """The user track's utterance from `start` s to its first 0.3 s of 10 ms frames under -50 dBFS."""
+    rate, channels, data = samples(user)
+    if channels != 1:
+        sys.exit(f"echo-grids: {user}: --early needs a mono user track")
+    frame = rate // 100
+    first = int(start * rate)
+    end = first
+    quiet = 0
+    while end + frame <= len(data) and quiet < 30:
+        power = sum(v * v for v in data[end:end + frame]) / frame
+        quiet = quiet + 1 if power < (32768 * 10 ** (-50 / 20)) ** 2 else 0
+        end += frame
+    return rate, data[first:end - quiet * frame]
+
+
+def early(binary, agent, user, extra, tmp):
+    """Latency (ms, or `missed`) of a user who talks `lead` s after the agent's first sound."""
+    rate, said = utterance(user)
+    onset = first_sound(agent)
+    rows = {}
+    for lead in EARLY_LEADS:
+        track = array.array("h", bytes(2 * (int((onset + lead) * rate))))
+        track.extend(said)
+        path = pathlib.Path(tmp) / f"user-{lead}.wav"
+        with wave.open(str(path), "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes(track.tobytes())
+        for name, options in EARLY_ECHOES:
+            out = subprocess.run([binary, "session", "simulate", "--agent", str(agent), "--user", str(path),
+                                  "-o", f"{tmp}/early", "-q", "--json"] + options + extra,
+                                 check=True, capture_output=True, text=True)
+            shutil.rmtree(f"{tmp}/early")
+            report = json.loads(out.stdout)
+            first = report["bargeIns"][0] if report["bargeIns"] else None
+            latency = first["latencyMs"] if first else None
+            rows[(lead, name)] = "missed" if latency is None else f"{latency:.0f} ms"
+    return rows
 
 
 def verdict(row, talking):
@@ -80,6 +151,8 @@ def main():
     parser.add_argument("--csv", help="write every cell to this CSV file")
     parser.add_argument("--max-silent", type=int, help="exit 1 when more silent cells than this fail")
     parser.add_argument("--max-talking", type=int, help="exit 1 when more talking cells than this fail")
+    parser.add_argument("--early", action="store_true",
+                        help="also the early grid: the user talking 0.3-1.5 s into the agent's first words")
     args, extra = parser.parse_known_args()
     agent = pathlib.Path(args.agent) if args.agent else pathlib.Path(args.kit) / "dev/039_tts_bargein_6.ref.wav"
     user = pathlib.Path(__file__).resolve().parents[1] / "samples/scenario/user-16k.wav"
@@ -95,6 +168,15 @@ def main():
     print(f"\nsilent grid: {silent_failing} of {len(GAINS) * len(DELAYS)} cells with a false barge-in")
     print(f"talking grid: {talking_failing} of {len(talking_gains) * len(DELAYS)} cells over "
           f"{LATENCY_LIMIT_MS} ms, missed or with a false barge-in")
+    if args.early:
+        with tempfile.TemporaryDirectory() as tmp:
+            rows = early(args.audiopipe, agent, user, extra, tmp)
+        print("\nEarly grid: latency of a user who starts talking this long after the agent's first sound "
+              "(the session's first response; rows: s; columns: the echo)\n")
+        print("| start | " + " | ".join(name for name, _ in EARLY_ECHOES) + " |")
+        print("|---:|" + "---:|" * len(EARLY_ECHOES))
+        for lead in EARLY_LEADS:
+            print(f"| {lead} s | " + " | ".join(rows[(lead, name)] for name, _ in EARLY_ECHOES) + " |")
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
