@@ -171,7 +171,7 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
 /// one 512-bit register). x86-64 only above 0. Every level gives the same bits.
 int cvk_steep_level(void);
 /// The steep band kernel to use: cvk_steep_level(), except 2 in place of 3 on AMD CPUs before
-/// family 26 (Zen 5). Level 3 was measured faster than level 2 on an Intel Xeon (20–30 %) and on an
+/// family 26 (Zen 5). Level 3 was measured faster than level 2 on an Intel Xeon (20–28 %) and on an
 /// AMD EPYC of family 26 (17 %); Zen 4 (family 25) splits 512-bit operations in two, so level 3 would
 /// likely be slower there (not measured).
 int cvk_steep_preferred_level(void);
