@@ -32,6 +32,8 @@ import sys
 import tempfile
 import wave
 
+from utterance import first_utterance
+
 DELAYS = [0, 20, 40, 60, 80, 100, 120, 150, 200, 250, 300]
 GAINS = [-20, -14, -10, -6, -3, 0, 3, 6]
 LATENCY_LIMIT_MS = 300
@@ -73,19 +75,12 @@ def first_sound(path):
 
 
 def utterance(user, start=3.0):
-    """The user track's utterance from `start` s to its first 0.3 s of 10 ms frames under -50 dBFS."""
+    """The user track's utterance from `start` s (`first_utterance`): its rate and samples."""
     rate, channels, data = samples(user)
     if channels != 1:
         sys.exit(f"echo-grids: {user}: --early needs a mono user track")
-    frame = rate // 100
-    first = int(start * rate)
-    end = first
-    quiet = 0
-    while end + frame <= len(data) and quiet < 30:
-        power = sum(v * v for v in data[end:end + frame]) / frame
-        quiet = quiet + 1 if power < (32768 * 10 ** (-50 / 20)) ** 2 else 0
-        end += frame
-    return rate, data[first:end - quiet * frame]
+    first, end = first_utterance(data, rate, start, full_scale=32768)
+    return rate, data[first:end]
 
 
 def early(binary, agent, user, extra, tmp):
@@ -186,10 +181,11 @@ def main():
                     for d in DELAYS:
                         r = by_delay[d]
                         w.writerow([grid, g, d, r["missed"], r["false_barge_ins"], r["latency_p90_ms"]])
-    over = [f"silent grid {silent_failing} > {args.max_silent}"
-            for _ in [0] if args.max_silent is not None and silent_failing > args.max_silent]
-    over += [f"talking grid {talking_failing} > {args.max_talking}"
-             for _ in [0] if args.max_talking is not None and talking_failing > args.max_talking]
+    over = []
+    if args.max_silent is not None and silent_failing > args.max_silent:
+        over.append(f"silent grid {silent_failing} > {args.max_silent}")
+    if args.max_talking is not None and talking_failing > args.max_talking:
+        over.append(f"talking grid {talking_failing} > {args.max_talking}")
     if over:
         sys.exit("echo-grids: more failing cells than allowed: " + "; ".join(over))
 

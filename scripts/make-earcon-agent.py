@@ -22,10 +22,13 @@ such a user is heard, and how late:
 docs/design/vad-experiments.md ("An earcon's echo in the other bands") has what these gave.
 """
 import argparse
+import os
 import sys
 import wave
 
 import numpy as np
+
+from utterance import first_utterance
 
 
 def tone(rate, parts, seconds, fade_in, fade_out, peak):
@@ -70,27 +73,19 @@ def read(path):
 
 
 def write(path, rate, x):
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
-
-
-def utterance(user, rate, start):
-    """The user's utterance from `start` s to its first 0.3 s of 10 ms frames under -50 dBFS."""
-    frame = int(0.01 * rate)
-    first = int(start * rate)
-    quiet = 0
-    end = first
-    while end + frame <= len(user):
-        rms = np.sqrt(np.mean(user[end:end + frame] ** 2))
-        quiet = quiet + 1 if rms < 10 ** (-50 / 20) else 0
-        end += frame
-        if quiet == 30:
-            end -= 30 * frame
-            break
-    return user[first:end]
+    """A 16-bit mono WAV, written beside `path` and renamed onto it (never a partial file)."""
+    partial = f"{path}.partial"
+    try:
+        with wave.open(partial, "wb") as w:
+            w.setnchannels(1)
+            w.setsampwidth(2)
+            w.setframerate(rate)
+            w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
+        os.replace(partial, path)
+    except OSError as e:
+        if os.path.exists(partial):
+            os.remove(partial)
+        sys.exit(f"make-earcon-agent.py: {path}: {e}")
 
 
 def main():
@@ -106,6 +101,13 @@ def main():
     if (a.user is None) != (a.user_out is None):
         sys.exit("make-earcon-agent.py: --user and --user-out go together")
     rate, speech = read(a.agent)
+    if a.user:
+        # (Read before anything is written: a bad --user leaves no output behind.)
+        user_rate, user = read(a.user)
+        first, end = first_utterance(user, user_rate, a.user_from)
+        said = user[first:end]
+        if len(said) == 0:
+            sys.exit(f"make-earcon-agent.py: {a.user}: nothing from {a.user_from} s (--user-from)")
     table = earcons(rate)
     names = [n for n in a.earcons.split(",") if n]
     unknown = [n for n in names if n not in table]
@@ -121,10 +123,6 @@ def main():
     write(a.out, rate, out)
     print(f"{a.out}: {len(out) / rate:.1f} s at {rate} Hz, earcons {', '.join(names)}")
     if a.user:
-        user_rate, user = read(a.user)
-        said = utterance(user, user_rate, a.user_from)
-        if len(said) == 0:
-            sys.exit(f"make-earcon-agent.py: {a.user}: nothing from {a.user_from} s (--user-from)")
         track = np.zeros(int(len(out) / rate * user_rate) + len(said))
         for s in starts:
             at = int((s + a.user_lead) * user_rate)
