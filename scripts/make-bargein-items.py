@@ -30,6 +30,7 @@ import argparse
 import csv
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -286,6 +287,9 @@ def main():
                     help="also write OUT/stems/NAME.user.wav and NAME.echo.wav (what the microphone mixed)")
     ap.add_argument("out")
     a = ap.parse_args()
+    missing = [tool for tool in ("espeak-ng", "sox") if shutil.which(tool) is None]
+    if missing:
+        sys.exit(f"make-bargein-items: {' and '.join(missing)} not found (Debian: apt-get install {' '.join(missing)})")
     rng = np.random.default_rng(a.seed)
     real = real_utterances(a.kit)
     out = pathlib.Path(a.out)

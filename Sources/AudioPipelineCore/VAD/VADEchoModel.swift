@@ -348,8 +348,10 @@ public struct VADEchoModel: Sendable {
     /// band the max over its lags of the reference less `decay` per frame beyond `start` — for the
     /// frame `age` frames before the current one (0: this one, the tail from `decayedMax`; the
     /// replay uses older ones, lag by lag).
+    /// (`mutating` though it only reads: as a plain method, called from `update`'s mutating path, the
+    /// compiler passed it a copy of the whole model — 688 bytes, a `memcpy` per call.)
     @inline(__always)
-    func trackedParts(from start: Int, age: Int = 0) -> (direct: SIMD8<Double>, tail: SIMD8<Double>) {
+    mutating func trackedParts(from start: Int, age: Int = 0) -> (direct: SIMD8<Double>, tail: SIMD8<Double>) {
         var direct = SIMD8<Double>(repeating: -140)
         var tailPart = direct
         guard start + age <= frames else { return (direct, tailPart) }
