@@ -412,6 +412,33 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect(run[..<first].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// From `tailEarlyFrames` frames of the room's tail until the median has its 0.3 s, the tail
+    /// stands at the loudest level those frames showed: in a room without reverberation the expected
+    /// echo in the agent's pauses falls to the noise after five such frames, not thirty. (With the
+    /// tail at the direct path's level until thirty, it stood up to 30 dB over the microphone there, and
+    /// a user in those pauses under it: the talking grid's slow cells.)
+    @Test func theTailStandsAtTheLoudestOfItsFirstFramesUntilTheMedianHasLearnt() {
+        var model = VADEchoModel(configuration: VADConfiguration())
+        // Words of 0.4 s at −20 dB per band, pauses of 0.3 s of digital silence; the echo 60 ms later,
+        // 6 dB down, over noise at −65 dB.
+        let playing = { (k: Int) in k >= 0 && k % 70 < 40 }
+        var early = 0
+        for k in 0..<1400 {
+            let reference = SIMD8<Double>(repeating: playing(k) ? 1e-2 : 0)
+            let mic = SIMD8<Double>(repeating: playing(k - 6) ? -26 : -65)
+            let learnt = model.tailLearnt
+            let e = model.update(mic: mic, reference: reference)
+            // A pause's frames after the echo has stopped and the direct path (at any lag up to 12
+            // frames) has left it.
+            guard (1...12).allSatisfy({ !playing(k - $0) }), e.stage == .tracked else { continue }
+            if learnt >= 5 && learnt < model.learnFrames {
+                early += 1
+                for b in 0..<8 { #expect(e.echo[b] < -55, "frame \(k), band \(b): \(e.echo[b]) dB") }
+            }
+        }
+        #expect(early >= 10, "\(early) pause frames between five and thirty frames of the tail")
+    }
+
     /// The reference's maximum over a window of frames from the blocks of eight (what the model
     /// takes per frame for the search window and its tail) is the maximum frame by frame, for every
     /// window within the rings, as the stream passes the blocks' and the rings' ends; and so is the

@@ -22,7 +22,10 @@ extension VADEchoModel {
             x = tracked
             var spread = SIMD8<Double>()
             var offsets = SIMD8<Double>()
-            let tailInUse = parts != nil && tailLearnt >= learnFrames
+            // The tail's level learnt: its median once it has learnt, before that (from
+            // `tailEarlyFrames`) the loudest it has shown, the direct path's where a band had none.
+            let tailInUse = parts != nil && tailLearnt >= Self.tailEarlyFrames
+            let tailMedian = tailLearnt >= learnFrames
             withUnsafeMutableBytes(of: &gains) { g in
                 withUnsafeMutableBytes(of: &spread) { sp in
                     withUnsafeMutableBytes(of: &offsets) { o in
@@ -31,7 +34,9 @@ extension VADEchoModel {
                             g.storeBytes(of: gain, toByteOffset: b * 8, as: Double.self)
                             sp.storeBytes(of: spreads[b].value(or: gain), toByteOffset: b * 8, as: Double.self)
                             if tailInUse {
-                                o.storeBytes(of: tailOffsets[b].value(or: 0), toByteOffset: b * 8, as: Double.self)
+                                let loudest = tailOffsetMax[b] > -.infinity ? tailOffsetMax[b] : 0
+                                let offset = tailMedian ? tailOffsets[b].value(or: 0) : loudest
+                                o.storeBytes(of: offset, toByteOffset: b * 8, as: Double.self)
                             }
                         }
                     }

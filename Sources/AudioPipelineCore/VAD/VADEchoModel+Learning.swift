@@ -3,14 +3,17 @@
 extension VADEchoModel {
     /// The tail's level relative to the direct path's, per band, from frames where the reference
     /// stopped `tailGap` ago or more: the microphone over the gain and the tail, at most 0 (the
-    /// model's tail starts at the direct path's level) and at least −20 dB.
+    /// model's tail starts at the direct path's level) and at least −20 dB; its median, and the
+    /// loudest (used from `tailEarlyFrames` frames until the median has learnt).
     @inline(__always)
     mutating func learnTail(mic m: SIMD8<Double>, parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)) {
         guard largestLane(parts.tail) > threshold, largestLane(parts.direct) < largestLane(parts.tail) - Self.tailGap
         else { return }
         for b in 0..<bandCount where parts.tail[b] > -120 {
             let v = m[b] - (trackedGains[b].value(or: worst) + parts.tail[b])
-            tailOffsets[b].add(min(0, max(-20, v)))
+            let offset = min(0, max(-20, v))
+            tailOffsets[b].add(offset)
+            tailOffsetMax[b] = max(tailOffsetMax[b], offset)
         }
         tailLearnt += 1
     }

@@ -71,6 +71,11 @@ extension VADEchoModel {
     /// How far the direct path must be under the tail for a frame to teach the tail's level, dB: the
     /// reference has stopped and what the microphone holds of it is the room's reverberation.
     static let tailGap = 10.0
+    /// Frames of the tail's level it takes before the tail is used, the loudest of them until
+    /// `learnSeconds` of frames give the median: a session's first words give few such pauses
+    /// (five by 3 s of the dev agent), and until then the tail stood at the direct path's level —
+    /// in a room whose echo dies away fast, over a user who talks in the echo's dips.
+    static let tailEarlyFrames = 5
 
     /// Forgets the room: delay, gains and history start again.
     public mutating func reset() {
@@ -103,6 +108,7 @@ extension VADEchoModel {
             tailOffsets[b].reset()
         }
         tailLearnt = 0
+        tailOffsetMax = SIMD8(repeating: -.infinity)
         windowLearnt = 0
         settledLearnt = 0
         trackedLearnt = 0

@@ -29,7 +29,8 @@
 ///   `60 dB · frame / RT60` less per frame (a room of `echoReverbMilliseconds`). The tail — the lags
 ///   beyond the direct path's three frames — starts at the direct path's level until the room's own
 ///   is learnt: per band, the median of the microphone over gain and tail in frames where the
-///   reference stopped (`tailGap` under its tail), within [−20, 0] dB. In a room whose reverberation
+///   reference stopped (`tailGap` under its tail), within [−20, 0] dB — before `learnSeconds` of
+///   such frames, from `tailEarlyFrames` of them, the loudest. In a room whose reverberation
 ///   is well under its direct sound, the expected echo then falls in the echo's dips as the echo
 ///   does, and a user under the echo shows there (generated items: latency p90 354 → 291 ms). Before it is found,
 ///   the flat maximum of the reference over the whole search range and the tail: the echo may be
@@ -123,6 +124,8 @@ public struct VADEchoModel: Sendable {
     /// `tailGap`), and how many frames it has learnt from.
     var tailOffsets: [RunningQuantile]
     var tailLearnt = 0
+    /// Per band, the loudest tail level learnt since the tail last started again (−inf before any).
+    var tailOffsetMax = SIMD8<Double>(repeating: -.infinity)
     var windowLearnt = 0, settledLearnt = 0, trackedLearnt = 0
     /// The delay moved: until the tracked gain has learnt again, the worst plausible echo.
     var relearning = false
@@ -337,6 +340,7 @@ public struct VADEchoModel: Sendable {
         }
         trackedLearnt = 0
         tailLearnt = 0
+        tailOffsetMax = SIMD8(repeating: -.infinity)
         resetLouderWatch()
         // Found for the first time: the last second teaches the tracked gain now. (After a move, the
         // last second may hold the old path: the worst plausible echo until it has learnt anew.)
