@@ -114,8 +114,7 @@ extension VADEchoModel {
 
     /// Whether the reference played through the direct path (the lag `start` and the two after it)
     /// `age` frames back and is not stopping (within `offsetGap` of the loudest frame it follows).
-    /// (`mutating` though it only reads: as a plain method, called from `update`'s mutating path, the
-    /// compiler passed it a copy of the whole model — 688 bytes, a `memcpy` per call.)
+    /// (`mutating` though it only reads: see the type's note on its cost.)
     @inline(__always)
     mutating func directPathPlays(start: Int, age: Int, tracked: SIMD8<Double>) -> Bool {
         guard start + age <= frames else { return false }

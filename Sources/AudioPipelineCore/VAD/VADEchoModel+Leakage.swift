@@ -97,8 +97,7 @@ extension VADEchoModel {
     /// leak: per band `b`, the most of `gains[b] + x[b]`, `gains[k] + min(x[b], distantLeakage[k][b] +
     /// x[k])` over the bands `k`, and `gains[k] + x[b]` over those where `x[b]` is `neighbourMargin`
     /// under `leakage[k][b] + x[k]`. Eight steep bands only (four are the one-pole analysis: no table).
-    /// (`mutating` though it only reads: as a plain method, called from `update`'s mutating path, the
-    /// compiler passed it a copy of the whole model — 688 bytes, a `memcpy` per call.)
+    /// (`mutating` though it only reads: see the type's note on its cost.)
     @inline(__always)
     mutating func withLeakage(gains: SIMD8<Double>, x: SIMD8<Double>) -> SIMD8<Double> {
         var echo = gains + x

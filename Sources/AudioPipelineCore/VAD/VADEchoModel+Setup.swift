@@ -172,8 +172,7 @@ extension VADEchoModel {
     /// `m` raised, lane by lane, to the reference's maximum over the stream's frames `lo…hi`
     /// (`hi` at most the current frame; those before the stream's start are left out): whole blocks
     /// from `blockMax`, the frames at either end one by one.
-    /// (`mutating` though it only reads: as a plain method, called from `update`'s mutating path, the
-    /// compiler passed it a copy of the whole model — 688 bytes, a `memcpy` per call.)
+    /// (`mutating` though it only reads: see the type's note on its cost.)
     @inline(__always)
     mutating func windowMax(_ lo: Int, _ hi: Int, into m: inout SIMD8<Double>) {
         var a = max(lo, 0)

@@ -68,7 +68,10 @@
 /// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
 /// quantiles per band once the tracked gain is in use (five before: the window model stops
 /// learning then, `windowRetired`; the louder-echo watch adds up to two every second frame) and no
-/// allocation.
+/// allocation. The helpers `update` calls that only read the model (`windowMax`, `trackedParts`,
+/// `directPathPlays`, `withLeakage`) are `mutating` all the same: as plain methods, called from a
+/// mutating path, the compiler handed each a copy of the whole model (688 bytes, a `memcpy`, three
+/// to four a frame).
 public struct VADEchoModel: Sendable {
 
     let searchMin: Int, searchMax: Int
@@ -352,8 +355,7 @@ public struct VADEchoModel: Sendable {
     /// band the max over its lags of the reference less `decay` per frame beyond `start` — for the
     /// frame `age` frames before the current one (0: this one, the tail from `decayedMax`; the
     /// replay uses older ones, lag by lag).
-    /// (`mutating` though it only reads: as a plain method, called from `update`'s mutating path, the
-    /// compiler passed it a copy of the whole model — 688 bytes, a `memcpy` per call.)
+    /// (`mutating` though it only reads: see the type's note on its cost.)
     @inline(__always)
     mutating func trackedParts(from start: Int, age: Int = 0) -> (direct: SIMD8<Double>, tail: SIMD8<Double>) {
         var direct = SIMD8<Double>(repeating: -140)
