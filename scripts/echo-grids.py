@@ -11,7 +11,7 @@ delays and gains (`audiopipe session simulate --sweep echo_delay_ms=…`, one ru
 
 Prints both grids as Markdown tables (a cell: its latency p90 in ms, or what went wrong) and a
 summary line each; `--csv FILE` also writes every cell. The figures of docs/design/vad-experiments.md
-("silent grid 0 of 88, talking grid 3 of 66 over 300 ms") come from these grids. `--agent` plays
+("silent grid 0 of 88, talking grid 0 of 66 over 300 ms") come from these grids. `--agent` plays
 another agent track (`make check-echo-grids` also runs the sample scenario's); `--max-silent N` and
 `--max-talking N` exit 1 when more cells fail. `--early` adds a third table, reported, not checked:
 the same user talking 0.3, 0.6, 1.0 or 1.5 s after the agent's first sound, with headphones (no

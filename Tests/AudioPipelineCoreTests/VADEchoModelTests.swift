@@ -357,6 +357,66 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect(run[..<(400 + firstSyllable)].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// With headphones (or an echo the device cancelled) the reference plays and no echo arrives;
+    /// the model still expects one, far under the room's noise. The bands' floors learn the noise
+    /// under that negligible echo (before: only where no echo was expected at all, so never while
+    /// the agent talked, and the noise read as 10–20 dB over an unlearnt floor): keyboard clicks
+    /// in a noisy room are no speech, and a user is still heard at once.
+    @Test func withHeadphonesTheFloorsLearnAndAClickIsNoSpeech() throws {
+        let agent = speechLike(10 * rate, dbfs: -20, f0: 200, seed: 43)
+        var mic = noise(agent.count, dbfs: -55, seed: 44)
+        var rng = TestRNG(seed: 45)
+        // Clicks from 1.5 s: 5–20 ms of white noise decaying in 2–5 ms, peaks −26 to −14 dBFS,
+        // 0.2–0.5 s apart.
+        var start = 3 * rate / 2
+        var clicks: [Int] = []
+        while start < 8 * rate {
+            clicks.append(start / 160)
+            let n = Int.random(in: (rate / 200)...(rate / 50), using: &rng)
+            let tau = Double.random(in: 0.002...0.005, using: &rng) * Double(rate)
+            let peak = pow(10, Double.random(in: -26 ... -14, using: &rng) / 20)
+            for i in 0..<n {
+                mic[start + i] += Float(peak * Double.random(in: -1...1, using: &rng) * exp(-Double(i) / tau))
+            }
+            start += Int.random(in: (rate / 5)...(rate / 2), using: &rng)
+        }
+        let user = speechLike(rate, dbfs: -35, f0: 120, seed: 46)
+        for (k, v) in user.enumerated() { mic[8 * rate + k] += v }
+        let run = try decide(mic, agent)
+        let speech = run[50..<800].indices.filter { run[$0].frame.speech }
+        #expect(speech.isEmpty, "\(clicks.count) clicks: speech at \(speech.prefix(5).map { "\(Double($0) / 100) s" })")
+        // The floors over 300 Hz hold the room's noise.
+        for b in 2..<8 { #expect(run[700].detail.floors[b] > -90, "band \(b): \(run[700].detail.floors[b]) dB") }
+        let first = try #require((0..<100).first { abs(user[$0 * 160]) > 0 }) + 800
+        let heard = (first..<(first + 100)).first { run[$0].frame.speech }
+        #expect((heard ?? .max) - first <= 3, "the user heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
+    }
+
+    /// A user far under the agent's echo (its loudspeaker cuts under 400 Hz; the user 30–34 dB
+    /// under the agent's level) stands out under 400 Hz and in the echo's dips while his level is
+    /// more than 20 dB under the echo's loudest. The talker gate's loudest level is the echo's; it
+    /// widens for a frame that stands out over the expected echo by more than the enter threshold,
+    /// so he is heard within 300 ms (100–280 ms; with the 20 dB gate alone: 790 ms at −50 dBFS,
+    /// never at −52 and −54), and the echo alone is no speech.
+    @Test(arguments: [-50.0, -52, -54])
+    func aUserFarUnderTheEchoIsNotGatedAsBabble(userDbfs: Double) throws {
+        let agent = speechLike(12 * rate, dbfs: -20, f0: 200, seed: 47)
+        var mic = smallSpeaker(agent, cutHz: 400, delayMs: 200, gainDb: 0)
+        for (k, v) in noise(mic.count, dbfs: -70, seed: 48).enumerated() { mic[k] += v }
+        let user = speechLike(3 * rate, dbfs: userDbfs, f0: 110, seed: 49)
+        for (k, v) in user.enumerated() { mic[8 * rate + k] += v }
+        let run = try decide(mic, agent)
+        #expect(run[..<800].allSatisfy { !$0.frame.speech }, "the echo alone is no speech")
+        let first = try #require((0..<300).first { abs(user[$0 * 160]) > 0 }) + 800
+        let heard = (first..<1100).first { run[$0].frame.speech }
+        #expect((heard ?? .max) - first <= 30, "heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
+        // Where he was heard, the gate as it was (20 dB under the loudest level) refused him.
+        if let heard {
+            let level = run[heard].frame.level
+            #expect(level < run[heard].detail.loudest - 20, "\(level) vs \(run[heard].detail.loudest) dBFS")
+        }
+    }
+
     /// An agent that speaks in short words with long gaps, into a quiet microphone: the window model's
     /// settled median (its headphones rule) is then learnt mostly from the gaps, where the echo has
     /// died away, and lies far under the echo. Once the delay is found an echo has arrived, so that

@@ -118,7 +118,12 @@ private func parseLabels(_ text: String) -> [(Double, Double)] {
         var prompt = 0
         for seed in 1...10 as ClosedRange<UInt64> {
             try writeWAV(s.file("mic.wav"), utterances(rate: 16_000, seed: seed), rate: 16_000)
-            let r = try CLI.run(["vad", "detect", s.file("mic.wav"), "--reference", s.file("ref.wav")])
+            // (The held tone complex is no voice: the steady-noise rule off, as without a reference.
+            // Until 2026-12-02 the floors over 300 Hz never learnt while this reference played, and
+            // the rule never saw the utterance's bands hold over them.)
+            let r = try CLI.run([
+                "vad", "detect", s.file("mic.wav"), "--reference", s.file("ref.wav"), "--param", "steady_noise_ms=0",
+            ])
             #expect(r.status == 0, "\(r.stderr)")
             #expect(r.stderr.contains("warning") && r.stderr.contains("padded with silence"))
             let labels = parseLabels(r.text)

@@ -30,7 +30,8 @@
 ///    excesses (the bands where speech stands out, robust to one noisy band).
 /// 5. **Decision**: speech starts when the score is ≥ `enterThreshold` for `minimumSpeech` (and
 ///    the frame is above `absoluteThreshold` dBFS and within `talkerOnsetGate` — with a reference,
-///    `talkerGate` — of the loudest recent speech) — or, without a reference, when the frame's
+///    `talkerGate` widened by the score's excess over `enterThreshold` — of the loudest recent
+///    speech) — or, without a reference, when the frame's
 ///    score and its average over `exitAverageFrames` frames, each less what the noise alone shows,
 ///    are both ≥ `sustainedEnterThreshold` (5.5 dB: a voice in loud noise that holds a smaller
 ///    excess frame after frame); it ends when the score — averaged over
@@ -44,8 +45,10 @@
 ///    frames passing the start test has held two frames (three when its sound began in the first
 ///    frame's second half, `onsetJump`; a rising frame before it counts as its lead-in) without a
 ///    score more than `onsetDrop` below the run's highest — so a click, a tap or a clatter, which
-///    falls 5–30 dB by the next frame, never opens speech at all. One decision per frame, stamped at
-///    the frame's end.
+///    falls 5–30 dB by the next frame, never opens speech at all (with a reference, a frame whose
+///    score fell with the echo's return holds the run where the bands that stood out hold their
+///    level, and a lead-in counts in the onset's own bands: `VADDecider+Onset.swift`). One decision
+///    per frame, stamped at the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled
 /// internally); no allocation after init.

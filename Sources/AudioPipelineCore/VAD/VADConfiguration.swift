@@ -40,7 +40,8 @@ public struct VADConfiguration: Sendable, Hashable {
     /// speech (it continues within `talkerGate`): the gate's own hysteresis, so a voice or an echo
     /// hovering near the gate's edge does not open a segment on every peak. At most `talkerGate`;
     /// 0 uses `talkerGate`. With a reference the loudest level includes the agent's echo, and a
-    /// user talking over it must not need more: there `talkerGate` alone applies.
+    /// user talking over it must not need more: there `talkerGate` applies, wider by the frame's
+    /// score over `enterThreshold` (a frame that stands out over the expected echo).
     public var talkerOnsetGate: Double = 17
     /// Speech continues while the mean score of the last this-many frames is at least the exit
     /// threshold (1: the frame's own score); averaging keeps noise flicker from holding speech on.

@@ -76,6 +76,17 @@ extension VADDecider {
         /// An empty detail, filled by `process(mic:reference:detail:)`.
         public init() {}
 
+        /// The echo model's part of a frame: its margins, gains, delay and stage (none without a
+        /// reference), and whether its onset guard held.
+        @inline(__always)
+        mutating func record(echo expected: VADEchoModel.Estimate, hasReference: Bool) {
+            echoMargins = expected.margins
+            echoGains = expected.gains
+            echoDelayFrames = expected.delayFrames
+            echoStage = hasReference ? expected.stage : nil
+            onsetGuard = expected.onsetGuard
+        }
+
         /// Band names for people, for four bands ("< 300 Hz", "300–1000 Hz", "1000–3000 Hz",
         /// "> 3000 Hz") or eight.
         public static func bandNames(count: Int) -> [String] {

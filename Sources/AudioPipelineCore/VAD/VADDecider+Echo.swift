@@ -25,6 +25,21 @@ extension VADDecider {
     static let ringAboveFloor = 6.0
     /// A band's floor before it has learnt one, where an echo is expected: negligible under it, dB.
     static let unlearntFloor = -100.0
+    /// How far under a frame's level the bound on the echo must be for the band's floor to learn
+    /// from it while an echo is expected (the frame is the room's noise, or the user), dB. A floor
+    /// learnt only where no echo was expected at all never learnt while the reference played: with
+    /// headphones, or an echo the device cancelled, the model still expects one, far under the
+    /// noise (−120 to −160 dBFS), and the floors of a long answer stayed at `unlearntFloor` — the
+    /// room's noise read as 10–20 dB of excess, and a click over it opened speech (clicks under
+    /// headphones in 10 random rooms: 3.1 false barge-ins per minute, none since). Only while the
+    /// detector hears nobody (no speech, no run): a user who talks over a loud echo for seconds must
+    /// not teach his own level as the floor.
+    static let floorUnderEcho = 10.0
+    /// How many frames a floor learnt only so (never where no echo was expected) needs before it
+    /// stands in the excess, not `unlearntFloor`: a user's first frames over a negligible echo
+    /// (a band the loudspeaker hardly reaches) would otherwise be the whole floor, 40–50 dB over the
+    /// noise, and his onset would not stand out.
+    static let floorFramesUnderEcho = 30
     /// `power(unlearntFloor)`, computed once.
     static let unlearntFloorPower = power(unlearntFloor)
 
@@ -52,6 +67,8 @@ extension VADDecider {
         // The floors band by band, then the expected echoes' powers and the excesses over floor ⊕
         // echo for all bands at once (`fastPower`, `fastDB` on eight lanes; one band at a time they
         // were 14 % of a frame).
+        let bound = laneMax(echo + expected.margins, heard)
+        let listening = !speaking && run == 0
         var floorDB = SIMD8<Double>(repeating: -.infinity)
         var floorPowers = SIMD8<Double>(repeating: 1)
         // (Written through memory: a lane written by index in a loop took the whole vector out of
@@ -63,11 +80,19 @@ extension VADDecider {
                     // (as without a reference; −100 dB made a session's first frames read as speech).
                     // (The unlearnt floor's power computed once: the floors stay empty while the
                     // agent talks from the start, and a libm `pow` per band was 3 % of a frame.)
+                    // (Or learnt only under an echo expected `floorUnderEcho` under the frame, from
+                    // fewer than `floorFramesUnderEcho` frames: it may be the user's first frames.)
+                    let echoFree = echoFreeFloors & (1 << b) != 0
                     let f =
-                        inUse[b] && floors[b].isEmpty
+                        inUse[b] && !echoFree && floors[b].size < Self.floorFramesUnderEcho
                         ? (db: Self.unlearntFloor, power: Self.unlearntFloorPower)
                         : floors[b].valueAndPower(or: m[b])
-                    if !inUse[b] { floors[b].add(m[b]) }
+                    if !inUse[b] {
+                        floors[b].add(m[b])
+                        echoFreeFloors |= 1 << b
+                    } else if listening && bound[b] < m[b] - Self.floorUnderEcho {
+                        floors[b].add(m[b])
+                    }
                     dbs.storeBytes(of: f.db, toByteOffset: b * 8, as: Double.self)
                     powers.storeBytes(of: f.power, toByteOffset: b * 8, as: Double.self)
                     floorPower += f.power
@@ -76,7 +101,6 @@ extension VADDecider {
             }
         }
         detail.floors = floorDB
-        let bound = laneMax(echo + expected.margins, heard)
         // What this frame holds over the expected echo and its margin, well over the floor: if the
         // frame turns out to be echo, it rings on.
         let unpredicted = inUse .& (m .> bound) .& (m .> floorDB + Self.ringAboveFloor)

@@ -19,6 +19,16 @@ extension VADDecider {
         return (first + second) / 2
     }
 
+    /// The band levels of powers `p`, dB: eight bands (the reference's steep ones) by `fastDB`,
+    /// four as they always were; lanes past `count` at −140.
+    @inline(__always)
+    static func bandLevels(_ p: SIMD8<Double>, count: Int) -> SIMD8<Double> {
+        if count == 8 { return fastDB(p) }
+        var m = SIMD8<Double>(repeating: -140)
+        for b in 0..<count { m[b] = db(p[b]) }
+        return m
+    }
+
     /// Late: the quarters' power over the noise floor (above 300 Hz, `floor`) jumped by `jumpRatio`
     /// or more into the third or the last quarter (a quarter at the floor counts as a tenth of it)
     /// and peaks there: the sound began in the frame's second half.

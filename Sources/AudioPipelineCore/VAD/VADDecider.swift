@@ -32,6 +32,8 @@ public struct VADDecider: Sendable {
     /// Length of one frame, s.
     public let frameSeconds: Double
     var floors: [RunningQuantile]
+    /// The bands whose floors have learnt from a frame where no echo was expected (bit b: band b).
+    var echoFreeFloors: UInt8 = 0
     /// The echo of the far-end reference expected per band (used only with a reference).
     private var echoModel: VADEchoModel
     private var talker: RunningQuantile
@@ -54,7 +56,7 @@ public struct VADDecider: Sendable {
     /// Frames after an onset during which speech ends at the first frame that fails the exit test
     /// on its own score (`transientMilliseconds`).
     private let transientFrames: Int
-    private var run = 0
+    var run = 0
     private var quiet = 0
     /// Frames since speech was declared (while speaking).
     var age = 0
@@ -82,9 +84,14 @@ public struct VADDecider: Sendable {
     public static let warmUpMargin = 3.0
     /// The current run's highest score, and whether its first frame was a late, abrupt onset (one
     /// more frame to hold).
-    private var runPeak = 0.0, lateOnset = false, leadIn = false
+    private var runPeak = 0.0
+    private var lateOnset = false
+    private var leadIn = false
+    /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`).
+    var onset = OnsetBands()
     /// The frame before: its score, and whether its energy came abruptly in its last quarter.
-    private var previousScore = -Double.infinity, previousLate = false
+    var previousScore = -Double.infinity
+    private var previousLate = false
     private var recentScores = SIMD8<Double>()
     private var scoreCount = 0
     /// Whether the last frame decided was speech.
@@ -129,6 +136,7 @@ public struct VADDecider: Sendable {
     /// Forgets the stream: floors, echo model, gates and decision state start again.
     public mutating func reset() {
         for i in floors.indices { floors[i].reset() }
+        echoFreeFloors = 0
         echoModel.reset()
         echoEstimate = nil
         talker.reset()
@@ -141,6 +149,7 @@ public struct VADDecider: Sendable {
         runPeak = 0
         lateOnset = false
         leadIn = false
+        onset = OnsetBands()
         previousScore = -.infinity
         previousLate = false
         speaking = false
@@ -183,35 +192,12 @@ public struct VADDecider: Sendable {
         return decided
     }
 
-    /// Four band powers alone (`VADBandAnalyzer`'s; no quarters: no onset counts as late).
-    public mutating func process(mic p: SIMD4<Double>, reference rp: SIMD4<Double>? = nil) -> Frame {
-        process(mic: VADBandFrame(bands: p), reference: rp.map { SIMD8(lowHalf: $0, highHalf: .zero) })
-    }
-
-    /// Four band powers alone, with the detail.
-    public mutating func process(
-        mic p: SIMD4<Double>, reference rp: SIMD4<Double>? = nil, detail: inout Detail
-    ) -> Frame {
-        process(mic: VADBandFrame(bands: p), reference: rp.map { SIMD8(lowHalf: $0, highHalf: .zero) }, detail: &detail)
-    }
-
-    /// Eight band powers alone (`VADBandPairAnalyzer`'s; no quarters: no onset counts as late).
-    public mutating func process(mic p: SIMD8<Double>, reference rp: SIMD8<Double>? = nil) -> Frame {
-        process(mic: VADBandFrame(bands: p), reference: rp)
-    }
-
     @inline(__always)
     private mutating func decide(mic frame: VADBandFrame, reference rp: SIMD8<Double>?, detail: inout Detail) -> Frame {
         let c = configuration
         let p = frame.bands
         let count = frame.bandCount
-        // (Eight bands, the reference's steep ones, by `fastDB`; four as they always were.)
-        var m = SIMD8<Double>(repeating: -140)
-        if count == 8 {
-            m = fastDB(p)
-        } else {
-            for b in 0..<count { m[b] = db(p[b]) }
-        }
+        let m = Self.bandLevels(p, count: count)
         let hasReference = rp != nil
         var expected = VADEchoModel.Estimate()
         var explained = false
@@ -239,8 +225,7 @@ public struct VADDecider: Sendable {
         talker.add(levelDB)
         let loudest = talker.value(or: levelDB)
         let dominant = c.talkerGate <= 0 || levelDB >= loudest - c.talkerGate
-        // Starting needs more without a reference (`talkerOnsetGate`: the gate's hysteresis).
-        let startGate = hasReference || c.talkerOnsetGate <= 0 ? c.talkerGate : min(c.talkerGate, c.talkerOnsetGate)
+        let startGate = Self.startGate(c, hasReference: hasReference, score: score)
         let dominantToStart = c.talkerGate <= 0 || levelDB >= loudest - startGate
         // A smaller excess held over the exit test's frames starts speech too (without a reference).
         let sustained =
@@ -256,11 +241,7 @@ public struct VADDecider: Sendable {
         detail.bands = m
         detail.excess = bands.excess
         detail.exitScore = exitScore
-        detail.echoMargins = expected.margins
-        detail.echoGains = expected.gains
-        detail.echoDelayFrames = expected.delayFrames
-        detail.echoStage = hasReference ? expected.stage : nil
-        detail.onsetGuard = expected.onsetGuard
+        detail.record(echo: expected, hasReference: hasReference)
         detail.noiseScore = noiseScore
         detail.loud = loud
         detail.dominant = dominant
@@ -270,10 +251,19 @@ public struct VADDecider: Sendable {
         let late = Self.lateOnset(frame.quarters, floor: bands.floorsAbove300, jumpRatio: jumpRatio)
         let steady = steadyNoise(powers: p, excess: bands.excess, count: count)
         detail.steadyNoise = steady
+        // With a reference, the onset check reads the bands that stood out, not the score alone
+        // (a frame that still passes the enter threshold).
+        let bandsHeld =
+            hasReference && run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: p, drop: c.onsetDrop)
+        let leadInScore = hasReference ? leadInScore(excess: bands.excess, count: count) : previousScore
+        onset.previousExcess = bands.excess
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
-            detail: &detail)
+            bandsHeld: bandsHeld, leadInScore: leadInScore, detail: &detail)
+        if hasReference && run > 0 && runPeak == score {
+            noteOnsetBands(powers: p, excess: bands.excess, count: count, enter: c.enterThreshold)
+        }
         return Frame(
             level: levelDB, floor: db(bands.floorPower),
             echo: bands.echoPower > 0 ? db(bands.echoPower) : -.infinity, score: score, speech: speaking)
@@ -336,7 +326,7 @@ public struct VADDecider: Sendable {
     @inline(__always)
     private mutating func advance(
         score: Double, noiseScore: Double, startTest: Bool, startGates: Bool, holdTest: Bool, ownHold: Bool,
-        late: Bool, steady: Bool,
+        late: Bool, steady: Bool, bandsHeld: Bool, leadInScore: Double,
         detail: inout Detail
     ) {
         let c = configuration
@@ -357,9 +347,10 @@ public struct VADDecider: Sendable {
                 quiet = 0
                 run = 0
             }
-        } else if run > 0 && c.onsetDrop > 0 && startGates && score >= runPeak - c.onsetDrop {
+        } else if run > 0 && c.onsetDrop > 0 && startGates && (score >= runPeak - c.onsetDrop || bandsHeld) {
             // Within `onsetDrop` of the run's highest, even below the enter threshold: a voice
-            // under a louder echo shows in the echo's dips, one frame over it and the next just under.
+            // under a louder echo shows in the echo's dips, one frame over it and the next just under
+            // (with a reference, or its bands' level held while the echo came back: `bandsHeld`).
             run += 1
             runPeak = max(runPeak, score)
         } else if !startTest {
@@ -369,7 +360,7 @@ public struct VADDecider: Sendable {
             // abruptly at its end, is the onset's own lead-in and counts (a click has none: its
             // attack is instantaneous) — unless this frame's own sound began late in it.
             leadIn =
-                run == 0 && c.onsetDrop > 0 && previousScore - noiseScore >= max(c.exitThreshold, Self.leadInMinimum)
+                run == 0 && c.onsetDrop > 0 && leadInScore - noiseScore >= max(c.exitThreshold, Self.leadInMinimum)
                 && previousScore < score && !previousLate && !late
             detail.onsetRestart = run > 0
             run = leadIn ? 2 : 1

@@ -1,0 +1,81 @@
+/// The onset check and the talker gate with a far-end reference: split from VADDecider.swift (the
+/// core's file-size rule); part of the per-frame path `process` describes.
+///
+/// With a reference the score is the excess over the expected echo, and that moves with the echo
+/// as much as with what is in the room. Three rules of the onset check read it as if it moved with
+/// the sound alone; with a reference they read the bands instead
+/// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02):
+///
+/// - **A drop the echo explains is not a click's.** A run holds a frame within `onsetDrop` of its
+///   highest; a click falls 5–30 dB by the next frame. A user under a louder echo shows in the echo's
+///   dips, and when the echo comes back his score falls though his voice did not: in the talking
+///   grid (echo −3 dB, 300 ms) the user's first word stood 24 dB over the expected echo for 30 ms
+///   and fell 5.7 dB with the echo's return, his own level within 1 dB; the run restarted, ended,
+///   and he was heard 638 ms late. So a frame that still passes `enter_db` also holds the run when
+///   the bands that stood out in the run's highest frame (those `enter_db` over noise ⊕ echo, or
+///   the largest) are still within `onsetDrop` of their level then: a click's bands fall, a voice's
+///   hold.
+/// - **A lead-in is in the onset's own bands.** A rising frame before the run counts as its
+///   lead-in (a click has none). Over an echo, the residual's flicker rises 3 dB in some band or
+///   other in many frames, and a click after one such frame had a lead-in and opened speech at
+///   once: with a reference, the frame before counts only by its excess in this frame's two largest
+///   bands (a voice's onset rises where it will stand).
+/// - **The talker gate widens for a frame that stands out over the expected echo.** The loudest
+///   recent level is the agent's echo's; a user 20 dB under its peaks, standing out 13–16 dB in the
+///   echo's dips, was gated as if he were babble far from the talker (talking grid, echo 0 dB,
+///   200 and 300 ms: 1.28 s late). The start gate widens by the frame's score over `enter_db`.
+extension VADDecider {
+    /// What the onset check reads in the bands, with a reference.
+    struct OnsetBands: Sendable {
+        /// The bands that stood out in the run's highest frame (1 in a lane, else 0).
+        var bands = SIMD8<Double>()
+        /// Their level in that frame, dBFS.
+        var level = -Double.infinity
+        /// The frame before's excess per band, dB.
+        var previousExcess = SIMD8<Double>(repeating: -.infinity)
+    }
+
+    /// The start test's talker gate, dB under the loudest recent level: without a reference
+    /// `talkerOnsetGate` (the gate's hysteresis: starting needs more than holding), at most
+    /// `talkerGate`; with one `talkerGate`, wider by the frame's `score` over the enter threshold.
+    @inline(__always)
+    static func startGate(_ c: VADConfiguration, hasReference: Bool, score: Double) -> Double {
+        if hasReference { return c.talkerGate + max(0, score - c.enterThreshold) }
+        return c.talkerOnsetGate <= 0 ? c.talkerGate : min(c.talkerGate, c.talkerOnsetGate)
+    }
+
+    /// Whether the bands that stood out in the run's highest frame (`noteOnsetBands`) still hold
+    /// within `drop` dB of their level then, in this frame's band `powers`.
+    @inline(__always)
+    func onsetBandsHeld(powers: SIMD8<Double>, drop: Double) -> Bool {
+        let now = (powers * onset.bands).sum()
+        return now > 0 && db(now) >= onset.level - drop
+    }
+
+    /// A new highest frame of the run: its bands that stand `enter` dB over noise ⊕ echo (or its
+    /// largest, where none does) and their level, for `onsetBandsHeld`.
+    @inline(__always)
+    mutating func noteOnsetBands(powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, enter: Double) {
+        var bands = SIMD8<Double>()
+        var largest = 0
+        for b in 0..<count {
+            if excess[b] >= enter { bands[b] = 1 }
+            if excess[b] > excess[largest] { largest = b }
+        }
+        if bands.sum() == 0 { bands[largest] = 1 }
+        onset.bands = bands
+        let level = (powers * bands).sum()
+        onset.level = level > 0 ? db(level) : -.infinity
+    }
+
+    /// The frame before as a lead-in of this one: its score, or, where that was more, the mean of
+    /// its excesses in this frame's two largest bands.
+    @inline(__always)
+    func leadInScore(excess: SIMD8<Double>, count: Int) -> Double {
+        var first = 0
+        for b in 1..<count where excess[b] > excess[first] { first = b }
+        var second = first == 0 ? 1 : 0
+        for b in 0..<count where b != first && excess[b] > excess[second] { second = b }
+        return min(previousScore, (onset.previousExcess[first] + onset.previousExcess[second]) / 2)
+    }
+}
