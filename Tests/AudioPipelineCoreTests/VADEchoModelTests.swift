@@ -392,6 +392,20 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect((heard ?? .max) - first <= 3, "the user heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
     }
 
+    /// A reference that plays only dither (a 16-bit track's silence, −96 dBFS) into a room whose
+    /// noise is −60 dBFS: the model expected an echo of it, far under the noise, in every frame, and
+    /// the floors stayed at their −100 dB stand-in — the noise read as 20–30 dB of excess and opened
+    /// speech again and again (from the first frame; with the floors learning under a negligible
+    /// echo alone, until 7.8 s). A reference that has not played over `reference_active_dbfs`
+    /// brings no echo: no speech.
+    @Test func aDitheredReferenceInANoisyRoomIsNoSpeech() throws {
+        let reference = noise(10 * rate, dbfs: -96, seed: 50)
+        let mic = noise(reference.count, dbfs: -60, seed: 51)
+        let run = try decide(mic, reference)
+        let speech = run.indices.filter { run[$0].frame.speech }
+        #expect(speech.isEmpty, "\(speech.count) frames of speech from \(speech.first.map { Double($0) / 100 } ?? 0) s")
+    }
+
     /// A user far under the agent's echo (its loudspeaker cuts under 400 Hz; the user 30–34 dB
     /// under the agent's level) stands out under 400 Hz and in the echo's dips while his level is
     /// more than 20 dB under the echo's loudest. The talker gate's loudest level is the echo's; it

@@ -263,6 +263,11 @@ public struct VADEchoModel: Sendable {
             if let parts, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
         }
         expect(into: &e, flat: flat, tracked: tracked, parts: parts)
+        // A reference that has not played in the search window and its tail (no frame over
+        // `reference_active_dbfs`: digital silence, or a 16-bit track's dither at −96 dBFS) brings no
+        // echo. (Its dither's echo, expected far under the room's noise in every frame, kept the
+        // bands' floors from ever learning: the noise read as speech.)
+        if !active { e.echo = SIMD8(repeating: -.infinity) }
         if e.stage == .tracked, let tracked, let start {
             watchEchoLevel(
                 mic: m, micChange: micChange, tracked: tracked, flat: flat, echo: e.echo, start: start,
