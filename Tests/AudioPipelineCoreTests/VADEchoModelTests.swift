@@ -406,6 +406,35 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect(speech.isEmpty, "\(speech.count) frames of speech from \(speech.first.map { Double($0) / 100 } ?? 0) s")
     }
 
+    /// Clicks over the agent's echo whose attack falls in the last samples of a frame: that frame
+    /// rises a little over the echo (its lead-in, by the rule that saves a voice 10 ms) and the
+    /// next holds the click — two frames, speech at once (2 of these 13 clicks). A frame that
+    /// rises more than `leadInRiseMax` over the one before has no lead-in: no click opens speech,
+    /// and a user is still heard at once.
+    @Test func aClickSplitOverAFrameBoundaryIsNoSpeech() throws {
+        let agent = speechLike(10 * rate, dbfs: -20, f0: 200, seed: 52)
+        var mic = echo(of: agent, delayMs: [60], gainDb: -10)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 53).enumerated() { mic[k] += v }
+        var rng = TestRNG(seed: 54)
+        var clicks = 0
+        for frame in stride(from: 300, to: 780, by: 37) {
+            // 10 ms of noise decaying in 2 ms, peak −20 dBFS, from 2 samples before the boundary.
+            let start = frame * 160 - 2
+            for i in 0..<160 {
+                mic[start + i] += Float(0.1 * Double.random(in: -1...1, using: &rng) * exp(-Double(i) / 32))
+            }
+            clicks += 1
+        }
+        let user = speechLike(rate, dbfs: -30, f0: 120, seed: 55)
+        for (k, v) in user.enumerated() { mic[8 * rate + k] += v }
+        let run = try decide(mic, agent)
+        let speech = run[..<800].indices.filter { run[$0].frame.speech }
+        #expect(speech.isEmpty, "\(clicks) clicks: speech at \(speech.prefix(5).map { "\(Double($0) / 100) s" })")
+        let first = try #require((0..<100).first { abs(user[$0 * 160]) > 0 }) + 800
+        let heard = (first..<(first + 100)).first { run[$0].frame.speech }
+        #expect((heard ?? .max) - first <= 3, "the user heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
+    }
+
     /// A user far under the agent's echo (its loudspeaker cuts under 400 Hz; the user 30–34 dB
     /// under the agent's level) stands out under 400 Hz and in the echo's dips while his level is
     /// more than 20 dB under the echo's loudest. The talker gate's loudest level is the echo's; it

@@ -251,16 +251,13 @@ public struct VADDecider: Sendable {
         let late = Self.lateOnset(frame.quarters, floor: bands.floorsAbove300, jumpRatio: jumpRatio)
         let steady = steadyNoise(powers: p, excess: bands.excess, count: count)
         detail.steadyNoise = steady
-        // With a reference, the onset check reads the bands that stood out, not the score alone
-        // (a frame that still passes the enter threshold).
-        let bandsHeld =
-            hasReference && run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: p, drop: c.onsetDrop)
-        let leadInScore = hasReference ? leadInScore(excess: bands.excess, count: count) : previousScore
-        onset.previousExcess = bands.excess
+        // With a reference, the onset check reads the bands, not the score alone.
+        let reading = onsetReading(
+            score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
-            bandsHeld: bandsHeld, leadInScore: leadInScore, detail: &detail)
+            reading: reading, detail: &detail)
         if hasReference && run > 0 && runPeak == score {
             noteOnsetBands(powers: p, excess: bands.excess, count: count, enter: c.enterThreshold)
         }
@@ -326,7 +323,7 @@ public struct VADDecider: Sendable {
     @inline(__always)
     private mutating func advance(
         score: Double, noiseScore: Double, startTest: Bool, startGates: Bool, holdTest: Bool, ownHold: Bool,
-        late: Bool, steady: Bool, bandsHeld: Bool, leadInScore: Double,
+        late: Bool, steady: Bool, reading: OnsetReading,
         detail: inout Detail
     ) {
         let c = configuration
@@ -347,7 +344,7 @@ public struct VADDecider: Sendable {
                 quiet = 0
                 run = 0
             }
-        } else if run > 0 && c.onsetDrop > 0 && startGates && (score >= runPeak - c.onsetDrop || bandsHeld) {
+        } else if run > 0 && c.onsetDrop > 0 && startGates && (score >= runPeak - c.onsetDrop || reading.bandsHeld) {
             // Within `onsetDrop` of the run's highest, even below the enter threshold: a voice
             // under a louder echo shows in the echo's dips, one frame over it and the next just under
             // (with a reference, or its bands' level held while the echo came back: `bandsHeld`).
@@ -359,8 +356,9 @@ public struct VADDecider: Sendable {
             // A frame before the run that rose over the exit threshold (and `leadInMinimum`), not
             // abruptly at its end, is the onset's own lead-in and counts (a click has none: its
             // attack is instantaneous) — unless this frame's own sound began late in it.
+            let leadInMinimum = max(c.exitThreshold, Self.leadInMinimum)
             leadIn =
-                run == 0 && c.onsetDrop > 0 && leadInScore - noiseScore >= max(c.exitThreshold, Self.leadInMinimum)
+                run == 0 && c.onsetDrop > 0 && reading.leadInScore - noiseScore >= leadInMinimum
                 && previousScore < score && !previousLate && !late
             detail.onsetRestart = run > 0
             run = leadIn ? 2 : 1
