@@ -359,9 +359,9 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
 
     /// With headphones (or an echo the device cancelled) the reference plays and no echo arrives;
     /// the model still expects one, far under the room's noise. The bands' floors learn the noise
-    /// under that negligible echo (before: only where no echo was expected at all, so never while
-    /// the agent talked, and the noise read as 10–20 dB over an unlearnt floor): keyboard clicks
-    /// in a noisy room are no speech, and a user is still heard at once.
+    /// under that negligible echo too (before, only where no echo was expected at all — here the
+    /// agent's pauses; with an agent that never pauses, never — and a click at 5.58 s opened
+    /// speech): keyboard clicks in a noisy room are no speech, and a user is still heard at once.
     @Test func withHeadphonesTheFloorsLearnAndAClickIsNoSpeech() throws {
         let agent = speechLike(10 * rate, dbfs: -20, f0: 200, seed: 43)
         var mic = noise(agent.count, dbfs: -55, seed: 44)
