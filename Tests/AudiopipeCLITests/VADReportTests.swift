@@ -151,6 +151,24 @@ private func json(_ data: Data) throws -> [String: Any] {
         let segments = plain.text.split(separator: "\n").count
         #expect(explained.text.components(separatedBy: "  opened at ").count == segments + 1)
         #expect(explained.text.components(separatedBy: "  closed at ").count == segments + 1)
+        // With a reference the start test's gate widens by the score's excess over enter_db: the
+        // rule says by how much, as the decider applied it.
+        let report = try CLI.run(args + ["--explain", "--json", "-o", s.file("j.txt")])
+        #expect(report.status == 0, "\(report.stderr)")
+        let opened = (try json(report.stdout)["segments"] as! [[String: Any]]).compactMap {
+            ($0["explain"] as? [String: Any])?["opened"] as? [String: Any]
+        }
+        #expect(opened.count == segments)
+        for o in opened where !(o["rule"] as! String).contains("sustained_enter_db") {
+            let widened = (o["scoreDb"] as! Double) - 10
+            let rule = o["rule"] as! String
+            if widened >= 0.1 {
+                #expect(rule.contains("within talker_gate_db 20 + "), "\(rule)")
+                #expect(rule.contains(" dB (the score over enter_db) of the loudest recent speech"), "\(rule)")
+            } else {
+                #expect(rule.contains("within talker_gate_db 20 of the loudest"), "\(rule)")
+            }
+        }
     }
 }
 

@@ -56,7 +56,8 @@ extension VADDecider {
         if hasReference {
             let c = configuration
             r.bandsHeld = run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: powers, drop: c.onsetDrop)
-            r.leadInScore = leadInScore(excess: excess, count: count, score: score)
+            // (A lead-in counts only for a run's first frame.)
+            if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
         }
         onset.previousExcess = excess
         return r

@@ -168,19 +168,29 @@ public enum VADExplainer {
             : "score ≥ enter_db \(n(c.enterThreshold))"
         rule += ", level ≥ absolute_dbfs \(n(c.absoluteThreshold))"
         if c.talkerGate > 0 {
-            let gate =
-                d.startGate < c.talkerGate
-                ? "talker_onset_gate_db \(n(d.startGate))" : "talker_gate_db \(n(c.talkerGate))"
+            var gate = "talker_gate_db \(n(c.talkerGate))"
+            if d.startGate < c.talkerGate {
+                gate = "talker_onset_gate_db \(n(d.startGate))"
+            } else if d.startGate > c.talkerGate {
+                // With a reference the gate widens by the score's excess over enter_db.
+                gate += " + \(db(d.startGate - c.talkerGate)) dB (the score over enter_db)"
+            }
             rule += " and within \(gate) of the loudest recent speech"
         }
+        let withReference = d.echoStage != nil
         rule += ", for \(count == 1 ? "1 frame" : "\(count) frames in a row")"
         var held = ["min_speech_ms \(n(c.minimumSpeechMilliseconds))"]
         if c.onsetDrop > 0 && count > 1 {
             held.append(
                 "the onset check: after the first, a frame within onset_drop_db \(n(c.onsetDrop)) of the run's highest"
-                    + " counts even below enter_db, and none fell further")
+                    + " counts even below enter_db"
+                    + (withReference ? " (or, over enter_db, where the bands that stood out held their level)" : "")
+                    + ", and none fell further")
         }
-        if d.leadIn { held.append("the frame before, rising over exit_db, counted as the onset's lead-in") }
+        if d.leadIn {
+            let rising = withReference ? "rising over exit_db in this frame's two largest bands" : "rising over exit_db"
+            held.append("the frame before, \(rising), counted as the onset's lead-in")
+        }
         if d.lateOnset {
             held.append(
                 "one frame more: the sound began in the first frame's second half (onset_jump_db \(n(c.onsetJump)))")
