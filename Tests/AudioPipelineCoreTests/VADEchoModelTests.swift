@@ -435,6 +435,40 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect((heard ?? .max) - first <= 3, "the user heard \(heard.map { "\(10 * ($0 - first)) ms" } ?? "never")")
     }
 
+    /// A click over the agent's echo that fills two frames about equally — its attack in the first
+    /// frame's last quarter, its decay through the next — holds a run of two frames. The echo fills
+    /// the frames' first quarters, so the late-onset test (over the noise floor) sees a 6 dB jump,
+    /// not `onset_jump_db`. Over noise ⊕ the expected echo the second frame falls from its first
+    /// quarter to its last by more than that: it opens no speech (`decayWaited`). The same band
+    /// levels with their energy spread through the frames — a voice — open speech at the second.
+    /// (Band frames built directly: the echo model learns from an agent whose band levels move
+    /// frame by frame, its echo 60 ms later, 10 dB down, with the room's noise at −90 dBFS.)
+    @Test func aFrameThatDecaysThroughItselfOpensNoSpeech() throws {
+        func decide(_ frames: EchoBandFrames) throws -> [(speech: Bool, detail: VADDecider.Detail)] {
+            var decider = try VADDecider(configuration: VADConfiguration())
+            var detail = VADDecider.Detail()
+            return zip(frames.mic, frames.reference).map { mic, reference in
+                let f = decider.process(mic: mic, reference: reference, detail: &detail)
+                return (f.speech, detail)
+            }
+        }
+        // 17 dB over the echo in the two highest bands for two frames from frame 400 (4 s).
+        var clickFrames = EchoBandFrames(count: 412, quietFrom: 380, seed: 56)
+        clickFrames.add(at: 400, excessDb: 17, spread: SIMD4(0, 0, 0, 1))
+        clickFrames.add(at: 401, excessDb: 17, spread: SIMD4(0.6, 0.3, 0.1, 0))
+        let click = try decide(clickFrames)
+        #expect(click[300..<400].allSatisfy { !$0.speech }, "the echo alone is no speech")
+        #expect(click[399].detail.echoStage == .tracked, "the echo model tracks the echo")
+        #expect(!click[400].detail.lateOnset, "the late start hidden under the echo")
+        #expect(click[401].detail.runFrames == 2 && click[401].detail.decayWaited, "held two frames, waited")
+        #expect(click[400...].allSatisfy { !$0.speech }, "the click opened speech")
+        var voiceFrames = EchoBandFrames(count: 412, quietFrom: 380, seed: 56)
+        voiceFrames.add(at: 400, excessDb: 17)
+        voiceFrames.add(at: 401, excessDb: 17)
+        let voice = try decide(voiceFrames)
+        #expect(voice[401].speech && !voice[400].speech, "the voice heard at its second frame")
+    }
+
     /// A user far under the agent's echo (its loudspeaker cuts under 400 Hz; the user 30–34 dB
     /// under the agent's level) stands out under 400 Hz and in the echo's dips while his level is
     /// more than 20 dB under the echo's loudest. The talker gate's loudest level is the echo's; it

@@ -42,6 +42,32 @@ import _AudioPipelineTestSupport
         #expect(segments[0].text.contains("bands at or over enter_db, else the largest"))
     }
 
+    /// A run that reached its frames on a frame whose sound decayed through it (with a reference)
+    /// opens a frame later, and the rule says why.
+    @Test func theExplanationNamesAFrameThatDecayedThroughItself() throws {
+        // A click's attack at the end of frame 400, its decay through 401, and a voice from 402 on:
+        // 17 dB over the agent's echo in the two highest bands.
+        var frames = EchoBandFrames(count: 430, quietFrom: 380, seed: 57)
+        frames.add(at: 400, excessDb: 17, spread: SIMD4(0, 0, 0, 1))
+        frames.add(at: 401, excessDb: 17, spread: SIMD4(0.6, 0.3, 0.1, 0))
+        for k in 402..<420 { frames.add(at: k, excessDb: 17) }
+        var decider = try VADDecider(configuration: .init())
+        var decided: [VADDecider.Frame] = [], details: [VADDecider.Detail] = []
+        var detail = VADDecider.Detail()
+        for (mic, reference) in zip(frames.mic, frames.reference) {
+            decided.append(decider.process(mic: mic, reference: reference, detail: &detail))
+            details.append(detail)
+        }
+        let run = VADRun(frames: decided, frameSeconds: 0.01, duration: 4.3, configuration: .init(), details: details)
+        let segments = VADExplainer.explain(run)
+        try #require(segments.count == 1, "\(segments)")
+        let opened = segments[0].opened
+        // Frame 400 is 4.00–4.01 s: the run from 4.00 s, speech at the end of its third frame.
+        #expect(opened.runStart == 4.0 && opened.frames == 3 && opened.time == 4.03)
+        let named = opened.rule.contains("from its first quarter to its last over noise ⊕ the expected echo")
+        #expect(named, "\(opened.rule)")
+    }
+
     /// The plot envelope by its definition, over the whole signal: column c is the min and max of
     /// samples [c·n/C, c·n/C + max(1, n/C)), scaled by the peak (at least 1e-6).
     static func envelope(_ x: [Float]) -> [(min: Float, max: Float)] {

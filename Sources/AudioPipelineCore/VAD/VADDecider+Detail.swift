@@ -62,6 +62,10 @@ extension VADDecider {
         public var runFrames = 0
         /// The run's count began with the frame before as its lead-in.
         public var leadIn = false
+        /// With a reference: the run had held its frames on a frame whose sound decayed through it
+        /// (`onsetJump` from its first quarter to its last, over noise ⊕ expected echo — a click's
+        /// tail), and waited for one that did not.
+        public var decayWaited = false
         /// With a reference: the echo model (`VADEchoModel`) — the gain per band in use (dB; the echo
         /// return loss is its negative), the estimated delay in frames once found, what the
         /// expectation rests on, and whether the echo of a new utterance was arriving (no start).

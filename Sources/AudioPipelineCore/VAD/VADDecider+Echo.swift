@@ -17,6 +17,22 @@
 /// in the next frame (a band that rises may be the user's onset). The margin is not added to what
 /// was heard: it is a level measured, not a prediction.
 extension VADDecider {
+    /// A frame's bands over what is expected there (`excessOverEcho`, or the floors alone without a
+    /// reference).
+    struct BandExcess {
+        /// Per band, the level's excess over the noise floor ⊕ the bound on the echo, dB (−inf past
+        /// the band count).
+        var excess: SIMD8<Double>
+        /// The noise floors' power, all bands.
+        var floorPower: Double
+        /// The expected echo's power, all bands (0 without a reference).
+        var echoPower = 0.0
+        /// The noise floors' power above 300 Hz (what the quarters are measured over).
+        var floorsAbove300: Double
+        /// The expected echo's power above 300 Hz (0 without a reference).
+        var echoAbove300 = 0.0
+    }
+
     /// The decay of what was heard, as a room of this RT60 lets it fall, ms: the shortest room we
     /// plan for (a living room or an office 0.2–0.6 s; a car is shorter, and there the tail is
     /// overestimated for a frame or two).
@@ -49,10 +65,11 @@ extension VADDecider {
     mutating func excessOverEcho(
         _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, lastWasEcho: Bool,
         detail: inout Detail
-    ) -> (excess: SIMD8<Double>, floorPower: Double, echoPower: Double, floorsAbove300: Double) {
+    ) -> BandExcess {
         var excess = SIMD8<Double>(repeating: -.infinity)
         var floorPower = 0.0
         var echoPower = 0.0
+        var echoAbove300 = 0.0
         var floorsAbove300 = 0.0
         let echo = expected.echo
         detail.echoes = echo
@@ -108,8 +125,13 @@ extension VADDecider {
         let e = fastPower(echo.replacing(with: 0, where: .!inUse))
         let over = m - fastDB((floorPowers + fastPower(bound.replacing(with: -140, where: .!inUse))))
         excess = (m - floorDB).replacing(with: over, where: inUse)
-        for b in 0..<count where inUse[b] { echoPower += e[b] }
+        for b in 0..<count where inUse[b] {
+            echoPower += e[b]
+            if b >= above300 { echoAbove300 += e[b] }
+        }
         for b in count..<8 { excess[b] = -.infinity }
-        return (excess, floorPower, echoPower, floorsAbove300)
+        return BandExcess(
+            excess: excess, floorPower: floorPower, echoPower: echoPower, floorsAbove300: floorsAbove300,
+            echoAbove300: echoAbove300)
     }
 }

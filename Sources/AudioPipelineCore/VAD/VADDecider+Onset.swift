@@ -4,7 +4,8 @@
 /// With a reference the score is the excess over the expected echo, and that moves with the echo
 /// as much as with what is in the room. Three rules of the onset check read it as if it moved with
 /// the sound alone; with a reference they read the bands instead
-/// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02):
+/// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02), and a fourth reads
+/// the frame's quarters over the echo:
 ///
 /// - **A drop the echo explains is not a click's.** A run holds a frame within `onsetDrop` of its
 ///   highest; a click falls 5–30 dB by the next frame. A user under a louder echo shows in the echo's
@@ -25,6 +26,14 @@
 ///   recent level is the agent's echo's; a user 20 dB under its peaks, standing out 13–16 dB in the
 ///   echo's dips, was gated as if he were babble far from the talker (talking grid, echo 0 dB,
 ///   200 and 300 ms: 1.28 s late). The start gate widens by the frame's score over `enter_db`.
+/// - **A frame that decays through itself opens no speech.** A click whose attack falls late in a
+///   frame fills that frame and the next about equally — a run of two frames, speech at once. Its
+///   late start hides under the echo (the late-onset test measures the quarters over the noise
+///   floor, and the echo fills the first quarters: a 6 dB jump, not `onsetJump`), and so does its
+///   decay — but over noise ⊕ the expected echo, the second frame falls `onsetJump` or more from
+///   its first quarter to its last. A voice's second frame holds or rises. With a reference, a
+///   frame that would open speech but decays so waits for the next (docs/design/vad-experiments.md,
+///   "A frame that decays through itself", 2026-12-02).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -44,17 +53,22 @@ extension VADDecider {
         var bandsHeld = false
         /// The frame before's score as this frame's lead-in (`leadInScore`).
         var leadInScore = -Double.infinity
+        /// The frame's sound decayed through it (`decays`): it opens no speech.
+        var decaying = false
     }
 
-    /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`); keeps its excesses
-    /// for the next frame's.
+    /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
+    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there); keeps its
+    /// excesses for the next frame's.
     @inline(__always)
     mutating func onsetReading(
-        score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool
+        score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool,
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
         if hasReference {
             let c = configuration
+            r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: jumpRatio)
             r.bandsHeld = run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: powers, drop: c.onsetDrop)
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
@@ -94,6 +108,17 @@ extension VADDecider {
         onset.bands = bands
         let level = (powers * bands).sum()
         onset.level = level > 0 ? db(level) : -.infinity
+    }
+
+    /// Whether a frame's sound decayed through it: the `quarters`' power over `quiet` (a quarter
+    /// under it counts as a tenth of it) peaks in the first half and falls by `jumpRatio`
+    /// (`onset_jump_db`; never when infinite, the check off) or more from the first quarter to the
+    /// last. The mirror of `lateOnset`.
+    @inline(__always)
+    static func decays(_ quarters: SIMD4<Float>, quiet: Double, jumpRatio: Float) -> Bool {
+        let q = quarters - Float(quiet)
+        let least = Float(0.1 * quiet)
+        return max(q[0], q[1]) >= q.max() && q[0] > jumpRatio * max(q[3], least)
     }
 
     /// How far a frame may rise over its lead-in, dB, with a reference: more is a click's attack

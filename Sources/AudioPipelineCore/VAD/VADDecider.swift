@@ -87,6 +87,9 @@ public struct VADDecider: Sendable {
     private var runPeak = 0.0
     private var lateOnset = false
     private var leadIn = false
+    /// The current run reached its frames on a frame that decayed through itself (with a reference,
+    /// `OnsetReading.decaying`) and waited for one more.
+    private var decayWaited = false
     /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`).
     var onset = OnsetBands()
     /// The frame before: its score, and whether its energy came abruptly in its last quarter.
@@ -149,6 +152,7 @@ public struct VADDecider: Sendable {
         runPeak = 0
         lateOnset = false
         leadIn = false
+        decayWaited = false
         onset = OnsetBands()
         previousScore = -.infinity
         previousLate = false
@@ -253,7 +257,8 @@ public struct VADDecider: Sendable {
         detail.steadyNoise = steady
         // With a reference, the onset check reads the bands, not the score alone.
         let reading = onsetReading(
-            score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference)
+            score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference,
+            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
@@ -273,7 +278,7 @@ public struct VADDecider: Sendable {
     private mutating func excess(
         _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, hasReference: Bool,
         lastWasEcho: Bool, detail: inout Detail
-    ) -> (excess: SIMD8<Double>, floorPower: Double, echoPower: Double, floorsAbove300: Double) {
+    ) -> BandExcess {
         guard hasReference else {
             detail.echoes = expected.echo
             var excess = SIMD8<Double>(repeating: -.infinity)
@@ -287,7 +292,7 @@ public struct VADDecider: Sendable {
                 if b >= above300 { floorsAbove300 += f.power }
                 detail.floors[b] = f.db
             }
-            return (excess, floorPower, 0, floorsAbove300)
+            return BandExcess(excess: excess, floorPower: floorPower, floorsAbove300: floorsAbove300)
         }
         return excessOverEcho(
             m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
@@ -364,6 +369,7 @@ public struct VADDecider: Sendable {
             run = leadIn ? 2 : 1
             runPeak = score
             lateOnset = late
+            decayWaited = false
         } else {
             run += 1
             runPeak = max(runPeak, score)
@@ -371,7 +377,11 @@ public struct VADDecider: Sendable {
         detail.lateOnset = !speaking && run > 0 && lateOnset
         detail.runFrames = run
         detail.leadIn = run > 0 && leadIn
-        if !speaking && run >= holdFrames + (lateOnset ? 1 : 0) {
+        let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0)
+        // (A frame that decayed through itself, with a reference, opens no speech: a click's.)
+        if held && reading.decaying { decayWaited = true }
+        detail.decayWaited = !speaking && run > 0 && decayWaited
+        if held && !reading.decaying {
             speaking = true
             quiet = 0
             age = 0

@@ -195,6 +195,11 @@ public enum VADExplainer {
             held.append(
                 "one frame more: the sound began in the first frame's second half (onset_jump_db \(n(c.onsetJump)))")
         }
+        if d.decayWaited {
+            held.append(
+                "one frame more: a frame whose sound fell onset_jump_db \(n(c.onsetJump)) from its first quarter"
+                    + " to its last over noise ⊕ the expected echo (a click's decay) opened no speech")
+        }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
             time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,

@@ -1,0 +1,57 @@
+// Band frames of a microphone that hears an agent's echo, built without audio: for tests of the
+// decider's reference path that need exact quarter-frame powers (how a frame's energy lies in time),
+// which filtered audio blurs.
+
+import AudioPipelineCore
+import Foundation
+
+/// An agent's band levels (`VADBandPairAnalyzer`'s eight bands, speech-shaped: syllables of
+/// 80–250 ms, 3–8 dB apart, with gaps of 30–150 ms until `quietFrom`) and the microphone's frames:
+/// its echo 60 ms later and 10 dB down over −99 dBFS of noise per band, each frame's energy spread
+/// evenly over its quarters. `add` puts a sound over the echo.
+public struct EchoBandFrames {
+    /// The reference's band powers, one per frame.
+    public private(set) var reference: [SIMD8<Double>] = []
+    /// The microphone's frames.
+    public private(set) var mic: [VADBandFrame] = []
+
+    /// `count` frames of 10 ms; no gap starts at or after frame `quietFrom` (the agent talks on).
+    public init(count: Int, quietFrom: Int, seed: UInt64) {
+        var rng = TestRNG(seed: seed)
+        let shape = SIMD8<Double>(-26, -24, -24, -27, -30, -34, -40, -46)
+        var levels: [SIMD8<Double>] = []
+        while levels.count < count {
+            let level = Double.random(in: -8...0, using: &rng)
+            for _ in 0..<Int.random(in: 8...25, using: &rng) { levels.append(shape + level) }
+            if levels.count < quietFrom {
+                for _ in 0..<Int.random(in: 3...15, using: &rng) { levels.append(SIMD8(repeating: -140)) }
+            }
+        }
+        levels.removeLast(levels.count - count)
+        reference = levels.map(Self.powers)
+        let noise = SIMD8<Double>(repeating: pow(10, -9.9))
+        mic = (0..<count).map { k in
+            VADBandFrame(bands: k < 6 ? noise : noise + Self.powers(levels[k - 6] - 10))
+        }
+    }
+
+    /// Adds a sound `excessDb` over the echo in the two highest bands (3–5 kHz and over 5 kHz) at
+    /// frame `k`, its energy spread over the frame's quarters as `spread` says (fractions of it per
+    /// quarter, summing to 1; evenly, a voice, by default).
+    public mutating func add(at k: Int, excessDb: Double, spread: SIMD4<Double> = SIMD4(repeating: 0.25)) {
+        let frame = mic[k]
+        var extra = SIMD8<Double>()
+        extra[6] = frame.bands[6] * pow(10, excessDb / 10)
+        extra[7] = frame.bands[7] * pow(10, excessDb / 10)
+        // A quarter's power is a mean square over a quarter of the frame: the frame's share × 4.
+        let quarters = frame.quarters + SIMD4<Float>(spread * 4 * (extra[6] + extra[7]))
+        mic[k] = VADBandFrame(bands: frame.bands + extra, quarters: quarters)
+    }
+
+    /// Band powers of band levels, dB.
+    static func powers(_ levels: SIMD8<Double>) -> SIMD8<Double> {
+        var p = SIMD8<Double>()
+        for b in 0..<8 { p[b] = pow(10, levels[b] / 10) }
+        return p
+    }
+}
