@@ -441,8 +441,8 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
     /// not `onset_jump_db`. Over noise ⊕ the expected echo the second frame falls from its first
     /// quarter to its last by more than that: it opens no speech (`decayWaited`). The same band
     /// levels with their energy spread through the frames — a voice — open speech at the second.
-    /// (Band frames built directly: the echo model learns from an agent whose band levels move
-    /// frame by frame, its echo 60 ms later, 10 dB down, with the room's noise at −90 dBFS.)
+    /// (Band frames built directly, `EchoBandFrames`: an agent in syllables, its echo 60 ms later
+    /// and 10 dB down over −99 dBFS of noise per band; exact quarter powers, which audio blurs.)
     @Test func aFrameThatDecaysThroughItselfOpensNoSpeech() throws {
         func decide(_ frames: EchoBandFrames) throws -> [(speech: Bool, detail: VADDecider.Detail)] {
             var decider = try VADDecider(configuration: VADConfiguration())
