@@ -6,9 +6,9 @@ import AudioPipelineCore
 import Foundation
 
 /// An agent's band levels (`VADBandPairAnalyzer`'s eight bands, speech-shaped: syllables of
-/// 80–250 ms, 3–8 dB apart, with gaps of 30–150 ms until `quietFrom`) and the microphone's frames:
-/// its echo 60 ms later and 10 dB down over −99 dBFS of noise per band, each frame's energy spread
-/// evenly over its quarters. `add` puts a sound over the echo.
+/// 80–250 ms at levels within 8 dB, with gaps of 30–150 ms until `quietFrom`) and the microphone's
+/// frames: its echo 60 ms later and 10 dB down over −99 dBFS of noise per band, each frame's energy
+/// spread evenly over its quarters. `add` puts a sound over the echo.
 public struct EchoBandFrames {
     /// The reference's band powers, one per frame.
     public private(set) var reference: [SIMD8<Double>] = []
@@ -35,9 +35,9 @@ public struct EchoBandFrames {
         }
     }
 
-    /// Adds a sound `excessDb` over the echo in the two highest bands (3–5 kHz and over 5 kHz) at
-    /// frame `k`, its energy spread over the frame's quarters as `spread` says (fractions of it per
-    /// quarter, summing to 1; evenly, a voice, by default).
+    /// Adds a sound `excessDb` over what the two highest bands (3–5 kHz and over 5 kHz) hold at
+    /// frame `k` (the echo and the noise), its energy spread over the frame's quarters as `spread`
+    /// says (fractions of it per quarter, summing to 1; evenly, a voice, by default).
     public mutating func add(at k: Int, excessDb: Double, spread: SIMD4<Double> = SIMD4(repeating: 0.25)) {
         let frame = mic[k]
         var extra = SIMD8<Double>()
