@@ -197,8 +197,9 @@ public enum VADExplainer {
         }
         if d.decayWaited {
             held.append(
-                "one frame more: a frame whose sound fell onset_jump_db \(n(c.onsetJump)) from its first quarter"
-                    + " to its last over noise ⊕ the expected echo (a click's decay) opened no speech")
+                "later than that: a frame whose sound fell onset_jump_db \(n(c.onsetJump)) from its first"
+                    + " quarter to its last over noise ⊕ the expected echo (a click's decay) opened no speech,"
+                    + " and the run went on")
         }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
