@@ -4,8 +4,9 @@
 /// With a reference the score is the excess over the expected echo, and that moves with the echo
 /// as much as with what is in the room. Three rules of the onset check read it as if it moved with
 /// the sound alone; with a reference they read the bands instead
-/// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02), and a fourth reads
-/// the frame's quarters over the echo:
+/// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02), a fourth holds a
+/// click's attack one frame more, and a fifth reads the frame's quarters over the echo (without a
+/// reference too, over the noise floor):
 ///
 /// - **A drop the echo explains is not a click's.** A run holds a frame within `onsetDrop` of its
 ///   highest; a click falls 5–30 dB by the next frame. A user under a louder echo shows in the echo's
@@ -26,6 +27,11 @@
 ///   recent level is the agent's echo's; a user 20 dB under its peaks, standing out 13–16 dB in the
 ///   echo's dips, was gated as if he were babble far from the talker (talking grid, echo 0 dB,
 ///   200 and 300 ms: 1.28 s late). The start gate widens by the frame's score over `enter_db`.
+/// - **A click's attack holds one frame more.** A knock or a thump of 15–60 ms over the echo holds
+///   its level two or three frames, as a word's first frames do; a run whose first frame rose more
+///   than `leadInRiseMax` over the frame before — or that starts again from such a run, its decay
+///   having fallen `onsetDrop` — needs one frame more (`OnsetBands.attack`). A voice under the echo
+///   rises less: the echo hides its start.
 /// - **A frame that decays through itself opens no speech.** A click whose attack falls late in a
 ///   frame fills that frame and the next about equally — a run of two frames, speech at once. Its
 ///   late start hides under the echo (the late-onset test measures the quarters over the noise
@@ -33,7 +39,9 @@
 ///   decay — but over noise ⊕ the expected echo, the second frame falls `onsetJump` or more from
 ///   its first quarter to its last. A voice's second frame holds or rises. With a reference, a
 ///   frame that would open speech but decays so waits for the next (docs/design/vad-experiments.md,
-///   "A frame that decays through itself", 2026-12-02).
+///   "A frame that decays through itself", 2026-12-02); without one, a frame that falls
+///   `decayFallWithoutReference` over the noise floor and lies `decayUnderHighest` under the run's
+///   highest (a knock's slower decay).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -43,6 +51,9 @@ extension VADDecider {
         var level = -Double.infinity
         /// The frame before's excess per band, dB.
         var previousExcess = SIMD8<Double>(repeating: -.infinity)
+        /// The current run began with a click's attack (`OnsetReading.attack`), or started again
+        /// from such a run: it holds one frame more.
+        var attack = false
     }
 
     /// What the onset check reads in this frame, with a reference (without one: the frame before's
@@ -55,27 +66,47 @@ extension VADDecider {
         var leadInScore = -Double.infinity
         /// The frame's sound decayed through it (`decays`): it opens no speech.
         var decaying = false
+        /// With a reference, the frame rose more than `leadInRiseMax` over the frame before: a run
+        /// it begins holds one frame more.
+        var attack = false
     }
 
     /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
-    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there); keeps its
-    /// excesses for the next frame's.
+    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there; `runHighest`,
+    /// the current run's highest score); keeps its excesses for the next frame's.
     @inline(__always)
     mutating func onsetReading(
         score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool,
-        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, runHighest: Double
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
         if hasReference {
             let c = configuration
             r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: jumpRatio)
             r.bandsHeld = run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: powers, drop: c.onsetDrop)
+            r.attack = score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
+        } else if run == 0 || score < runHighest - Self.decayUnderHighest {
+            r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: Self.decayRatioWithoutReference)
         }
         onset.previousExcess = excess
         return r
     }
+
+    /// Without a reference, how far a frame's quarters must fall from the first to the last (over
+    /// the noise floor, `decays`) and its score lie under the run's highest for it to be a click's
+    /// decay, dB. The reference path's `onsetJump` (8 dB) passes the decay of a knock or a thump (a
+    /// burst of 20–60 ms decaying over 8–20 ms: 3–8 dB in a frame); 2 dB alone waits on voices in
+    /// pink noise or babble at 0 dB, whose quarters fluctuate so (dev F1 0.925 → 0.923, pink 0 dB
+    /// 0.836 → 0.745), unless the frame also lies 2 dB under the run's highest, where a voice's
+    /// second frame seldom does. Chosen on clicks of three shapes in the dev items' clean, level,
+    /// white, brown and hum rows (docs/design/vad-experiments.md, "A knock's decay", 2026-12-02).
+    public static let decayFallWithoutReference = 2.0
+    /// Without a reference, how far under the run's highest score a decaying frame lies, dB (see
+    /// `decayFallWithoutReference`).
+    public static let decayUnderHighest = 2.0
+    static let decayRatioWithoutReference = Float(power(decayFallWithoutReference))
 
     /// The start test's talker gate, dB under the loudest recent level: without a reference
     /// `talkerOnsetGate` (the gate's hysteresis: starting needs more than holding), at most
@@ -126,8 +157,15 @@ extension VADDecider {
     /// rest in this one), not a voice rising. Clicks over the agent's echo in 20 random rooms:
     /// false barge-ins 3.40 → 2.77 per minute (seed 5101, tuning, which chose 15 over 20 dB: 2.97),
     /// 4.46 → 3.79 on other clicks and rooms (seed 5301; 20 dB: 3.99); barge-in items and grids
-    /// unchanged but one item half's latency p50, 1 ms.
-    static let leadInRiseMax = 15.0
+    /// unchanged but one item half's latency p50, 1 ms. A run whose first frame rose more than this
+    /// over the frame before (a click's attack, `OnsetReading.attack`), or that starts again from
+    /// such a run (the click's decay falling `onsetDrop` and holding), holds one frame more: knocks
+    /// and thumps of 15–60 ms over the sample agent's echo in 20 rooms (seed 6101, tuning) 44 → 12
+    /// and 25 → 5.6 false barge-ins per minute, on other draws and rooms (6301) 25 → 8.7 and 42 →
+    /// 11; barge-in latency p50 +6–8 ms, p90 and the grids unchanged (vad-experiments.md, "A
+    /// knock's decay", 2026-12-02). Every frame over it: the talking grid's −3 dB / 300 ms user rose
+    /// 14.5 dB and is heard for 30 ms before the echo returns.
+    public static let leadInRiseMax = 15.0
 
     /// The frame before as a lead-in of this one (of `score`): the mean of its excesses in this
     /// frame's two largest bands, at most its own score; none (−inf) more than `leadInRiseMax` under.

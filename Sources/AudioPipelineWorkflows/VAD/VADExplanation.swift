@@ -195,11 +195,20 @@ public enum VADExplainer {
             held.append(
                 "one frame more: the sound began in the first frame's second half (onset_jump_db \(n(c.onsetJump)))")
         }
-        if d.decayWaited {
+        if d.attackWaited {
             held.append(
-                "later than that: a frame whose sound fell onset_jump_db \(n(c.onsetJump)) from its first"
-                    + " quarter to its last over noise ⊕ the expected echo (a click's decay) opened no speech,"
-                    + " and the run went on")
+                "one frame more: the run began with a click's attack (a frame more than"
+                    + " \(n(VADDecider.leadInRiseMax)) dB over the frame before), or started again from one")
+        }
+        if d.decayWaited {
+            let fall =
+                withReference
+                ? "fell onset_jump_db \(n(c.onsetJump)) from its first quarter to its last over noise ⊕ the"
+                    + " expected echo"
+                : "fell \(n(VADDecider.decayFallWithoutReference)) dB from its first quarter to its last over the noise"
+                    + " floor, \(n(VADDecider.decayUnderHighest)) dB or more under the run's highest"
+            held.append(
+                "later than that: a frame whose sound \(fall) (a click's decay) opened no speech, and the run went on")
         }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
