@@ -17,7 +17,11 @@ With --clinks instead: dish or glass clinks, 2–4 decaying partials at 1.5–6 
 
     python3 scripts/make-click-items.py --clinks ../shared/eval/vad/dev /tmp/clinks
 
-`--seed N` (first) draws other clicks or clinks: a check set the defaults never saw.
+With --knocks: knocks on a desk, band-passed noise bursts of 20–60 ms (500 Hz–7 kHz) decaying
+over 8–20 ms; with --thumps: thumps, 15–40 ms at 80–1200 Hz decaying over 3–15 ms (seeds 13 and
+17; names knock_*, thump_*). Both hold their level two or three frames, as a word's start does.
+
+`--seed N` (first) draws other clicks, clinks, knocks or thumps: a check set the defaults never saw.
 
 Needs numpy and scipy.
 """
@@ -32,14 +36,24 @@ from scipy.signal import butter, sosfilt
 NOISES = ("clean", "level", "white", "brown", "hum50")
 
 
-def clicks(x, sr, speech_rms, rng):
+# Each transient's shape: (duration s, decay time constant s, lowest band edge Hz) ranges; the band
+# spans two octaves from its lowest edge, to at most 7 kHz.
+SHAPES = {
+    "click": ((0.008, 0.025), (0.002, 0.008), (500, 2000)),
+    "knock": ((0.02, 0.06), (0.008, 0.02), (500, 2000)),
+    "thump": ((0.015, 0.04), (0.003, 0.015), (80, 300)),
+}
+
+
+def clicks(x, sr, speech_rms, rng, kind="click"):
+    duration, decay, lowest = SHAPES[kind]
     y = x.copy()
     t = int(rng.uniform(0.05, 0.3) * sr)
     while t < len(y):
-        n = int(rng.uniform(0.008, 0.025) * sr)
-        tau = rng.uniform(0.002, 0.008) * sr
+        n = int(rng.uniform(*duration) * sr)
+        tau = rng.uniform(*decay) * sr
         burst = rng.standard_normal(n) * np.exp(-np.arange(n) / tau)
-        lo = rng.uniform(500, 2000)
+        lo = rng.uniform(*lowest)
         burst = sosfilt(butter(2, [lo, min(7000, lo * 4)], btype="band", fs=sr, output="sos"), burst)
         burst *= speech_rms * 3 * 10 ** (rng.uniform(-6, 6) / 20) / (np.max(np.abs(burst)) + 1e-12)
         end = min(len(y), t + n)
@@ -74,12 +88,21 @@ def clinks(x, sr, speech_rms, rng):
     return np.clip(y, -1, 1)
 
 
+SEEDS = {"click": 7, "clink": 11, "knock": 13, "thump": 17}
+KINDS = {"--clinks": "clink", "--knocks": "knock", "--thumps": "thump"}
+
+
 def main(dev, out, kind="click", seed=None):
     if os.path.realpath(dev) == os.path.realpath(out):
         sys.exit("make-click-items.py: OUT_DIR must not be DEV_DIR (it would overwrite the kit)")
     os.makedirs(out, exist_ok=True)
-    rng = np.random.default_rng(seed if seed is not None else 7 if kind == "click" else 11)
-    add = clicks if kind == "click" else clinks
+    rng = np.random.default_rng(seed if seed is not None else SEEDS[kind])
+
+    def add(x, sr, speech_rms, rng):
+        if kind == "clink":
+            return clinks(x, sr, speech_rms, rng)
+        return clicks(x, sr, speech_rms, rng, kind)
+
     made = 0
     with open(os.path.join(dev, "manifest.csv"), newline="") as f:
         for r in csv.DictReader(f):
@@ -101,8 +124,8 @@ if __name__ == "__main__":
     seed = None
     if args[:1] == ["--seed"] and len(args) > 1 and args[1].isdigit():
         seed, args = int(args[1]), args[2:]
-    kind = "clink" if args[:1] == ["--clinks"] else "click"
-    args = args[1:] if kind == "clink" else args
+    kind = KINDS.get(args[0], "click") if args else "click"
+    args = args[1:] if kind != "click" else args
     if len(args) != 2:
-        sys.exit("usage: make-click-items.py [--seed N] [--clinks] DEV_DIR OUT_DIR")
+        sys.exit("usage: make-click-items.py [--seed N] [--clinks | --knocks | --thumps] DEV_DIR OUT_DIR")
     main(args[0], args[1], kind, seed)

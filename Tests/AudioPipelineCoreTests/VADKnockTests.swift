@@ -1,20 +1,18 @@
+import AudioPipelineCore
 import Testing
 import _AudioPipelineTestSupport
 
-@testable import AudioPipelineCore
-
-/// Knocks and thumps: transients whose energy lasts 15–60 ms, two or three frames, decaying as
-/// they go — longer than a keyboard click, which `onsetDrop` and the transient rule already catch.
-/// Band frames built directly (exact quarter powers, which filtered audio blurs).
+/// Knocks and thumps over the agent's echo: transients whose energy lasts 15–60 ms, two or three
+/// frames, decaying as they go — longer than a keyboard click, which `onsetDrop` and the transient
+/// rule already catch. Band frames built directly (`EchoBandFrames`: exact quarter powers, which
+/// filtered audio blurs).
 @Suite struct VADKnockTests {
-    /// The decisions and details of `frames`, with the `reference` when one is given.
-    static func decide(_ frames: [VADBandFrame], reference: [SIMD8<Double>]? = nil) throws -> [(
-        speech: Bool, detail: VADDecider.Detail
-    )] {
+    /// The decisions and details of the microphone's `frames` with their reference.
+    static func decide(_ frames: EchoBandFrames) throws -> [(speech: Bool, detail: VADDecider.Detail)] {
         var decider = try VADDecider(configuration: VADConfiguration())
         var detail = VADDecider.Detail()
-        return frames.indices.map { k in
-            let f = decider.process(mic: frames[k], reference: reference?[k], detail: &detail)
+        return zip(frames.mic, frames.reference).map { mic, reference in
+            let f = decider.process(mic: mic, reference: reference, detail: &detail)
             return (f.speech, detail)
         }
     }
@@ -30,15 +28,15 @@ import _AudioPipelineTestSupport
             return f
         }
         let knock = frames(excessDb: 20, frames: 2)
-        let knockDecided = try Self.decide(knock.mic, reference: knock.reference)
+        let knockDecided = try Self.decide(knock)
         #expect(knockDecided[300..<400].allSatisfy { !$0.speech }, "the echo alone is no speech")
         #expect(knockDecided[401].detail.runFrames == 2 && knockDecided[401].detail.attackWaited)
         #expect(knockDecided[400...].allSatisfy { !$0.speech }, "a knock of two frames opened speech")
         let voice = frames(excessDb: 20, frames: 20)
-        let voiceDecided = try Self.decide(voice.mic, reference: voice.reference)
+        let voiceDecided = try Self.decide(voice)
         #expect(!voiceDecided[401].speech && voiceDecided[402].speech, "the voice heard at its third frame")
         let softer = frames(excessDb: 13, frames: 20)
-        let softerDecided = try Self.decide(softer.mic, reference: softer.reference)
+        let softerDecided = try Self.decide(softer)
         #expect(softerDecided[401].speech && !softerDecided[401].detail.attackWaited, "heard at its second frame")
     }
 
@@ -49,47 +47,9 @@ import _AudioPipelineTestSupport
         knock.add(at: 400, excessDb: 26)
         knock.add(at: 401, excessDb: 20)
         knock.add(at: 402, excessDb: 20)
-        let decided = try Self.decide(knock.mic, reference: knock.reference)
+        let decided = try Self.decide(knock)
         #expect(decided[401].detail.onsetRestart, "the decay started the run again")
         #expect(decided[402].detail.runFrames == 2 && decided[402].detail.attackWaited)
         #expect(decided[400...].allSatisfy { !$0.speech }, "the knock's restarted run opened speech")
-    }
-
-    /// Four bands over a noise floor of −80 dBFS each (within 0.3 dB from frame to frame), and from frame 300 on the frames `sound` gives: its level in dB over the
-    /// floor and its quarters' shares of the energy above 300 Hz.
-    static func noisy(_ sound: [(db: Double, spread: SIMD4<Double>)]) -> [VADBandFrame] {
-        var rng = TestRNG(seed: 63)
-        var frames: [VADBandFrame] = []
-        for k in 0..<(300 + sound.count + 30) {
-            var bands = SIMD4<Double>()
-            for b in 0..<4 { bands[b] = power(-80 + Double.random(in: -0.3...0.3, using: &rng)) }
-            var quarters = SIMD4<Float>(repeating: Float(bands[1] + bands[2] + bands[3]))
-            if k >= 300 && k < 300 + sound.count {
-                let s = sound[k - 300]
-                let extra = bands * power(s.db)
-                bands += extra
-                quarters += SIMD4<Float>(s.spread * 4 * (extra[1] + extra[2] + extra[3]))
-            }
-            frames.append(VADBandFrame(bands: bands, quarters: quarters))
-        }
-        return frames
-    }
-
-    /// Without a reference, a frame whose sound falls `decayFallWithoutReference` from its first
-    /// quarter to its last and lies `decayUnderHighest` under the run's highest is a knock's decay
-    /// and opens no speech; the run breaks on the next, lower frame. A voice whose second frame is
-    /// as loud as its first, its energy spread evenly, is heard there.
-    @Test func aKnocksDecayWithoutAReferenceOpensNoSpeech() throws {
-        let even = SIMD4<Double>(repeating: 0.25)
-        let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)  // 6 dB from the first quarter to the last
-        let knock = try Self.decide(Self.noisy([(30, even), (27.5, falling), (22, falling)]))
-        #expect(knock[301].detail.runFrames == 2 && knock[301].detail.decayWaited, "held two frames, waited")
-        #expect(knock[295...].allSatisfy { !$0.speech }, "the knock opened speech")
-        let voice = try Self.decide(Self.noisy(Array(repeating: (30, even), count: 20)))
-        #expect(!voice[300].speech && voice[301].speech, "the voice heard at its second frame")
-        // Falling as much through the frame but as loud as the run's highest: a voice's rise and
-        // fall within a frame, not a decay.
-        let held = try Self.decide(Self.noisy([(30, even), (30, falling)] + Array(repeating: (30, even), count: 10)))
-        #expect(held[301].speech, "a frame as loud as the run's highest waited")
     }
 }

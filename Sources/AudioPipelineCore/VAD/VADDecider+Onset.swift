@@ -5,8 +5,7 @@
 /// as much as with what is in the room. Three rules of the onset check read it as if it moved with
 /// the sound alone; with a reference they read the bands instead
 /// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02), a fourth holds a
-/// click's attack one frame more, and a fifth reads the frame's quarters over the echo (without a
-/// reference too, over the noise floor):
+/// click's attack one frame more, and a fifth reads the frame's quarters over the echo:
 ///
 /// - **A drop the echo explains is not a click's.** A run holds a frame within `onsetDrop` of its
 ///   highest; a click falls 5–30 dB by the next frame. A user under a louder echo shows in the echo's
@@ -39,9 +38,7 @@
 ///   decay — but over noise ⊕ the expected echo, the second frame falls `onsetJump` or more from
 ///   its first quarter to its last. A voice's second frame holds or rises. With a reference, a
 ///   frame that would open speech but decays so waits for the next (docs/design/vad-experiments.md,
-///   "A frame that decays through itself", 2026-12-02); without one, a frame that falls
-///   `decayFallWithoutReference` over the noise floor and lies `decayUnderHighest` under the run's
-///   highest (a knock's slower decay).
+///   "A frame that decays through itself", 2026-12-02).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -72,41 +69,25 @@ extension VADDecider {
     }
 
     /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
-    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there; `runHighest`,
-    /// the current run's highest score); keeps its excesses for the next frame's.
+    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there); keeps its
+    /// excesses for the next frame's.
     @inline(__always)
     mutating func onsetReading(
         score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool,
-        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, runHighest: Double
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
         if hasReference {
             let c = configuration
             r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: jumpRatio)
             r.bandsHeld = run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: powers, drop: c.onsetDrop)
-            r.attack = score - previousScore > Self.leadInRiseMax
+            r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
-        } else if run == 0 || score < runHighest - Self.decayUnderHighest {
-            r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: Self.decayRatioWithoutReference)
         }
         onset.previousExcess = excess
         return r
     }
-
-    /// Without a reference, how far a frame's quarters must fall from the first to the last (over
-    /// the noise floor, `decays`) and its score lie under the run's highest for it to be a click's
-    /// decay, dB. The reference path's `onsetJump` (8 dB) passes the decay of a knock or a thump (a
-    /// burst of 20–60 ms decaying over 8–20 ms: 3–8 dB in a frame); 2 dB alone waits on voices in
-    /// pink noise or babble at 0 dB, whose quarters fluctuate so (dev F1 0.925 → 0.923, pink 0 dB
-    /// 0.836 → 0.745), unless the frame also lies 2 dB under the run's highest, where a voice's
-    /// second frame seldom does. Chosen on clicks of three shapes in the dev items' clean, level,
-    /// white, brown and hum rows (docs/design/vad-experiments.md, "A knock's decay", 2026-12-02).
-    public static let decayFallWithoutReference = 2.0
-    /// Without a reference, how far under the run's highest score a decaying frame lies, dB (see
-    /// `decayFallWithoutReference`).
-    public static let decayUnderHighest = 2.0
-    static let decayRatioWithoutReference = Float(power(decayFallWithoutReference))
 
     /// The start test's talker gate, dB under the loudest recent level: without a reference
     /// `talkerOnsetGate` (the gate's hysteresis: starting needs more than holding), at most
@@ -162,9 +143,9 @@ extension VADDecider {
     /// such a run (the click's decay falling `onsetDrop` and holding), holds one frame more: knocks
     /// and thumps of 15–60 ms over the sample agent's echo in 20 rooms (seed 6101, tuning) 44 → 12
     /// and 25 → 5.6 false barge-ins per minute, on other draws and rooms (6301) 25 → 8.7 and 42 →
-    /// 11; barge-in latency p50 +6–8 ms, p90 and the grids unchanged (vad-experiments.md, "A
-    /// knock's decay", 2026-12-02). Every frame over it: the talking grid's −3 dB / 300 ms user rose
-    /// 14.5 dB and is heard for 30 ms before the echo returns.
+    /// 11; barge-in latency p50 +2–10 ms, p90 and the grids unchanged (vad-experiments.md, "A
+    /// knock's attack", 2026-12-02). At 10 dB the talking grid's −3 dB / 300 ms user, who rises
+    /// 14.5 dB and is heard for 30 ms before the echo returns, waited 638 ms.
     public static let leadInRiseMax = 15.0
 
     /// The frame before as a lead-in of this one (of `score`): the mean of its excesses in this

@@ -87,8 +87,8 @@ public struct VADDecider: Sendable {
     private var runPeak = 0.0
     private var lateOnset = false
     private var leadIn = false
-    /// The current run reached its frames on a frame that decayed through itself
-    /// (`OnsetReading.decaying`) and waited for one more.
+    /// The current run reached its frames on a frame that decayed through itself (with a reference,
+    /// `OnsetReading.decaying`) and waited for one more.
     private var decayWaited = false
     /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`).
     var onset = OnsetBands()
@@ -258,8 +258,7 @@ public struct VADDecider: Sendable {
         // With a reference, the onset check reads the bands, not the score alone.
         let reading = onsetReading(
             score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference,
-            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio,
-            runHighest: runPeak)
+            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
@@ -383,7 +382,7 @@ public struct VADDecider: Sendable {
         detail.leadIn = run > 0 && leadIn
         detail.attackWaited = !speaking && run > 0 && onset.attack
         let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack ? 1 : 0)
-        // (A frame that decayed through itself opens no speech: a click's.)
+        // (A frame that decayed through itself, with a reference, opens no speech: a click's.)
         if held && reading.decaying { decayWaited = true }
         detail.decayWaited = !speaking && run > 0 && decayWaited
         if held && !reading.decaying {
