@@ -42,6 +42,21 @@ import _AudioPipelineTestSupport
         #expect(segments[0].text.contains("bands at or over enter_db, else the largest"))
     }
 
+    /// The segments and their explanations of `frames` (10 ms, with the reference), by the defaults.
+    static func explained(_ frames: EchoBandFrames) throws -> [VADSegmentExplanation] {
+        var decider = try VADDecider(configuration: .init())
+        var decided: [VADDecider.Frame] = []
+        var details: [VADDecider.Detail] = []
+        var detail = VADDecider.Detail()
+        for (mic, reference) in zip(frames.mic, frames.reference) {
+            decided.append(decider.process(mic: mic, reference: reference, detail: &detail))
+            details.append(detail)
+        }
+        let seconds = Double(frames.mic.count) / 100
+        return VADExplainer.explain(
+            VADRun(frames: decided, frameSeconds: 0.01, duration: seconds, configuration: .init(), details: details))
+    }
+
     /// A run that reached its frames on a frame whose sound decayed through it (with a reference)
     /// opens a frame later, and the rule says why.
     @Test func theExplanationNamesAFrameThatDecayedThroughItself() throws {
@@ -51,15 +66,7 @@ import _AudioPipelineTestSupport
         frames.add(at: 400, excessDb: 13, spread: SIMD4(0, 0, 0, 1))
         frames.add(at: 401, excessDb: 13, spread: SIMD4(0.6, 0.3, 0.1, 0))
         for k in 402..<420 { frames.add(at: k, excessDb: 13) }
-        var decider = try VADDecider(configuration: .init())
-        var decided: [VADDecider.Frame] = [], details: [VADDecider.Detail] = []
-        var detail = VADDecider.Detail()
-        for (mic, reference) in zip(frames.mic, frames.reference) {
-            decided.append(decider.process(mic: mic, reference: reference, detail: &detail))
-            details.append(detail)
-        }
-        let run = VADRun(frames: decided, frameSeconds: 0.01, duration: 4.3, configuration: .init(), details: details)
-        let segments = VADExplainer.explain(run)
+        let segments = try Self.explained(frames)
         try #require(segments.count == 1, "\(segments)")
         let opened = segments[0].opened
         // Frame 400 is 4.00–4.01 s: the run from 4.00 s, speech at the end of its third frame.
@@ -73,15 +80,7 @@ import _AudioPipelineTestSupport
     @Test func theExplanationNamesAKnocksAttack() throws {
         var frames = EchoBandFrames(count: 430, quietFrom: 380, seed: 58)
         for k in 400..<420 { frames.add(at: k, excessDb: 20) }
-        var decider = try VADDecider(configuration: .init())
-        var decided: [VADDecider.Frame] = [], details: [VADDecider.Detail] = []
-        var detail = VADDecider.Detail()
-        for (mic, reference) in zip(frames.mic, frames.reference) {
-            decided.append(decider.process(mic: mic, reference: reference, detail: &detail))
-            details.append(detail)
-        }
-        let run = VADRun(frames: decided, frameSeconds: 0.01, duration: 4.3, configuration: .init(), details: details)
-        let attack = try #require(VADExplainer.explain(run).first).opened
+        let attack = try #require(try Self.explained(frames).first).opened
         #expect(attack.runStart == 4.0 && attack.frames == 3 && attack.time == 4.03)
         #expect(attack.rule.contains("one frame more: the run began with a click's attack"), "\(attack.rule)")
     }
