@@ -123,7 +123,8 @@ if __name__ == "__main__":
     args = sys.argv[1:]
     seed = None
     if args[:1] == ["--seed"] and len(args) > 1 and args[1].isdigit():
-        seed, args = int(args[1]), args[2:]
+        seed = int(args[1])
+        args = args[2:]
     kind = KINDS.get(args[0], "click") if args else "click"
     args = args[1:] if kind != "click" else args
     if len(args) != 2:
