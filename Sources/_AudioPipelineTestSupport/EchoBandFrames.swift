@@ -48,6 +48,19 @@ public struct EchoBandFrames {
         mic[k] = VADBandFrame(bands: frame.bands + extra, quarters: quarters)
     }
 
+    /// A decider's decisions over the microphone's frames with their reference, by `configuration`,
+    /// and what each was made of.
+    public func decided(
+        by configuration: VADConfiguration = VADConfiguration()
+    ) throws -> [(frame: VADDecider.Frame, detail: VADDecider.Detail)] {
+        var decider = try VADDecider(configuration: configuration)
+        var detail = VADDecider.Detail()
+        return zip(mic, reference).map { mic, reference in
+            let frame = decider.process(mic: mic, reference: reference, detail: &detail)
+            return (frame, detail)
+        }
+    }
+
     /// Band powers of band levels, dB.
     static func powers(_ levels: SIMD8<Double>) -> SIMD8<Double> {
         var p = SIMD8<Double>()

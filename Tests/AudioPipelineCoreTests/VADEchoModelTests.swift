@@ -444,30 +444,22 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
     /// (Band frames built directly, `EchoBandFrames`: an agent in syllables, its echo 60 ms later
     /// and 10 dB down over −99 dBFS of noise per band; exact quarter powers, which audio blurs.)
     @Test func aFrameThatDecaysThroughItselfOpensNoSpeech() throws {
-        func decide(_ frames: EchoBandFrames) throws -> [(speech: Bool, detail: VADDecider.Detail)] {
-            var decider = try VADDecider(configuration: VADConfiguration())
-            var detail = VADDecider.Detail()
-            return zip(frames.mic, frames.reference).map { mic, reference in
-                let f = decider.process(mic: mic, reference: reference, detail: &detail)
-                return (f.speech, detail)
-            }
-        }
         // 13 dB over the echo in the two highest bands for two frames from frame 400 (4 s): a rise
         // under `leadInRiseMax`, which would hold the run one frame more (VADKnockTests).
         var clickFrames = EchoBandFrames(count: 412, quietFrom: 380, seed: 56)
         clickFrames.add(at: 400, excessDb: 13, spread: SIMD4(0, 0, 0, 1))
         clickFrames.add(at: 401, excessDb: 13, spread: SIMD4(0.6, 0.3, 0.1, 0))
-        let click = try decide(clickFrames)
-        #expect(click[300..<400].allSatisfy { !$0.speech }, "the echo alone is no speech")
+        let click = try clickFrames.decided()
+        #expect(click[300..<400].allSatisfy { !$0.frame.speech }, "the echo alone is no speech")
         #expect(click[399].detail.echoStage == .tracked, "the echo model tracks the echo")
         #expect(!click[400].detail.lateOnset, "the late start hidden under the echo")
         #expect(click[401].detail.runFrames == 2 && click[401].detail.decayWaited, "held two frames, waited")
-        #expect(click[400...].allSatisfy { !$0.speech }, "the click opened speech")
+        #expect(click[400...].allSatisfy { !$0.frame.speech }, "the click opened speech")
         var voiceFrames = EchoBandFrames(count: 412, quietFrom: 380, seed: 56)
         voiceFrames.add(at: 400, excessDb: 13)
         voiceFrames.add(at: 401, excessDb: 13)
-        let voice = try decide(voiceFrames)
-        #expect(voice[401].speech && !voice[400].speech, "the voice heard at its second frame")
+        let voice = try voiceFrames.decided()
+        #expect(voice[401].frame.speech && !voice[400].frame.speech, "the voice heard at its second frame")
     }
 
     /// A user far under the agent's echo (its loudspeaker cuts under 400 Hz; the user 30–34 dB

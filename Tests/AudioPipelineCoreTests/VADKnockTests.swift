@@ -7,16 +7,6 @@ import _AudioPipelineTestSupport
 /// rule already catch. Band frames built directly (`EchoBandFrames`: exact quarter powers, which
 /// filtered audio blurs).
 @Suite struct VADKnockTests {
-    /// The decisions and details of the microphone's `frames` with their reference.
-    static func decide(_ frames: EchoBandFrames) throws -> [(speech: Bool, detail: VADDecider.Detail)] {
-        var decider = try VADDecider(configuration: VADConfiguration())
-        var detail = VADDecider.Detail()
-        return zip(frames.mic, frames.reference).map { mic, reference in
-            let f = decider.process(mic: mic, reference: reference, detail: &detail)
-            return (f.speech, detail)
-        }
-    }
-
     /// With a reference, a run whose first frame rose more than `leadInRiseMax` over the frame
     /// before (a knock's attack, over the agent's echo) holds one frame more: a knock that holds its
     /// level two frames and is gone opens no speech, a voice that rises as abruptly and goes on is
@@ -28,16 +18,16 @@ import _AudioPipelineTestSupport
             return f
         }
         let knock = frames(excessDb: 20, frames: 2)
-        let knockDecided = try Self.decide(knock)
-        #expect(knockDecided[300..<400].allSatisfy { !$0.speech }, "the echo alone is no speech")
+        let knockDecided = try knock.decided()
+        #expect(knockDecided[300..<400].allSatisfy { !$0.frame.speech }, "the echo alone is no speech")
         #expect(knockDecided[401].detail.runFrames == 2 && knockDecided[401].detail.attackWaited)
-        #expect(knockDecided[400...].allSatisfy { !$0.speech }, "a knock of two frames opened speech")
+        #expect(knockDecided[400...].allSatisfy { !$0.frame.speech }, "a knock of two frames opened speech")
         let voice = frames(excessDb: 20, frames: 20)
-        let voiceDecided = try Self.decide(voice)
-        #expect(!voiceDecided[401].speech && voiceDecided[402].speech, "the voice heard at its third frame")
+        let voiceDecided = try voice.decided()
+        #expect(!voiceDecided[401].frame.speech && voiceDecided[402].frame.speech, "the voice heard at its third frame")
         let softer = frames(excessDb: 13, frames: 20)
-        let softerDecided = try Self.decide(softer)
-        #expect(softerDecided[401].speech && !softerDecided[401].detail.attackWaited, "heard at its second frame")
+        let softerDecided = try softer.decided()
+        #expect(softerDecided[401].frame.speech && !softerDecided[401].detail.attackWaited, "heard at its second frame")
     }
 
     /// With a reference, a knock whose decay falls more than `onsetDrop` after its first frame and
@@ -47,9 +37,9 @@ import _AudioPipelineTestSupport
         knock.add(at: 400, excessDb: 26)
         knock.add(at: 401, excessDb: 20)
         knock.add(at: 402, excessDb: 20)
-        let decided = try Self.decide(knock)
+        let decided = try knock.decided()
         #expect(decided[401].detail.onsetRestart, "the decay started the run again")
         #expect(decided[402].detail.runFrames == 2 && decided[402].detail.attackWaited)
-        #expect(decided[400...].allSatisfy { !$0.speech }, "the knock's restarted run opened speech")
+        #expect(decided[400...].allSatisfy { !$0.frame.speech }, "the knock's restarted run opened speech")
     }
 }

@@ -44,17 +44,12 @@ import _AudioPipelineTestSupport
 
     /// The segments and their explanations of `frames` (10 ms, with the reference), by the defaults.
     static func explained(_ frames: EchoBandFrames) throws -> [VADSegmentExplanation] {
-        var decider = try VADDecider(configuration: .init())
-        var decided: [VADDecider.Frame] = []
-        var details: [VADDecider.Detail] = []
-        var detail = VADDecider.Detail()
-        for (mic, reference) in zip(frames.mic, frames.reference) {
-            decided.append(decider.process(mic: mic, reference: reference, detail: &detail))
-            details.append(detail)
-        }
+        let decided = try frames.decided()
         let seconds = Double(frames.mic.count) / 100
         return VADExplainer.explain(
-            VADRun(frames: decided, frameSeconds: 0.01, duration: seconds, configuration: .init(), details: details))
+            VADRun(
+                frames: decided.map(\.frame), frameSeconds: 0.01, duration: seconds, configuration: .init(),
+                details: decided.map(\.detail)))
     }
 
     /// A run that reached its frames on a frame whose sound decayed through it (with a reference)
