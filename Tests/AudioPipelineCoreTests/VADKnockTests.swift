@@ -1,12 +1,22 @@
-import AudioPipelineCore
 import Testing
 import _AudioPipelineTestSupport
 
-/// Knocks and thumps over the agent's echo: transients whose energy lasts 15–60 ms, two or three
-/// frames, decaying as they go — longer than a keyboard click, which `onsetDrop` and the transient
-/// rule already catch. Band frames built directly (`EchoBandFrames`: exact quarter powers, which
-/// filtered audio blurs).
+@testable import AudioPipelineCore
+
+/// Knocks and thumps: transients whose energy lasts 15–60 ms, two or three frames, decaying as
+/// they go — longer than a keyboard click, which `onsetDrop` and the transient rule already catch.
+/// Band frames built directly (exact quarter powers, which filtered audio blurs).
 @Suite struct VADKnockTests {
+    /// The decisions and details of the microphone's `frames`, without a reference.
+    static func decide(_ frames: [VADBandFrame]) throws -> [(speech: Bool, detail: VADDecider.Detail)] {
+        var decider = try VADDecider(configuration: VADConfiguration())
+        var detail = VADDecider.Detail()
+        return frames.map { frame in
+            let f = decider.process(mic: frame, detail: &detail)
+            return (f.speech, detail)
+        }
+    }
+
     /// With a reference, a run whose first frame rose more than `leadInRiseMax` over the frame
     /// before (a knock's attack, over the agent's echo) holds one frame more: a knock that holds its
     /// level two frames and is gone opens no speech, a voice that rises as abruptly and goes on is
@@ -41,5 +51,58 @@ import _AudioPipelineTestSupport
         #expect(decided[401].detail.onsetRestart, "the decay started the run again")
         #expect(decided[402].detail.runFrames == 2 && decided[402].detail.attackWaited)
         #expect(decided[400...].allSatisfy { !$0.frame.speech }, "the knock's restarted run opened speech")
+    }
+
+    /// Four bands over a noise floor of −80 dBFS each (within 0.3 dB from frame to frame), and from
+    /// frame `lead` on the frames `sound` gives: its level in dB over the floor and its quarters'
+    /// shares of the energy above 300 Hz.
+    static func noisy(_ sound: [(db: Double, spread: SIMD4<Double>)], lead: Int = 300) -> [VADBandFrame] {
+        var rng = TestRNG(seed: 63)
+        var frames: [VADBandFrame] = []
+        for k in 0..<(lead + sound.count + 30) {
+            var bands = SIMD4<Double>()
+            for b in 0..<4 { bands[b] = power(-80 + Double.random(in: -0.3...0.3, using: &rng)) }
+            var quarters = SIMD4<Float>(repeating: Float(bands[1] + bands[2] + bands[3]))
+            if k >= lead && k < lead + sound.count {
+                let s = sound[k - lead]
+                let extra = bands * power(s.db)
+                bands += extra
+                quarters += SIMD4<Float>(s.spread * 4 * (extra[1] + extra[2] + extra[3]))
+            }
+            frames.append(VADBandFrame(bands: bands, quarters: quarters))
+        }
+        return frames
+    }
+
+    /// Without a reference, a frame whose sound falls `decayFallWithoutReference` from its first
+    /// quarter to its last and lies `decayUnderHighest` under the run's highest is a knock's decay
+    /// and opens no speech; the run breaks on the next, lower frame. A voice whose second frame is
+    /// as loud as its first, its energy spread evenly, is heard there.
+    @Test func aKnocksDecayWithoutAReferenceOpensNoSpeech() throws {
+        let even = SIMD4<Double>(repeating: 0.25)
+        let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)  // 6 dB from the first quarter to the last
+        let knock = try Self.decide(Self.noisy([(30, even), (27.5, falling), (22, falling)]))
+        #expect(knock[301].detail.runFrames == 2 && knock[301].detail.decayWaited, "held two frames, waited")
+        #expect(knock[295...].allSatisfy { !$0.speech }, "the knock opened speech")
+        let voice = try Self.decide(Self.noisy(Array(repeating: (30, even), count: 20)))
+        #expect(!voice[300].speech && voice[301].speech, "the voice heard at its second frame")
+        // Falling as much through the frame but as loud as the run's highest: a voice's rise and
+        // fall within a frame, not a decay.
+        let held = try Self.decide(Self.noisy([(30, even), (30, falling)] + Array(repeating: (30, even), count: 10)))
+        #expect(held[301].speech, "a frame as loud as the run's highest waited")
+    }
+
+    /// Without a reference, a run's frames count as noise only once the run ends without speech. A
+    /// word four frames into a stream, whose second and third frames decay and wait (four onset
+    /// frames), is one segment, and the noise's own score through it is the noise's: taken into the
+    /// median at once, its onset frames were half of what it held and the exit test chopped the word.
+    @Test func aWordAtTheStartKeepsItsOnsetOutOfTheNoiseScore() throws {
+        let even = SIMD4<Double>(repeating: 0.25)
+        let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)
+        let word = [(30.0, even), (27.5, falling), (27.5, falling)] + Array(repeating: (30.0, even), count: 11)
+        let decided = try Self.decide(Self.noisy(word, lead: 4))
+        #expect(decided[5...6].allSatisfy { $0.detail.decayWaited && !$0.speech }, "the decaying frames waited")
+        #expect(decided[7...17].allSatisfy { $0.speech }, "the word was chopped")
+        #expect(decided[7...17].allSatisfy { $0.detail.noiseScore < 3 }, "the onset counted as noise")
     }
 }

@@ -47,9 +47,9 @@
 ///    score more than `onsetDrop` below the run's highest — so a click, a tap or a clatter, which
 ///    falls 5–30 dB by the next frame, never opens speech at all (with a reference, a frame whose
 ///    score fell with the echo's return holds the run where the bands that stood out hold their
-///    level, a lead-in counts in the onset's own bands, a run that began with a click's attack
-///    holds one frame more, and a frame whose sound decays through it opens no speech:
-///    `VADDecider+Onset.swift`). One decision
+///    level, a lead-in counts in the onset's own bands, and a run that began with a click's attack
+///    holds one frame more; with or without one, a frame whose sound decays through it opens no
+///    speech: `VADDecider+Onset.swift`). One decision
 ///    per frame, stamped at the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled

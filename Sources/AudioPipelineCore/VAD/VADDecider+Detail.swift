@@ -62,9 +62,10 @@ extension VADDecider {
         public var runFrames = 0
         /// The run's count began with the frame before as its lead-in.
         public var leadIn = false
-        /// With a reference: the run had held its frames on a frame whose sound decayed through it
-        /// (`onsetJump` from its first quarter to its last, over noise ⊕ expected echo — a click's
-        /// tail), and waited for one that did not.
+        /// The run had held its frames on a frame whose sound decayed through it (a click's tail), and
+        /// waited for one that did not: with a reference, `onsetJump` from its first quarter to its
+        /// last over noise ⊕ expected echo; without, `decayFallWithoutReference` over the noise floor
+        /// in a frame `decayUnderHighest` under the run's highest.
         public var decayWaited = false
         /// With a reference: the run began with a click's attack (its first frame rose more than
         /// `leadInRiseMax` over the frame before) or started again from such a run: one more frame

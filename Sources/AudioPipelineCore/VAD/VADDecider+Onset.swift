@@ -5,7 +5,8 @@
 /// as much as with what is in the room. Three rules of the onset check read it as if it moved with
 /// the sound alone; with a reference they read the bands instead
 /// (docs/design/vad-experiments.md, "Onsets read in their bands", 2026-12-02), a fourth holds a
-/// click's attack one frame more, and a fifth reads the frame's quarters over the echo:
+/// click's attack one frame more, and a fifth reads the frame's quarters over the echo (without a
+/// reference too, over the noise floor):
 ///
 /// - **A drop the echo explains is not a click's.** A run holds a frame within `onsetDrop` of its
 ///   highest; a click falls 5–30 dB by the next frame. A user under a louder echo shows in the echo's
@@ -38,7 +39,9 @@
 ///   decay — but over noise ⊕ the expected echo, the second frame falls `onsetJump` or more from
 ///   its first quarter to its last. A voice's second frame holds or rises. With a reference, a
 ///   frame that would open speech but decays so waits for the next (docs/design/vad-experiments.md,
-///   "A frame that decays through itself", 2026-12-02).
+///   "A frame that decays through itself", 2026-12-02); without one, a frame that falls
+///   `decayFallWithoutReference` over the noise floor and lies `decayUnderHighest` under the run's
+///   highest (a knock's slower decay).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -69,12 +72,12 @@ extension VADDecider {
     }
 
     /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
-    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there); keeps its
-    /// excesses for the next frame's.
+    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there; `runHighest`,
+    /// the current run's highest score); keeps its excesses for the next frame's.
     @inline(__always)
     mutating func onsetReading(
         score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool,
-        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, runHighest: Double
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
         if hasReference {
@@ -84,10 +87,31 @@ extension VADDecider {
             r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
+        } else if configuration.onsetDrop > 0 && (run == 0 || score < runHighest - Self.decayUnderHighest) {
+            // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
+            r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: Self.decayRatioWithoutReference)
         }
         onset.previousExcess = excess
         return r
     }
+
+    /// Without a reference, how far a frame's quarters must fall from the first to the last (over
+    /// the noise floor, `decays`) and its score lie under the run's highest for it to be a click's
+    /// decay, dB. The reference path's `onsetJump` (8 dB) passes the decay of a knock or a thump (a
+    /// burst of 20–60 ms decaying over 8–20 ms: 3–8 dB in a frame); 2 dB alone waits on voices in
+    /// pink noise or babble at 0 dB, whose quarters fluctuate so (pink 0 dB 0.836 → 0.745 F1),
+    /// unless the frame also lies 2 dB under the run's highest, where a voice's second frame seldom
+    /// does. Knocks without a reference 7.7 → 4.5 false triggers a minute, thumps 5.3 → 3.6 (the
+    /// draws that chose it), 6.2 → 3.6 and 5.6 → 4.5 on a draw after the choice; the 38 dev items
+    /// without a reference F1 0.9248 → 0.9239 (docs/design/vad-experiments.md, "A knock's decay
+    /// without a reference", 2026-12-02). Its wait made a word at a stream's start four of the
+    /// noise's own score's first eight frames, until a run's frames waited out of it
+    /// (`PendingScores`).
+    public static let decayFallWithoutReference = 2.0
+    /// Without a reference, how far under the run's highest score a decaying frame lies, dB (see
+    /// `decayFallWithoutReference`).
+    public static let decayUnderHighest = 2.0
+    static let decayRatioWithoutReference = Float(power(decayFallWithoutReference))
 
     /// The start test's talker gate, dB under the loudest recent level: without a reference
     /// `talkerOnsetGate` (the gate's hysteresis: starting needs more than holding), at most

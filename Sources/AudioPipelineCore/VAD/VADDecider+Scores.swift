@@ -1,6 +1,70 @@
-/// The decider's per-frame figures that hold no state: split from VADDecider.swift (the core's
-/// file-size rule).
+/// The decider's per-frame figures, and the exit test's score with the noise's own score it
+/// subtracts: split from VADDecider.swift (the core's file-size rule).
 extension VADDecider {
+    /// Without a reference, the scores of the frames of a run that has not (yet) become speech: they
+    /// go into the noise's own score (`bias`) only once the run ends without speech, and are dropped
+    /// when it becomes speech. A run's frames are the onset's whenever it does: taken into the median
+    /// at once, a word's first frames lifted it. On `samples/mic-16k-pcm16-mono.wav`, whose speech
+    /// starts 60 ms in, three onset frames sat among the eight non-speech scores the median held;
+    /// one frame more — the wait of the decay test without a reference — made it read 19.9 dB, and
+    /// the exit test chopped the utterance into nine segments (docs/design/vad-experiments.md, "A
+    /// knock's decay without a reference", 2026-12-02). At most eight are kept: a longer run's oldest
+    /// go in at once.
+    struct PendingScores: Sendable {
+        var scores = SIMD8<Double>()
+        var count = 0
+    }
+
+    /// The exit test's score — the mean score of the last `exitAverageFrames` frames less what the
+    /// noise alone shows (the median score of recent non-speech frames alike: where no echo is
+    /// expected, `echoFree`, or where one is) — and that noise score. Without a reference a frame out
+    /// of speech waits in `pending` (`settlePendingScores`).
+    @inline(__always)
+    mutating func exitTestScore(
+        _ score: Double, echoFree: Bool, hasReference: Bool
+    ) -> (exitScore: Double, noiseScore: Double) {
+        let noiseScore: Double
+        if echoFree {
+            noiseScore = max(0, bias.value(or: 0))
+            if !speaking && hasReference { bias.add(score) }
+            if !speaking && !hasReference { holdPending(score) }
+        } else {
+            noiseScore = max(0, echoBias.value(or: 0))
+            if !speaking { echoBias.add(score) }
+        }
+        recentScores[scoreCount % 8] = score
+        scoreCount += 1
+        var sum = 0.0
+        let taken = min(Int(configuration.exitAverageFrames), scoreCount)
+        for k in 0..<taken { sum += recentScores[(scoreCount - 1 - k) % 8] }
+        return (sum / Double(taken) - noiseScore, noiseScore)
+    }
+
+    /// Keeps a non-speech frame's `score` pending; with eight pending, the oldest goes into `bias`.
+    @inline(__always)
+    mutating func holdPending(_ score: Double) {
+        if pending.count == 8 {
+            bias.add(pending.scores[0])
+            for k in 0..<7 { pending.scores[k] = pending.scores[k + 1] }
+            pending.count = 7
+        }
+        pending.scores[pending.count] = score
+        pending.count += 1
+    }
+
+    /// After the frame's decision, without a reference: speech drops the pending scores (they were
+    /// its onset's), a frame out of any run adds them to `bias` (they were the noise's); within a
+    /// run they wait.
+    @inline(__always)
+    mutating func settlePendingScores() {
+        if speaking {
+            pending.count = 0
+        } else if run == 0 {
+            for k in 0..<pending.count { bias.add(pending.scores[k]) }
+            pending.count = 0
+        }
+    }
+
     /// The frame's score: the mean of its two largest band excesses (the bands where speech stands
     /// out, robust to one noisy band).
     @inline(__always)

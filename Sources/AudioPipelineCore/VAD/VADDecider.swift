@@ -43,8 +43,11 @@ public struct VADDecider: Sendable {
     /// where one is (scored against the echo and its margin, they score lower than the noise does
     /// alone: one median over both left the noise's score at 0, and speech then held on noise alone
     /// in the agent's pauses — its next words were taken for a barge-in).
-    private var bias: RunningQuantile
-    private var echoBias: RunningQuantile
+    var bias: RunningQuantile
+    var echoBias: RunningQuantile
+    /// Without a reference, the scores of the current run's frames, kept out of `bias` until the run
+    /// ends without speech (`VADDecider+Scores.swift`).
+    var pending = PendingScores()
     /// Frames of score ≥ enter threshold needed to declare speech.
     public let confirmFrames: Int
     /// Frames a run must hold before speech is declared: `confirmFrames`, and at least two with the
@@ -87,16 +90,16 @@ public struct VADDecider: Sendable {
     private var runPeak = 0.0
     private var lateOnset = false
     private var leadIn = false
-    /// The current run reached its frames on a frame that decayed through itself (with a reference,
-    /// `OnsetReading.decaying`) and waited for one more.
+    /// The current run reached its frames on a frame that decayed through itself
+    /// (`OnsetReading.decaying`) and waited for one more.
     private var decayWaited = false
     /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`).
     var onset = OnsetBands()
     /// The frame before: its score, and whether its energy came abruptly in its last quarter.
     var previousScore = -Double.infinity
     private var previousLate = false
-    private var recentScores = SIMD8<Double>()
-    private var scoreCount = 0
+    var recentScores = SIMD8<Double>()
+    var scoreCount = 0
     /// Whether the last frame decided was speech.
     public private(set) var speaking = false
     /// With a reference: what the echo model expected in the last frame (its delay, gains, basis).
@@ -144,6 +147,7 @@ public struct VADDecider: Sendable {
         echoEstimate = nil
         talker.reset()
         bias.reset()
+        pending = PendingScores()
         echoBias.reset()
         run = 0
         quiet = 0
@@ -219,7 +223,7 @@ public struct VADDecider: Sendable {
             lastWasEcho: explained, detail: &detail)
         let score = Self.meanOfTwoLargest(bands.excess, count: count)
         let echoFree = !hasReference || largestLane(expected.echo) == -.infinity
-        let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree)
+        let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree, hasReference: hasReference)
         // (Four bands summed as four: the same bits as before there were eight.)
         let levelDB =
             count == 4
@@ -258,11 +262,13 @@ public struct VADDecider: Sendable {
         // With a reference, the onset check reads the bands, not the score alone.
         let reading = onsetReading(
             score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference,
-            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
+            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio,
+            runHighest: runPeak)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
             reading: reading, detail: &detail)
+        if !hasReference { settlePendingScores() }
         if hasReference && run > 0 && runPeak == score {
             noteOnsetBands(powers: p, excess: bands.excess, count: count, enter: c.enterThreshold)
         }
@@ -296,27 +302,6 @@ public struct VADDecider: Sendable {
         }
         return excessOverEcho(
             m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
-    }
-
-    /// The exit test's score — the mean score of the last `exitAverageFrames` frames less what the
-    /// noise alone shows (the median score of recent non-speech frames alike: where no echo is
-    /// expected, `echoFree`, or where one is) — and that noise score.
-    @inline(__always)
-    private mutating func exitTestScore(_ score: Double, echoFree: Bool) -> (exitScore: Double, noiseScore: Double) {
-        let noiseScore: Double
-        if echoFree {
-            noiseScore = max(0, bias.value(or: 0))
-            if !speaking { bias.add(score) }
-        } else {
-            noiseScore = max(0, echoBias.value(or: 0))
-            if !speaking { echoBias.add(score) }
-        }
-        recentScores[scoreCount % 8] = score
-        scoreCount += 1
-        var sum = 0.0
-        let taken = min(Int(configuration.exitAverageFrames), scoreCount)
-        for k in 0..<taken { sum += recentScores[(scoreCount - 1 - k) % 8] }
-        return (sum / Double(taken) - noiseScore, noiseScore)
     }
 
     /// The decision: speech holds while the hold test passes, plus the hangover (or ends at once as
@@ -382,7 +367,7 @@ public struct VADDecider: Sendable {
         detail.leadIn = run > 0 && leadIn
         detail.attackWaited = !speaking && run > 0 && onset.attack
         let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack ? 1 : 0)
-        // (A frame that decayed through itself, with a reference, opens no speech: a click's.)
+        // (A frame that decayed through itself opens no speech: a click's.)
         if held && reading.decaying { decayWaited = true }
         detail.decayWaited = !speaking && run > 0 && decayWaited
         if held && !reading.decaying {

@@ -201,10 +201,14 @@ public enum VADExplainer {
                     + " \(n(VADDecider.leadInRiseMax)) dB over the frame before), or started again from one")
         }
         if d.decayWaited {
+            let fall =
+                withReference
+                ? "fell onset_jump_db \(n(c.onsetJump)) from its first quarter to its last over noise ⊕ the"
+                    + " expected echo"
+                : "fell \(n(VADDecider.decayFallWithoutReference)) dB from its first quarter to its last over the noise"
+                    + " floor, \(n(VADDecider.decayUnderHighest)) dB or more under the run's highest"
             held.append(
-                "later than that: a frame whose sound fell onset_jump_db \(n(c.onsetJump)) from its first"
-                    + " quarter to its last over noise ⊕ the expected echo (a click's decay) opened no speech,"
-                    + " and the run went on")
+                "later than that: a frame whose sound \(fall) (a click's decay) opened no speech, and the run went on")
         }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
