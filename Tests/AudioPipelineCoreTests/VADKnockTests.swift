@@ -105,4 +105,24 @@ import _AudioPipelineTestSupport
         #expect(decided[7...17].allSatisfy { $0.speech }, "the word was chopped")
         #expect(decided[7...17].allSatisfy { $0.detail.noiseScore < 3 }, "the onset counted as noise")
     }
+
+    /// Without a reference, a run that has only fallen since its highest, each frame `declineMin` or
+    /// more under the one before, opens no speech: a clink ringing down from 30 dB over the noise by
+    /// 1.2 dB a frame never does. A voice whose second frame falls as much waits one frame and is
+    /// heard at its third, which rises; one that rises from its first frame, at its second as before.
+    @Test func aRingingSoundWithoutAReferenceOpensNoSpeech() throws {
+        let even = SIMD4<Double>(repeating: 0.25)
+        let clink = try Self.decide(Self.noisy((0..<30).map { (30 - 1.2 * Double($0), even) }))
+        #expect(clink[301].detail.declineWaited, "the ring's second frame waited")
+        #expect(clink[295...].allSatisfy { !$0.speech }, "the ring opened speech")
+        let voice = try Self.decide(Self.noisy([(30, even), (28.8, even)] + Array(repeating: (31, even), count: 20)))
+        #expect(voice[301].detail.declineWaited && !voice[301].speech && voice[302].speech, "heard at its third frame")
+        let rising = try Self.decide(Self.noisy([(28, even)] + Array(repeating: (30, even), count: 20)))
+        #expect(rising[301].speech && !rising[301].detail.declineWaited, "heard at its second frame")
+        var off = VADConfiguration()
+        off.onsetDrop = 0
+        var decider = try VADDecider(configuration: off)
+        let offFrames = Self.noisy((0..<30).map { (30 - 1.2 * Double($0), even) }).map { decider.process(mic: $0) }
+        #expect(offFrames[301].speech, "with the onset check off the ring is heard as before")
+    }
 }

@@ -70,36 +70,46 @@ import _AudioPipelineTestSupport
         #expect(named, "\(opened.rule)")
     }
 
-    /// The explanation of the two knock rules: with a reference, a run that began with a click's
-    /// attack (a voice 20 dB over the agent's echo from frame 400) opened at its third frame; without
-    /// one, a run held back by a frame that decayed 2 dB under the run's highest.
+    /// The explanation of the knock rules: with a reference, a run that began with a click's attack
+    /// (a voice 20 dB over the agent's echo from frame 400) opened at its third frame; without one, a
+    /// run held back by a frame that decayed 2 dB under the run's highest, and one held back by a
+    /// frame under its highest that fell 0.8 dB from the one before (a ringing sound's decay).
     @Test func theExplanationNamesAKnocksAttackAndItsDecay() throws {
         var frames = EchoBandFrames(count: 430, quietFrom: 380, seed: 58)
         for k in 400..<420 { frames.add(at: k, excessDb: 20) }
         let attack = try #require(try Self.explained(frames).first).opened
         #expect(attack.runStart == 4.0 && attack.frames == 3 && attack.time == 4.03)
         #expect(attack.rule.contains("one frame more: the run began with a click's attack"), "\(attack.rule)")
-        // Without a reference: noise at −80 dBFS per band; from 3 s a sound 30 dB over it, its second
-        // frame 2.5 dB lower with its quarters falling 6 dB, then 30 dB on, spread evenly.
-        var plain = try VADDecider(configuration: .init())
-        var detail = VADDecider.Detail()
-        var plainFrames: [VADDecider.Frame] = []
-        var plainDetails: [VADDecider.Detail] = []
-        for k in 0..<340 {
-            let db = k == 301 ? 27.5 : k >= 300 && k < 320 ? 30.0 : -200
-            let spread = k == 301 ? SIMD4<Double>(0.4, 0.3, 0.2, 0.1) : SIMD4(repeating: 0.25)
-            let bands = SIMD4<Double>(repeating: 1e-8 * (1 + Double.exp10(db / 10)))
-            let above300 = 1e-8 * 3 + 3e-8 * Double.exp10(db / 10) * spread * 4
-            plainFrames.append(
-                plain.process(mic: VADBandFrame(bands: bands, quarters: SIMD4<Float>(above300)), detail: &detail))
-            plainDetails.append(detail)
-        }
-        let plainRun = VADRun(
-            frames: plainFrames, frameSeconds: 0.01, duration: 3.4, configuration: .init(), details: plainDetails)
-        let decay = try #require(VADExplainer.explain(plainRun).first).opened
+        let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)
+        let decay = try #require(try Self.explainedWithoutReference(second: 27.5, spread: falling).first).opened
         #expect(decay.runStart == 3.0 && decay.time == 3.03, "\(decay)")
         #expect(
             decay.rule.contains("fell 2 dB from its first quarter to its last over the noise floor"), "\(decay.rule)")
+        let even = SIMD4<Double>(repeating: 0.25)
+        let decline = try #require(try Self.explainedWithoutReference(second: 29.2, spread: even).first).opened
+        #expect(decline.runStart == 3.0 && decline.time == 3.03, "\(decline)")
+        #expect(decline.rule.contains("a run that had only fallen since its highest"), "\(decline.rule)")
+    }
+
+    /// Without a reference: noise at −80 dBFS per band; from 3 s a sound 30 dB over it for 0.2 s,
+    /// spread evenly over the frame's quarters, but its second frame at `second` dB with its energy
+    /// shared among the quarters as `spread`. Explained.
+    static func explainedWithoutReference(second: Double, spread: SIMD4<Double>) throws -> [VADSegmentExplanation] {
+        var decider = try VADDecider(configuration: .init())
+        var detail = VADDecider.Detail()
+        var frames: [VADDecider.Frame] = []
+        var details: [VADDecider.Detail] = []
+        for k in 0..<340 {
+            let db = k == 301 ? second : k >= 300 && k < 320 ? 30.0 : -200
+            let shares = k == 301 ? spread : SIMD4(repeating: 0.25)
+            let bands = SIMD4<Double>(repeating: 1e-8 * (1 + Double.exp10(db / 10)))
+            let above300 = 1e-8 * 3 + 3e-8 * Double.exp10(db / 10) * shares * 4
+            frames.append(
+                decider.process(mic: VADBandFrame(bands: bands, quarters: SIMD4<Float>(above300)), detail: &detail))
+            details.append(detail)
+        }
+        let run = VADRun(frames: frames, frameSeconds: 0.01, duration: 3.4, configuration: .init(), details: details)
+        return VADExplainer.explain(run)
     }
 
     /// The plot envelope by its definition, over the whole signal: column c is the min and max of

@@ -69,6 +69,8 @@ extension VADDecider {
         /// With a reference, the frame rose more than `leadInRiseMax` over the frame before: a run
         /// it begins holds one frame more.
         var attack = false
+        /// The frame came with a far-end reference.
+        var withReference = false
     }
 
     /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
@@ -80,6 +82,7 @@ extension VADDecider {
         quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, runHighest: Double
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
+        r.withReference = hasReference
         if hasReference {
             let c = configuration
             r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: jumpRatio)
@@ -112,6 +115,64 @@ extension VADDecider {
     /// `decayFallWithoutReference`).
     public static let decayUnderHighest = 2.0
     static let decayRatioWithoutReference = Float(power(decayFallWithoutReference))
+
+    /// Without a reference: how the run has fallen since its highest (`declineMin`).
+    struct RunDecline: Sendable {
+        /// The run's highest score — or, for a run that started again from a falling one on a frame
+        /// that fell too, that run's highest (a ring falls `onsetDrop` under its run's highest every
+        /// few frames; each new run is still its decay).
+        var highest = -Double.infinity
+        /// Every frame since `highest` fell `declineMin` or more under the one before.
+        var falling = true
+        /// The run waited on a frame of such a fall.
+        var waited = false
+    }
+
+    /// A frame that goes on the run (of `score`): one more frame, its highest, and whether it fell
+    /// `declineMin` under the one before as every frame since the highest did.
+    @inline(__always)
+    mutating func continueRun(score: Double) {
+        run += 1
+        runPeak = max(runPeak, score)
+        if score >= decline.highest {
+            decline.highest = score
+            decline.falling = true
+        } else {
+            decline.falling = decline.falling && score < previousScore - Self.declineMin
+        }
+    }
+
+    /// A run begins (of `score`), or starts again (`restart`): the fall is the old run's when it
+    /// was falling and this frame fell too, else it starts here.
+    @inline(__always)
+    mutating func startDecline(score: Double, restart: Bool) {
+        if restart && decline.falling && score < previousScore - Self.declineMin { return }
+        decline = RunDecline(highest: score)
+    }
+
+    /// Whether a frame of `score` is a ringing sound's decay: under its run's highest, which stands
+    /// `declineClearance` over `enter_db`, every frame since having fallen `declineMin`.
+    @inline(__always)
+    func declines(score: Double) -> Bool {
+        decline.falling && score < decline.highest
+            && decline.highest >= configuration.enterThreshold + Self.declineClearance
+    }
+
+    /// Without a reference, how far each frame of a run after its highest must fall under the one
+    /// before for the run to be a ringing sound's decay, dB: a run whose held frame lies under its
+    /// highest, every frame since having fallen so, opens no speech (off with `onset_drop_db` 0). A
+    /// dish or glass clink rings on 50–400 ms, falling 0.4–2 dB a frame from its attack; a voice's
+    /// run rises to its highest or holds. Read only where the run's highest stands
+    /// `declineClearance` over `enter_db`: nearer the noise, its flicker makes a voice's frames fall
+    /// as often (a voice at 0 dB in pink noise lost 0.04 F1 to the rule without it). Dish and glass
+    /// clinks in the dev kit's clean, level, white, brown and hum rows (`make-click-items.py
+    /// --clinks`): false alarm 35 → 29 %, 32 → 25 % on a second draw; knocks 4.5 → 1.5 and thumps
+    /// 3.6 → 1.5 false triggers a minute; the 38 dev items without a reference F1 0.9239 → 0.9232,
+    /// none more than 0.005 lower, fresh-onset p50 30 ms as before (docs/design/vad-experiments.md,
+    /// "A ringing sound's decay without a reference", 2026-12-02).
+    public static let declineMin = 0.5
+    /// How far over `enter_db` a run's highest must stand for `declineMin` to be read, dB.
+    public static let declineClearance = 5.0
 
     /// The start test's talker gate, dB under the loudest recent level: without a reference
     /// `talkerOnsetGate` (the gate's hysteresis: starting needs more than holding), at most

@@ -87,12 +87,14 @@ public struct VADDecider: Sendable {
     public static let warmUpMargin = 3.0
     /// The current run's highest score, and whether its first frame was a late, abrupt onset (one
     /// more frame to hold).
-    private var runPeak = 0.0
+    var runPeak = 0.0
     private var lateOnset = false
     private var leadIn = false
     /// The current run reached its frames on a frame that decayed through itself
     /// (`OnsetReading.decaying`) and waited for one more.
     private var decayWaited = false
+    /// Without a reference: the run's fall since its highest (`VADDecider+Onset.swift`).
+    var decline = RunDecline()
     /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`).
     var onset = OnsetBands()
     /// The frame before: its score, and whether its energy came abruptly in its last quarter.
@@ -157,6 +159,7 @@ public struct VADDecider: Sendable {
         lateOnset = false
         leadIn = false
         decayWaited = false
+        decline = RunDecline()
         onset = OnsetBands()
         previousScore = -.infinity
         previousLate = false
@@ -338,8 +341,7 @@ public struct VADDecider: Sendable {
             // Within `onsetDrop` of the run's highest, even below the enter threshold: a voice
             // under a louder echo shows in the echo's dips, one frame over it and the next just under
             // (with a reference, or its bands' level held while the echo came back: `bandsHeld`).
-            run += 1
-            runPeak = max(runPeak, score)
+            continueRun(score: score)
         } else if !startTest {
             run = 0
         } else if run == 0 || (c.onsetDrop > 0 && score < runPeak - c.onsetDrop) {
@@ -354,23 +356,27 @@ public struct VADDecider: Sendable {
             // (With a reference, a run that began with a click's attack, or starts again from one,
             // holds one frame more.)
             onset.attack = reading.attack || (run > 0 && onset.attack)
+            startDecline(score: score, restart: run > 0)
             run = leadIn ? 2 : 1
             runPeak = score
             lateOnset = late
             decayWaited = false
         } else {
-            run += 1
-            runPeak = max(runPeak, score)
+            continueRun(score: score)
         }
         detail.lateOnset = !speaking && run > 0 && lateOnset
         detail.runFrames = run
         detail.leadIn = run > 0 && leadIn
         detail.attackWaited = !speaking && run > 0 && onset.attack
         let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack ? 1 : 0)
-        // (A frame that decayed through itself opens no speech: a click's.)
+        // (A frame that decayed through itself opens no speech: a click's; nor, without a reference,
+        // one of a run that has only fallen since its highest: a clink's ring.)
+        let declining = !reading.withReference && c.onsetDrop > 0 && declines(score: score)
         if held && reading.decaying { decayWaited = true }
+        if held && declining { decline.waited = true }
         detail.decayWaited = !speaking && run > 0 && decayWaited
-        if held && !reading.decaying {
+        detail.declineWaited = !speaking && run > 0 && decline.waited
+        if held && !reading.decaying && !declining {
             speaking = true
             quiet = 0
             age = 0

@@ -210,6 +210,12 @@ public enum VADExplainer {
             held.append(
                 "later than that: a frame whose sound \(fall) (a click's decay) opened no speech, and the run went on")
         }
+        if d.declineWaited {
+            held.append(
+                "later than that: a frame of a run that had only fallen since its highest, each frame"
+                    + " \(n(VADDecider.declineMin)) dB or more under the one before (a ringing sound's decay), opened no"
+                    + " speech, and the run went on")
+        }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
             time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,
