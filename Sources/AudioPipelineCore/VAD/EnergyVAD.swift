@@ -49,8 +49,8 @@
 ///    score fell with the echo's return holds the run where the bands that stood out hold their
 ///    level, a lead-in counts in the onset's own bands, and a run that began with a click's attack
 ///    holds one frame more; with or without one, a frame whose sound decays through it opens no
-///    speech: `VADDecider+Onset.swift`). One decision
-///    per frame, stamped at the frame's end.
+///    speech, and without one nor does a run that has only fallen since its highest, a clink's
+///    ring: `VADDecider+Onset.swift`). One decision per frame, stamped at the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled
 /// internally); no allocation after init.

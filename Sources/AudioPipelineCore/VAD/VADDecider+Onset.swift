@@ -1,4 +1,5 @@
-/// The onset check and the talker gate with a far-end reference: split from VADDecider.swift (the
+/// The onset check's rules that read more than the score — most of them with a far-end reference,
+/// three without one — and the talker gate with a reference: split from VADDecider.swift (the
 /// core's file-size rule); part of the per-frame path `process` describes.
 ///
 /// With a reference the score is the excess over the expected echo, and that moves with the echo
@@ -42,6 +43,8 @@
 ///   "A frame that decays through itself", 2026-12-02); without one, a frame that falls
 ///   `decayFallWithoutReference` over the noise floor and lies `decayUnderHighest` under the run's
 ///   highest (a knock's slower decay).
+/// - **Without a reference, a run that has only fallen since its highest opens no speech** (a
+///   clink's ring: `declineMin`, `RunDecline`).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -166,10 +169,11 @@ extension VADDecider {
     /// `declineClearance` over `enter_db`: nearer the noise, its flicker makes a voice's frames fall
     /// as often (a voice at 0 dB in pink noise lost 0.04 F1 to the rule without it). Dish and glass
     /// clinks in the dev kit's clean, level, white, brown and hum rows (`make-click-items.py
-    /// --clinks`): false alarm 35 → 29 %, 32 → 25 % on a second draw; knocks 4.5 → 1.5 and thumps
-    /// 3.6 → 1.5 false triggers a minute; the 38 dev items without a reference F1 0.9239 → 0.9232,
-    /// none more than 0.005 lower, fresh-onset p50 30 ms as before (docs/design/vad-experiments.md,
-    /// "A ringing sound's decay without a reference", 2026-12-02).
+    /// --clinks`): false alarm 35 → 26 %, 32 → 22 % on a second draw, 31 → 23 % and 32 → 21 % on
+    /// two drawn after the choice; knocks there 6.2 → 1.5 and 5.6 → 1.2, thumps 5.6 → 2.7 and
+    /// 5.9 → 2.4 false triggers a minute; the 38 dev items without a reference F1 0.9239 → 0.9232,
+    /// none more than 0.005 lower, onset latencies unchanged (docs/design/vad-experiments.md, "A
+    /// ringing sound's decay without a reference", 2026-12-02).
     public static let declineMin = 0.5
     /// How far over `enter_db` a run's highest must stand for `declineMin` to be read, dB.
     public static let declineClearance = 5.0
