@@ -77,12 +77,12 @@ extension VADDecider {
     }
 
     /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
-    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there; `runHighest`,
-    /// the current run's highest score); keeps its excesses for the next frame's.
+    /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there); keeps its
+    /// excesses for the next frame's.
     @inline(__always)
     mutating func onsetReading(
         score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool,
-        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, runHighest: Double
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
         r.withReference = hasReference
@@ -93,7 +93,7 @@ extension VADDecider {
             r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
-        } else if configuration.onsetDrop > 0 && (run == 0 || score < runHighest - Self.decayUnderHighest) {
+        } else if configuration.onsetDrop > 0 && (run == 0 || score < runPeak - Self.decayUnderHighest) {
             // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
             r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: Self.decayRatioWithoutReference)
         }

@@ -265,8 +265,7 @@ public struct VADDecider: Sendable {
         // With a reference, the onset check reads the bands, not the score alone.
         let reading = onsetReading(
             score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference,
-            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio,
-            runHighest: runPeak)
+            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
