@@ -106,19 +106,34 @@ import _AudioPipelineTestSupport
         #expect(decided[7...17].allSatisfy { $0.detail.noiseScore < 3 }, "the onset counted as noise")
     }
 
-    /// Without a reference, a run that has only fallen since its highest, each frame `declineMin` or
-    /// more under the one before, opens no speech: a clink ringing down from 30 dB over the noise by
-    /// 1.2 dB a frame never does. A voice whose second frame falls as much waits one frame and is
-    /// heard at its third, which rises; one that rises from its first frame, at its second as before.
+    /// Without a reference, a run that has only fallen since its highest — `declineSlope` a frame
+    /// or more, no frame rising more than `declineRise` over the one before — opens no speech: a
+    /// clink ringing down from 30 dB over the noise by 1.2 dB a frame never does, nor one whose
+    /// partials beat (1 dB up every third frame on its way down). A voice whose second frame falls
+    /// as much waits one frame and is heard at its third, which rises; one that rises from its first
+    /// frame, at its second as before; one that dips and rises 2.5 dB with its next syllable, there.
     @Test func aRingingSoundWithoutAReferenceOpensNoSpeech() throws {
         let even = SIMD4<Double>(repeating: 0.25)
         let clink = try Self.decide(Self.noisy((0..<30).map { (30 - 1.2 * Double($0), even) }))
         #expect(clink[301].detail.declineWaited, "the ring's second frame waited")
         #expect(clink[295...].allSatisfy { !$0.speech }, "the ring opened speech")
+        // Down 1.5 dB, 1.5 dB, up 1 dB: 2 dB every three frames.
+        let cycle: [Double] = [0, 1.5, 3]
+        let beats: [(db: Double, spread: SIMD4<Double>)] = (0..<30).map { k in
+            let db = 30 - 2 * Double(k / 3) - cycle[k % 3]
+            return (db, even)
+        }
+        #expect(zip(beats.dropFirst(), beats).contains { $0.0.db > $0.1.db }, "the beats rise")
+        let beating = try Self.decide(Self.noisy(beats))
+        #expect(beating[295...].allSatisfy { !$0.speech }, "the beating ring opened speech")
         let voice = try Self.decide(Self.noisy([(30, even), (28.8, even)] + Array(repeating: (31, even), count: 20)))
         #expect(voice[301].detail.declineWaited && !voice[301].speech && voice[302].speech, "heard at its third frame")
         let rising = try Self.decide(Self.noisy([(28, even)] + Array(repeating: (30, even), count: 20)))
         #expect(rising[301].speech && !rising[301].detail.declineWaited, "heard at its second frame")
+        let syllable: [(db: Double, spread: SIMD4<Double>)] = [(30, even), (28.5, even), (26, even), (28.5, even)] + Array(repeating: (30, even), count: 20)
+        let next = try Self.decide(Self.noisy(syllable))
+        #expect(next[301...302].allSatisfy { $0.detail.declineWaited && !$0.speech }, "its dip waited")
+        #expect(next[303].speech, "the syllable that rose 2.5 dB, under the ring's slope, was not heard")
         var off = VADConfiguration()
         off.onsetDrop = 0
         var decider = try VADDecider(configuration: off)

@@ -68,8 +68,8 @@ extension VADDecider {
         /// in a frame `decayUnderHighest` under the run's highest.
         public var decayWaited = false
         /// Without a reference: the run had held its frames on a frame under its highest, every
-        /// frame since which fell `declineMin` or more under the one before (a clink's ring), and
-        /// waited for one that did not.
+        /// frame since which lay `declineSlope` a frame under it and rose at most `declineRise` over
+        /// the one before (a clink's ring), and waited for one that did not.
         public var declineWaited = false
         /// With a reference: the run began with a click's attack (its first frame rose more than
         /// `leadInRiseMax` over the frame before) or started again from such a run: one more frame

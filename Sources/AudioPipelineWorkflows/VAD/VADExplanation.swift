@@ -212,9 +212,9 @@ public enum VADExplainer {
         }
         if d.declineWaited {
             held.append(
-                "later than that: a frame of a run that had only fallen since its highest, each frame"
-                    + " \(n(VADDecider.declineMin)) dB or more under the one before (a ringing sound's decay),"
-                    + " opened no speech, and the run went on")
+                "later than that: a frame of a run that had only fallen since its highest,"
+                    + " \(n(VADDecider.declineSlope)) dB a frame or more, no frame rising more than"
+                    + " \(n(VADDecider.declineRise)) dB (a ringing sound's decay), opened no speech, and the run went on")
         }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
