@@ -130,7 +130,8 @@ import _AudioPipelineTestSupport
         #expect(voice[301].detail.declineWaited && !voice[301].speech && voice[302].speech, "heard at its third frame")
         let rising = try Self.decide(Self.noisy([(28, even)] + Array(repeating: (30, even), count: 20)))
         #expect(rising[301].speech && !rising[301].detail.declineWaited, "heard at its second frame")
-        let syllable: [(db: Double, spread: SIMD4<Double>)] = [(30, even), (28.5, even), (26, even), (28.5, even)] + Array(repeating: (30, even), count: 20)
+        let dip: [(db: Double, spread: SIMD4<Double>)] = [(30, even), (28.5, even), (26, even), (28.5, even)]
+        let syllable = dip + Array(repeating: (30, even), count: 20)
         let next = try Self.decide(Self.noisy(syllable))
         #expect(next[301...302].allSatisfy { $0.detail.declineWaited && !$0.speech }, "its dip waited")
         #expect(next[303].speech, "the syllable that rose 2.5 dB, under the ring's slope, was not heard")

@@ -214,7 +214,8 @@ public enum VADExplainer {
             held.append(
                 "later than that: a frame of a run that had only fallen since its highest,"
                     + " \(n(VADDecider.declineSlope)) dB a frame or more, no frame rising more than"
-                    + " \(n(VADDecider.declineRise)) dB (a ringing sound's decay), opened no speech, and the run went on")
+                    + " \(n(VADDecider.declineRise)) dB (a ringing sound's decay), opened no speech,"
+                    + " and the run went on")
         }
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
