@@ -132,7 +132,9 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         let frames = try detect(x, heldTones)
         #expect(speechFraction(frames, 1.95, 2.1) == 1, "50 ms pause bridged")
         #expect(speechFraction(frames, 3.15, 3.4) == 0, "400 ms pause ends the segment")
-        #expect(speechFraction(frames, 3.42, 4.0) == 1)
+        // (From 3.45 s: the voice starts from the noise at once, as a click's attack does, and its
+        // first frames wait: `attackWithoutReference`.)
+        #expect(speechFraction(frames, 3.45, 4.0) == 1)
     }
 
     @Test func transientsNeverOpenSpeechButWordsDo() throws {
@@ -180,10 +182,13 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
             for _ in 0..<300 { _ = d.process(mic: SIMD4(repeating: floor)) }
             return excesses.map { d.process(mic: SIMD4(repeating: floor * pow(10, $0 / 10))).speech }
         }
-        #expect(try decide([12, 9.5, 9.5]) == [false, true, true], "12 dB, then 2.5 dB under it: speech")
-        #expect(try decide([12, 8, 8]) == [false, false, false], "12 dB, then 4 dB under it: no run")
-        #expect(try decide([9.5, 9.5, 9.5]) == [false, false, false], "a run must open at enter_db")
-        #expect(try decide([12, 12]) == [false, true])
+        // Each from a frame 2.5 dB over the noise (under the lead-in's 3 dB): 12 dB straight from the
+        // noise, its second frame no louder, is a click's attack and holds one frame more.
+        #expect(try decide([2.5, 12, 9.5, 9.5]) == [false, false, true, true], "12 dB, then 2.5 dB under it: speech")
+        #expect(try decide([2.5, 12, 8, 8]) == [false, false, false, false], "12 dB, then 4 dB under it: no run")
+        #expect(try decide([2.5, 9.5, 9.5, 9.5]) == [false, false, false, false], "a run must open at enter_db")
+        #expect(try decide([2.5, 12, 12]) == [false, false, true])
+        #expect(try decide([12, 12, 12]) == [false, false, true], "a click's attack: one frame more")
     }
 
     /// by the held excess (`sustained_enter_db`) within the exit test's five frames; a single such
@@ -514,8 +519,10 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
                 passed = detail.enterTest ? passed + 1 : 0
                 if !wasSpeaking && e.speech {
                     onsets += 1
-                    // The onset check's frames, less a lead-in that counted without passing.
-                    #expect(detail.runFrames >= c.onsetFrames && detail.runFrames <= c.onsetFrames + 1)
+                    // The onset check's frames (one more after a click's attack), less a lead-in that
+                    // counted without passing.
+                    let most = c.onsetFrames + 1 + (detail.attackWaited ? 1 : 0)
+                    #expect(detail.runFrames >= c.onsetFrames && detail.runFrames <= most)
                     #expect(passed >= detail.runFrames - (detail.leadIn ? 1 : 0))
                 }
             }

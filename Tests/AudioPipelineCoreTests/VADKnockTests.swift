@@ -76,20 +76,24 @@ import _AudioPipelineTestSupport
 
     /// Without a reference, a frame whose sound falls `decayFallWithoutReference` from its first
     /// quarter to its last and lies `decayUnderHighest` under the run's highest is a knock's decay
-    /// and opens no speech; the run breaks on the next, lower frame. A voice whose second frame is
-    /// as loud as its first, its energy spread evenly, is heard there.
+    /// and opens no speech; the run breaks on the next, lower frame. (A knock's second frame, no
+    /// louder than its attack, waits on the attack — `attackWithoutReference` — so the decay is
+    /// read at its third.) A voice whose second frame builds up is heard there.
     @Test func aKnocksDecayWithoutAReferenceOpensNoSpeech() throws {
         let even = SIMD4<Double>(repeating: 0.25)
         let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)  // 6 dB from the first quarter to the last
-        let knock = try Self.decide(Self.noisy([(30, even), (27.5, falling), (22, falling)]))
-        #expect(knock[301].detail.runFrames == 2 && knock[301].detail.decayWaited, "held two frames, waited")
+        let building = SIMD4<Double>(0.1, 0.2, 0.3, 0.4)
+        let knock = try Self.decide(Self.noisy([(30, even), (29.5, even), (27.5, falling), (20, falling)]))
+        #expect(knock[301].detail.attackWaited, "the knock's second frame waited on its attack")
+        #expect(knock[302].detail.runFrames == 3 && knock[302].detail.decayWaited, "held three frames, waited")
         #expect(knock[295...].allSatisfy { !$0.speech }, "the knock opened speech")
-        let voice = try Self.decide(Self.noisy(Array(repeating: (30, even), count: 20)))
+        let voice = try Self.decide(Self.noisy([(30, even), (30, building)] + Array(repeating: (30, even), count: 20)))
         #expect(!voice[300].speech && voice[301].speech, "the voice heard at its second frame")
         // Falling as much through the frame but as loud as the run's highest: a voice's rise and
         // fall within a frame, not a decay.
-        let held = try Self.decide(Self.noisy([(30, even), (30, falling)] + Array(repeating: (30, even), count: 10)))
-        #expect(held[301].speech, "a frame as loud as the run's highest waited")
+        let loud = Array(repeating: (db: 30.0, spread: even), count: 10)
+        let held = try Self.decide(Self.noisy([(30, even), (30, even), (30, falling)] + loud))
+        #expect(!held[302].detail.decayWaited && held[302].speech, "a frame as loud as the run's highest waited")
     }
 
     /// Without a reference, a run's frames count as noise only once the run ends without speech. A
@@ -101,21 +105,46 @@ import _AudioPipelineTestSupport
         let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)
         let word = [(30.0, even), (27.5, falling), (27.5, falling)] + Array(repeating: (30.0, even), count: 11)
         let decided = try Self.decide(Self.noisy(word, lead: 4))
-        #expect(decided[5...6].allSatisfy { $0.detail.decayWaited && !$0.speech }, "the decaying frames waited")
+        // (The second frame waits on the attack — `attackWithoutReference` — the third on its decay.)
+        #expect(decided[5].detail.attackWaited && decided[6].detail.decayWaited, "the decaying frames waited")
+        #expect(decided[5...6].allSatisfy { !$0.speech })
         #expect(decided[7...17].allSatisfy { $0.speech }, "the word was chopped")
         #expect(decided[7...17].allSatisfy { $0.detail.noiseScore < 3 }, "the onset counted as noise")
+    }
+
+    /// Without a reference, a run whose first frame rose more than `attackWithoutReference` over the
+    /// frame before (a clink's attack) holds one frame more unless its second frame builds up: a
+    /// clink whose second frame is as loud as its first, then rings down, opens no speech (its third
+    /// frame falls on the ring's decay). A voice as abrupt is heard at its second frame when that
+    /// frame rises `attackRiseWithoutReference` or builds up through its quarters, else at its third.
+    @Test func aClinksAttackWithoutAReferenceHoldsOneFrameMore() throws {
+        let even = SIMD4<Double>(repeating: 0.25)
+        let building = SIMD4<Double>(0.1, 0.2, 0.3, 0.4)
+        let ring: [(db: Double, spread: SIMD4<Double>)] = (0..<29).map { (30.5 - 1.2 * Double($0), even) }
+        let clink = try Self.decide(Self.noisy([(30, even)] + ring))
+        #expect(clink[301].detail.attackWaited && !clink[301].speech, "the clink's second frame waited")
+        #expect(clink[295...].allSatisfy { !$0.speech }, "the clink opened speech")
+        let steady = Array(repeating: (db: 31.0, spread: even), count: 20)
+        let rising = try Self.decide(Self.noisy([(30, even), (32.5, even)] + steady))
+        #expect(rising[301].speech && !rising[301].detail.attackWaited, "a voice rising 2.5 dB heard at frame two")
+        let built = try Self.decide(Self.noisy([(30, even), (30.5, building)] + steady))
+        #expect(built[301].speech, "a voice building through its second frame heard there")
+        let flat = try Self.decide(Self.noisy([(30, even), (30.5, even)] + steady))
+        #expect(flat[301].detail.attackWaited && !flat[301].speech && flat[302].speech, "heard at its third frame")
     }
 
     /// Without a reference, a run that has only fallen since its highest — `declineSlope` a frame
     /// or more, no frame rising more than `declineRise` over the one before — opens no speech: a
     /// clink ringing down from 30 dB over the noise by 1.2 dB a frame never does, nor one whose
-    /// partials beat (1 dB up every third frame on its way down). A voice whose second frame falls
-    /// as much waits one frame and is heard at its third, which rises; one that rises from its first
-    /// frame, at its second as before; one that dips and rises 2.5 dB with its next syllable, there.
+    /// partials beat (1 dB up every third frame on its way down). A voice whose third frame falls
+    /// as much (its second waits on its attack, `attackWithoutReference`) waits one frame more and
+    /// is heard at its fourth, which rises; one that rises 2.5 dB from its first frame, at its second
+    /// as before; one that dips and rises 2.5 dB with its next syllable, there.
     @Test func aRingingSoundWithoutAReferenceOpensNoSpeech() throws {
         let even = SIMD4<Double>(repeating: 0.25)
         let clink = try Self.decide(Self.noisy((0..<30).map { (30 - 1.2 * Double($0), even) }))
-        #expect(clink[301].detail.declineWaited, "the ring's second frame waited")
+        // (Its second frame waits on its attack, `attackWithoutReference`; its third on its decay.)
+        #expect(clink[301].detail.attackWaited && clink[302].detail.declineWaited, "the ring's third frame waited")
         #expect(clink[295...].allSatisfy { !$0.speech }, "the ring opened speech")
         // Down 1.5 dB, 1.5 dB, up 1 dB: 2 dB every three frames.
         let cycle: [Double] = [0, 1.5, 3]
@@ -126,14 +155,17 @@ import _AudioPipelineTestSupport
         #expect(zip(beats.dropFirst(), beats).contains { $0.0.db > $0.1.db }, "the beats rise")
         let beating = try Self.decide(Self.noisy(beats))
         #expect(beating[295...].allSatisfy { !$0.speech }, "the beating ring opened speech")
-        let voice = try Self.decide(Self.noisy([(30, even), (28.8, even)] + Array(repeating: (31, even), count: 20)))
-        #expect(voice[301].detail.declineWaited && !voice[301].speech && voice[302].speech, "heard at its third frame")
-        let rising = try Self.decide(Self.noisy([(28, even)] + Array(repeating: (30, even), count: 20)))
+        let steady = Array(repeating: (db: 31.0, spread: even), count: 20)
+        let voice = try Self.decide(Self.noisy([(30, even), (30.5, even), (29.3, even)] + steady))
+        #expect(voice[302].detail.declineWaited && !voice[302].speech && voice[303].speech, "heard at its fourth frame")
+        let rising = try Self.decide(Self.noisy([(27.5, even)] + Array(repeating: (30, even), count: 20)))
         #expect(rising[301].speech && !rising[301].detail.declineWaited, "heard at its second frame")
         let dip: [(db: Double, spread: SIMD4<Double>)] = [(30, even), (28.5, even), (26, even), (28.5, even)]
         let syllable = dip + Array(repeating: (30, even), count: 20)
         let next = try Self.decide(Self.noisy(syllable))
-        #expect(next[301...302].allSatisfy { $0.detail.declineWaited && !$0.speech }, "its dip waited")
+        // (Its second frame waits on the attack; the third, 4 dB under the highest, starts the run
+        // again, keeping its decay; the fourth rises 2.5 dB over it.)
+        #expect(next[301].detail.attackWaited && next[301...302].allSatisfy { !$0.speech }, "its dip waited")
         #expect(next[303].speech, "the syllable that rose 2.5 dB, under the ring's slope, was not heard")
         var off = VADConfiguration()
         off.onsetDrop = 0

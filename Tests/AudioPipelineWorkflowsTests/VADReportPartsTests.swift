@@ -71,9 +71,11 @@ import _AudioPipelineTestSupport
     }
 
     /// The explanation of the knock rules: with a reference, a run that began with a click's attack
-    /// (a voice 20 dB over the agent's echo from frame 400) opened at its third frame; without one, a
-    /// run held back by a frame that decayed 2 dB under the run's highest, and one held back by a
-    /// frame under its highest that fell 0.8 dB from the one before (a ringing sound's decay).
+    /// (a voice 20 dB over the agent's echo from frame 400) opened at its third frame; without one
+    /// (where a sound 30 dB over the noise at once is an attack too, and its second frame, as loud,
+    /// holds), a run held back at its third frame by a frame that decayed 2 dB under the run's
+    /// highest, and one held back by a frame under its highest that fell 0.8 dB from the one before
+    /// (a ringing sound's decay).
     @Test func theExplanationNamesAKnocksAttackAndItsDecay() throws {
         var frames = EchoBandFrames(count: 430, quietFrom: 380, seed: 58)
         for k in 400..<420 { frames.add(at: k, excessDb: 20) }
@@ -81,27 +83,29 @@ import _AudioPipelineTestSupport
         #expect(attack.runStart == 4.0 && attack.frames == 3 && attack.time == 4.03)
         #expect(attack.rule.contains("one frame more: the run began with a click's attack"), "\(attack.rule)")
         let falling = SIMD4<Double>(0.4, 0.3, 0.2, 0.1)
-        let decay = try #require(try Self.explainedWithoutReference(second: 27.5, spread: falling).first).opened
-        #expect(decay.runStart == 3.0 && decay.time == 3.03, "\(decay)")
+        let decay = try #require(try Self.explainedWithoutReference(third: 27.5, spread: falling).first).opened
+        #expect(decay.runStart == 3.0 && decay.time == 3.04, "\(decay)")
+        let attackNamed = decay.rule.contains("a click's attack (a frame more than 10 dB over the frame before)")
+        #expect(attackNamed, "\(decay.rule)")
         #expect(
             decay.rule.contains("fell 2 dB from its first quarter to its last over the noise floor"), "\(decay.rule)")
         let even = SIMD4<Double>(repeating: 0.25)
-        let decline = try #require(try Self.explainedWithoutReference(second: 29.2, spread: even).first).opened
-        #expect(decline.runStart == 3.0 && decline.time == 3.03, "\(decline)")
+        let decline = try #require(try Self.explainedWithoutReference(third: 29.2, spread: even).first).opened
+        #expect(decline.runStart == 3.0 && decline.time == 3.04, "\(decline)")
         #expect(decline.rule.contains("a run that had only fallen since its highest"), "\(decline.rule)")
     }
 
     /// Without a reference: noise at −80 dBFS per band; from 3 s a sound 30 dB over it for 0.2 s,
-    /// spread evenly over the frame's quarters, but its second frame at `second` dB with its energy
+    /// spread evenly over the frame's quarters, but its third frame at `third` dB with its energy
     /// shared among the quarters as `spread`. Explained.
-    static func explainedWithoutReference(second: Double, spread: SIMD4<Double>) throws -> [VADSegmentExplanation] {
+    static func explainedWithoutReference(third: Double, spread: SIMD4<Double>) throws -> [VADSegmentExplanation] {
         var decider = try VADDecider(configuration: .init())
         var detail = VADDecider.Detail()
         var frames: [VADDecider.Frame] = []
         var details: [VADDecider.Detail] = []
         for k in 0..<340 {
-            let db = k == 301 ? second : k >= 300 && k < 320 ? 30.0 : -200
-            let shares = k == 301 ? spread : SIMD4(repeating: 0.25)
+            let db = k == 302 ? third : k >= 300 && k < 320 ? 30.0 : -200
+            let shares = k == 302 ? spread : SIMD4(repeating: 0.25)
             let bands = SIMD4<Double>(repeating: 1e-8 * (1 + Double.exp10(db / 10)))
             let above300 = 1e-8 * 3 + 3e-8 * Double.exp10(db / 10) * shares * 4
             frames.append(

@@ -71,9 +71,10 @@ extension VADDecider {
         /// frame since which lay `declineSlope` a frame under it and rose at most `declineRise` over
         /// the one before (a clink's ring), and waited for one that did not.
         public var declineWaited = false
-        /// With a reference: the run began with a click's attack (its first frame rose more than
-        /// `leadInRiseMax` over the frame before) or started again from such a run: one more frame
-        /// to hold.
+        /// The run began with a click's attack (its first frame rose more than `leadInRiseMax` over
+        /// the frame before with a reference, `attackWithoutReference` without one — and then its
+        /// second frame did not build up as a voice's does) or started again from such a run: one
+        /// more frame to hold.
         public var attackWaited = false
         /// With a reference: the echo model (`VADEchoModel`) — the gain per band in use (dB; the echo
         /// return loss is its negative), the estimated delay in frames once found, what the

@@ -1,5 +1,5 @@
 /// The onset check's rules that read more than the score — most of them with a far-end reference,
-/// three without one — and the talker gate with a reference: split from VADDecider.swift (the
+/// four without one — and the talker gate with a reference: split from VADDecider.swift (the
 /// core's file-size rule); part of the per-frame path `process` describes.
 ///
 /// With a reference the score is the excess over the expected echo, and that moves with the echo
@@ -44,7 +44,8 @@
 ///   `decayFallWithoutReference` over the noise floor and lies `decayUnderHighest` under the run's
 ///   highest (a knock's slower decay).
 /// - **Without a reference, a run that has only fallen since its highest opens no speech** (a
-///   clink's ring: `declineSlope`, `RunDecline`).
+///   clink's ring: `declineSlope`, `RunDecline`); **and a click's attack holds one frame more
+///   unless the run's second frame builds up as a voice's does** (`attackWithoutReference`).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -69,9 +70,12 @@ extension VADDecider {
         var leadInScore = -Double.infinity
         /// The frame's sound decayed through it (`decays`): it opens no speech.
         var decaying = false
-        /// With a reference, the frame rose more than `leadInRiseMax` over the frame before: a run
-        /// it begins holds one frame more.
+        /// The frame rose more than `leadInRiseMax` (with a reference; without, more than
+        /// `attackWithoutReference`) over the frame before: a run it begins holds one frame more.
         var attack = false
+        /// Without a reference, the frame's last quarter stands `buildingRise` over its first: a
+        /// voice building up (`attackWithoutReference`).
+        var building = false
         /// The frame came with a far-end reference.
         var withReference = false
     }
@@ -93,9 +97,13 @@ extension VADDecider {
             r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
-        } else if configuration.onsetDrop > 0 && (run == 0 || score < runPeak - Self.decayUnderHighest) {
+        } else if configuration.onsetDrop > 0 {
             // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
-            r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: Self.decayRatioWithoutReference)
+            if run == 0 || score < runPeak - Self.decayUnderHighest {
+                r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: Self.decayRatioWithoutReference)
+            }
+            r.attack = score - previousScore > Self.attackWithoutReference
+            r.building = quarters[3] > quarters[0] * Self.buildingRatio
         }
         onset.previousExcess = excess
         return r
@@ -143,11 +151,18 @@ extension VADDecider {
         }
     }
 
-    /// A frame that goes on the run (of `score`): one more frame, its highest, and whether it lies
-    /// on the decay from the highest as every frame since did.
+    /// A frame that goes on the run (of `score`, and what the onset check read in it): one more
+    /// frame, its highest, and whether it lies on the decay from the highest as every frame since
+    /// did. Without a reference, a run's second frame that rises `attackRiseWithoutReference` over
+    /// its first, or builds up through itself, is a voice's: a click's attack holds it no longer.
     @inline(__always)
-    mutating func continueRun(score: Double) {
+    mutating func continueRun(score: Double, reading: OnsetReading) {
         run += 1
+        if run == 2 && onset.attack && !reading.withReference
+            && (score - previousScore >= Self.attackRiseWithoutReference || reading.building)
+        {
+            onset.attack = false
+        }
         runPeak = max(runPeak, score)
         if score >= decline.highest {
             decline = RunDecline(highest: score, waited: decline.waited)
@@ -198,6 +213,35 @@ extension VADDecider {
     public static let declineRise = 2.0
     /// How far over `enter_db` a run's highest must stand for `declineSlope` to be read, dB.
     public static let declineClearance = 5.0
+
+    /// Without a reference, how far a run's first frame must rise over the frame before for the run
+    /// to begin with a click's attack, dB: such a run holds one frame more — unless its second frame
+    /// rises `attackRiseWithoutReference` over the first or builds up through itself (its last
+    /// quarter `buildingRise` over its first), as a voice's does. A clink, a knock or a thump puts
+    /// its energy in at once and its second frame holds or falls; then the third frame falls on the
+    /// ring's decay (`declineSlope`) or the knock's (`decayFallWithoutReference`) and opens nothing.
+    /// Without it the run opened at its second frame, before anything had fallen: 17 of 38 false
+    /// triggers left on a draw of clinks. Clinks 8.9 → 3.9 and 7.1 → 4.2 false triggers a minute of
+    /// clinking on the draws that chose it (seeds 11, 651), 6.8 → 3.3, 7.1 → 3.6, 8.3 → 4.5 and
+    /// 8.3 → 6.8 on four that did not (661–691; false alarm 18 → 14, 17 → 13, 19 → 14, 19 → 18 %);
+    /// knocks 1.5 → 0.3 and 1.2 → 0.3, thumps 2.4 → 0.6 and 2.1 → 0.6 (661, 671); a recorded dish
+    /// clatter at 0 dB (dev item 027) false alarm 8.1 → 4.1 %. Cost: the 38 dev items without a
+    /// reference F1 0.9230 → 0.9229 (miss 7.86 → 7.95 %, onset p50 unchanged), real/ 0.8044 →
+    /// 0.8034 (fresh onsets 79 / 149 → 80 / 159 ms) (docs/design/vad-experiments.md, "A clink's
+    /// attack without a reference", 2026-12-02). At 15 dB and with no second-frame test, it held
+    /// every abrupt voice: dev's fresh-onset p50 30 → 35 ms.
+    public static let attackWithoutReference = 10.0
+    /// Without a reference, how far a run's second frame must rise over its first to be a voice
+    /// building, not a click's attack, dB (`attackWithoutReference`). Without the quarters' test, 1 dB
+    /// let 5.6 and 4.7 clinks a minute through where 2 let 3.9 and 4.2, and 3 dB 3.9 and 3.6 for
+    /// 0.0007 less F1 on the dev items.
+    public static let attackRiseWithoutReference = 2.0
+    /// How far a frame's last quarter must stand over its first to be building up, dB
+    /// (`attackWithoutReference`): a voice's second frame does; a clink's holds or falls. Read over
+    /// the quarters as they are (noise in). 0 dB let 0.9 more clinks a minute through on one draw; 1
+    /// dB took dev F1 from 0.9225 (the second frame's rise alone) to 0.9229.
+    public static let buildingRise = 1.0
+    static let buildingRatio = Float(power(buildingRise))
 
     /// The start test's talker gate, dB under the loudest recent level: without a reference
     /// `talkerOnsetGate` (the gate's hysteresis: starting needs more than holding), at most

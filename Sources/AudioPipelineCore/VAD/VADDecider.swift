@@ -340,7 +340,7 @@ public struct VADDecider: Sendable {
             // Within `onsetDrop` of the run's highest, even below the enter threshold: a voice
             // under a louder echo shows in the echo's dips, one frame over it and the next just under
             // (with a reference, or its bands' level held while the echo came back: `bandsHeld`).
-            continueRun(score: score)
+            continueRun(score: score, reading: reading)
         } else if !startTest {
             run = 0
         } else if run == 0 || (c.onsetDrop > 0 && score < runPeak - c.onsetDrop) {
@@ -361,7 +361,7 @@ public struct VADDecider: Sendable {
             lateOnset = late
             decayWaited = false
         } else {
-            continueRun(score: score)
+            continueRun(score: score, reading: reading)
         }
         detail.lateOnset = !speaking && run > 0 && lateOnset
         detail.runFrames = run

@@ -196,9 +196,10 @@ public enum VADExplainer {
                 "one frame more: the sound began in the first frame's second half (onset_jump_db \(n(c.onsetJump)))")
         }
         if d.attackWaited {
+            let rise = withReference ? VADDecider.leadInRiseMax : VADDecider.attackWithoutReference
             held.append(
                 "one frame more: the run began with a click's attack (a frame more than"
-                    + " \(n(VADDecider.leadInRiseMax)) dB over the frame before), or started again from one")
+                    + " \(n(rise)) dB over the frame before), or started again from one")
         }
         if d.decayWaited {
             let fall =
