@@ -64,7 +64,8 @@ public struct VADConfiguration: Sendable, Hashable {
     /// score stays within this (dB) of the run's highest (below `enterThreshold` too) — a lower
     /// frame starts the run again. A click, a tap or a clatter spends its energy in a few
     /// milliseconds and falls 5–30 dB by the next frame; a voice holds. 0 turns the check off (one
-    /// frame can declare speech).
+    /// frame can declare speech), and with it the rules that read a run's shape (a click's attack
+    /// holding a frame more, a knock's or a ring's decay opening nothing: `VADDecider+Onset.swift`).
     public var onsetDrop: Double = 3
     /// … and a run whose first frame got its energy in its last quarter, at least this much (dB)
     /// above the quarter before (a sound that began at the frame's very end: the next frame cannot
