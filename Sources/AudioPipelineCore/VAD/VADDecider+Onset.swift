@@ -201,10 +201,10 @@ extension VADDecider {
     /// (`make-click-items.py --clinks`) 12.5 → 8.9 and 11.3 → 7.1 false triggers a minute on the
     /// draws that chose it (seeds 11 and 651), 10.7 → 6.8, 10.4 → 7.1, 12.2 → 8.3 and 11.9 → 8.3 on
     /// four drawn after (661, 671, 681, 691; false alarm 23 → 18, 21 → 17, 23 → 19, 24 → 19 %);
-    /// knocks and thumps unchanged; the 38 dev items without a reference F1 0.9232 → 0.9230, onset
-    /// latencies unchanged; real/ 0.8055 → 0.8044 (docs/design/vad-experiments.md, "A ring's beats",
-    /// 2026-12-02). Slope 0 took dev to 0.9225 for 0.6 fewer false triggers a minute; 0.5 (rises
-    /// of 1–3 dB) and 0.8 kept fewer clinks out (8.0–10.4 on seed 651).
+    /// knocks unchanged, thumps 2.7 → 2.4 (661); the 38 dev items without a reference F1 0.9232 →
+    /// 0.9230, onset latencies unchanged; real/ 0.8055 → 0.8044 (docs/design/vad-experiments.md, "A
+    /// ring's beats", 2026-12-02). Slope 0 took dev to 0.9225 for 0.6 fewer false triggers a
+    /// minute; 0.5 (rises of 1–3 dB) and 0.8 kept fewer clinks out (8.0–10.4 on seed 651).
     public static let declineSlope = 0.3
     /// How far a frame of a ringing sound's decay may rise over the one before, dB (`declineSlope`):
     /// its partials' beats rise 0.3–0.7 dB, a voice's next syllable more. At slope 0.5, 1 dB let
