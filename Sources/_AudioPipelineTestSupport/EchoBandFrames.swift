@@ -48,6 +48,18 @@ public struct EchoBandFrames {
         mic[k] = VADBandFrame(bands: frame.bands + extra, quarters: quarters)
     }
 
+    /// Adds a sound of `levelDb` dBFS in each of `bands` (of the eight) at frame `k`, its energy
+    /// above 300 Hz (bands 2–7) spread evenly over the frame's quarters.
+    public mutating func add(at k: Int, levelDb: Double, bands: ClosedRange<Int>) {
+        let frame = mic[k]
+        var extra = SIMD8<Double>()
+        for b in bands { extra[b] = pow(10, levelDb / 10) }
+        var above300 = 0.0
+        for b in 2..<8 { above300 += extra[b] }
+        let quarters = frame.quarters + SIMD4<Float>(repeating: Float(above300))
+        mic[k] = VADBandFrame(bands: frame.bands + extra, quarters: quarters)
+    }
+
     /// A decider's decisions over the microphone's frames with their reference, by `configuration`,
     /// and what each was made of.
     public func decided(

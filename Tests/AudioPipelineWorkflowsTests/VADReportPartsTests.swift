@@ -98,6 +98,20 @@ import _AudioPipelineTestSupport
     /// Without a reference: noise at −80 dBFS per band; from 3 s a sound 30 dB over it for 0.2 s,
     /// spread evenly over the frame's quarters, but its third frame at `third` dB with its energy
     /// shared among the quarters as `spread`. Explained.
+    /// With a reference, a run whose level in the bands it began in only fell since its highest
+    /// (nothing under 300 Hz standing out) waits; a frame that rises over it opens speech, and the
+    /// rule says the run waited on a ring's decay over the echo.
+    @Test func theExplanationNamesARingOverTheEcho() throws {
+        var frames = EchoBandFrames(count: 430, quietFrom: 430, seed: 71)
+        let sound = [-30.0, -31.5, -32.5] + Array(repeating: -27.0, count: 20)
+        for (k, level) in sound.enumerated() { frames.add(at: 400 + k, levelDb: level, bands: 4...7) }
+        let segments = try Self.explained(frames)
+        let opened = try #require(segments.first { $0.opened.runStart >= 4.0 }, "\(segments)").opened
+        #expect(opened.time >= 4.04, "opened before the rise: \(opened)")
+        let named = opened.rule.contains("a ringing sound's decay over the echo")
+        #expect(named, "\(opened.rule)")
+    }
+
     static func explainedWithoutReference(third: Double, spread: SIMD4<Double>) throws -> [VADSegmentExplanation] {
         var decider = try VADDecider(configuration: .init())
         var detail = VADDecider.Detail()

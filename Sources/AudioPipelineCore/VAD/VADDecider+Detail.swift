@@ -67,9 +67,10 @@ extension VADDecider {
         /// last over noise ⊕ expected echo; without, `decayFallWithoutReference` over the noise floor
         /// in a frame `decayUnderHighest` under the run's highest.
         public var decayWaited = false
-        /// Without a reference: the run had held its frames on a frame under its highest, every
-        /// frame since which lay `declineSlope` a frame under it and rose at most `declineRise` over
-        /// the one before (a clink's ring), and waited for one that did not.
+        /// The run had held its frames on a frame under its highest, every frame since which lay
+        /// `declineSlope` a frame under it and rose at most `declineRise` over the one before (a
+        /// clink's ring), and waited for one that did not: without a reference in the score, with
+        /// one in the level of the bands the run began in (`ringRiseOverEcho`, `EchoRing`).
         public var declineWaited = false
         /// The run began with a click's attack (its first frame rose more than `leadInRiseMax` over
         /// the frame before with a reference, `attackWithoutReference` without one — and then its

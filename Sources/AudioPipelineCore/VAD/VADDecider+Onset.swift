@@ -43,9 +43,11 @@
 ///   "A frame that decays through itself", 2026-12-02); without one, a frame that falls
 ///   `decayFallWithoutReference` over the noise floor and lies `decayUnderHighest` under the run's
 ///   highest (a knock's slower decay).
-/// - **Without a reference, a run that has only fallen since its highest opens no speech** (a
-///   clink's ring: `declineSlope`, `RunDecline`); **and a click's attack holds one frame more
-///   unless the run's second frame builds up as a voice's does** (`attackWithoutReference`).
+/// - **A run that has only fallen since its highest opens no speech** (a clink's ring:
+///   `declineSlope`; without a reference in the score, `RunDecline`; with one in the level of the
+///   bands the run began in, `EchoRing` in VADDecider+EchoRing.swift); **and, without a reference,
+///   a click's attack holds one frame more unless the run's second frame builds up as a voice's
+///   does** (`attackWithoutReference`).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -55,6 +57,8 @@ extension VADDecider {
         var level = -Double.infinity
         /// The frame before's excess per band, dB.
         var previousExcess = SIMD8<Double>(repeating: -.infinity)
+        /// The frame before's band powers.
+        var previousPowers = SIMD8<Double>()
         /// The current run began with a click's attack (`OnsetReading.attack`), or started again
         /// from such a run: it holds one frame more.
         var attack = false
@@ -78,20 +82,33 @@ extension VADDecider {
         var building = false
         /// The frame came with a far-end reference.
         var withReference = false
+        /// With a reference: the frame's band powers and excesses, the frame before's powers, and
+        /// the band count and the first band above 300 Hz (`EchoRing`).
+        var powers = SIMD8<Double>()
+        var previousPowers = SIMD8<Double>()
+        var excess = SIMD8<Double>()
+        var count = 0
+        var above300 = 0
     }
 
     /// This frame's `OnsetReading` (of `score`, band `powers` and `excess`, and the `quarters`' power
     /// above 300 Hz over `quietAbove300`: the noise floors ⊕ the expected echo there); keeps its
-    /// excesses for the next frame's.
+    /// excesses (and, with a reference, its powers) for the next frame's.
     @inline(__always)
     mutating func onsetReading(
-        score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, hasReference: Bool,
+        score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, above300: Int, hasReference: Bool,
         quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
         r.withReference = hasReference
         if hasReference {
             let c = configuration
+            r.powers = powers
+            r.previousPowers = onset.previousPowers
+            r.excess = excess
+            r.count = count
+            r.above300 = above300
+            onset.previousPowers = powers
             r.decaying = Self.decays(quarters, quiet: quietAbove300, jumpRatio: jumpRatio)
             r.bandsHeld = run > 0 && score >= c.enterThreshold && onsetBandsHeld(powers: powers, drop: c.onsetDrop)
             r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
@@ -157,6 +174,7 @@ extension VADDecider {
     /// its first, or builds up through itself, is a voice's: a click's attack holds it no longer.
     @inline(__always)
     mutating func continueRun(score: Double, reading: OnsetReading) {
+        if reading.withReference { followEchoRing(powers: reading.powers) }
         run += 1
         if run == 2 && onset.attack && !reading.withReference
             && (score - previousScore >= Self.attackRiseWithoutReference || reading.building)

@@ -95,8 +95,10 @@ public struct VADDecider: Sendable {
     private var decayWaited = false
     /// Without a reference: the run's fall since its highest (`VADDecider+Onset.swift`).
     var decline = RunDecline()
-    /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`).
+    /// With a reference: what the onset check reads in the bands (`VADDecider+Onset.swift`), and
+    /// the level of the bands the run began in (`VADDecider+EchoRing.swift`).
     var onset = OnsetBands()
+    var echoRing = EchoRing()
     /// The frame before: its score, and whether its energy came abruptly in its last quarter.
     var previousScore = -Double.infinity
     private var previousLate = false
@@ -161,6 +163,7 @@ public struct VADDecider: Sendable {
         decayWaited = false
         decline = RunDecline()
         onset = OnsetBands()
+        echoRing = EchoRing()
         previousScore = -.infinity
         previousLate = false
         speaking = false
@@ -264,8 +267,9 @@ public struct VADDecider: Sendable {
         detail.steadyNoise = steady
         // With a reference, the onset check reads the bands, not the score alone.
         let reading = onsetReading(
-            score: score, powers: p, excess: bands.excess, count: count, hasReference: hasReference,
-            quarters: frame.quarters, quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
+            score: score, powers: p, excess: bands.excess, count: count, above300: frame.firstBandAbove300,
+            hasReference: hasReference, quarters: frame.quarters,
+            quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
@@ -356,6 +360,7 @@ public struct VADDecider: Sendable {
             // holds one frame more.)
             onset.attack = reading.attack || (run > 0 && onset.attack)
             startDecline(score: score, restart: run > 0)
+            if reading.withReference { startEchoRing(reading: reading, restart: run > 0) }
             run = leadIn ? 2 : 1
             runPeak = score
             lateOnset = late
@@ -368,9 +373,12 @@ public struct VADDecider: Sendable {
         detail.leadIn = run > 0 && leadIn
         detail.attackWaited = !speaking && run > 0 && onset.attack
         let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack ? 1 : 0)
-        // (A frame that decayed through itself opens no speech: a click's; nor, without a reference,
-        // one of a run that has only fallen since its highest: a clink's ring.)
-        let declining = !reading.withReference && c.onsetDrop > 0 && declines(score: score)
+        // (A frame that decayed through itself opens no speech: a click's; nor one of a run that has
+        // only fallen since its highest: a clink's ring — with a reference, in its bands' level.)
+        let declining =
+            c.onsetDrop > 0
+            && (reading.withReference
+                ? echoRingDeclines(excess: reading.excess, above300: reading.above300) : declines(score: score))
         if held && reading.decaying { decayWaited = true }
         if held && declining { decline.waited = true }
         detail.decayWaited = !speaking && run > 0 && decayWaited

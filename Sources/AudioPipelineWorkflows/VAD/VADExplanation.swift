@@ -201,23 +201,7 @@ public enum VADExplainer {
                 "one frame more: the run began with a click's attack (a frame more than"
                     + " \(n(rise)) dB over the frame before), or started again from one")
         }
-        if d.decayWaited {
-            let fall =
-                withReference
-                ? "fell onset_jump_db \(n(c.onsetJump)) from its first quarter to its last over noise ⊕ the"
-                    + " expected echo"
-                : "fell \(n(VADDecider.decayFallWithoutReference)) dB from its first quarter to its last over the noise"
-                    + " floor, \(n(VADDecider.decayUnderHighest)) dB or more under the run's highest"
-            held.append(
-                "later than that: a frame whose sound \(fall) (a click's decay) opened no speech, and the run went on")
-        }
-        if d.declineWaited {
-            held.append(
-                "later than that: a frame of a run that had only fallen since its highest,"
-                    + " \(n(VADDecider.declineSlope)) dB a frame or more, no frame rising more than"
-                    + " \(n(VADDecider.declineRise)) dB (a ringing sound's decay), opened no speech,"
-                    + " and the run went on")
-        }
+        held += waits(c, d, withReference: withReference)
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
             time: t(Double(k + 1) * f), runStart: t(Double(k + 1 - count) * f), frames: count,
@@ -225,6 +209,36 @@ public enum VADExplainer {
             loudestDbfs: round1(d.loudest),
             bands: bands.map { .init(band: names[$0], excessDb: round1(d.excess[$0])) },
             rule: rule, echo: d.echoStage.map { VADEchoSummary(d, stage: $0, configuration: c) })
+    }
+
+    /// What a run that had held its frames waited on (`Detail.decayWaited`, `declineWaited`): a
+    /// click's decay, or a ringing sound's.
+    static func waits(_ c: VADConfiguration, _ d: VADDecider.Detail, withReference: Bool) -> [String] {
+        var waits: [String] = []
+        if d.decayWaited {
+            let fall =
+                withReference
+                ? "fell onset_jump_db \(n(c.onsetJump)) from its first quarter to its last over noise ⊕ the"
+                    + " expected echo"
+                : "fell \(n(VADDecider.decayFallWithoutReference)) dB from its first quarter to its last over the noise"
+                    + " floor, \(n(VADDecider.decayUnderHighest)) dB or more under the run's highest"
+            waits.append(
+                "later than that: a frame whose sound \(fall) (a click's decay) opened no speech, and the run went on")
+        }
+        if d.declineWaited {
+            let fallen =
+                withReference
+                ? "whose level in the bands it began in had only fallen since its highest (or the frame before's)"
+                : "that had only fallen since its highest"
+            let rise = withReference ? VADDecider.ringRiseOverEcho : VADDecider.declineRise
+            let what =
+                withReference
+                ? "a ringing sound's decay over the echo, nothing under 300 Hz standing out" : "a ringing sound's decay"
+            waits.append(
+                "later than that: a frame of a run \(fallen), \(n(VADDecider.declineSlope)) dB a frame or more,"
+                    + " no frame rising more than \(n(rise)) dB (\(what)), opened no speech, and the run went on")
+        }
+        return waits
     }
 
     /// Speech ended at frame `k` by the hangover that frame `q` (`frame`, `d`) started.
