@@ -13,9 +13,10 @@
 /// (docs/design/vad-experiments.md, "A ringing sound's decay over the echo, read in its bands",
 /// 2026-12-03):
 ///
-/// - **The frame before counts** when it was louder in those bands: a ring that opened under the
-///   echo-onset guard or rang on from an earlier run starts its new run on its own decay, the frame
-///   before as its lead-in — at once speech, before a frame of it had fallen.
+/// - **The frame before counts** when it was louder in those bands: a ring that rang through the
+///   echo-onset guard, or on from an earlier run, began its run with the frame before as its
+///   lead-in and opened speech at its first frame, before a frame of it had fallen; read from the
+///   louder frame before, that first frame already lies on the decay.
 /// - **A frame within `declineSlope` of the highest, right after it, holds it**: a clink's second
 ///   frame as loud as its first (its attack late in the first) no longer ended the decay for the run.
 /// - **No ring where a band under 300 Hz stands out in the frame.** A voice's first syllable can
@@ -23,6 +24,11 @@
 ///   30 ms stand 20–28 dB over the echo under 300 Hz and fall 1.5 dB from the first frame to the
 ///   second, and were heard 638 ms late instead of 268 — but a voice's fundamental lies there and
 ///   a clink's or a knock's ring does not. Thumps (80–1200 Hz) are left to the other rules.
+///
+/// Clinks over the sample agent's echo in 20 random rooms, on three draws of clinks and rooms that
+/// chose nothing: rooms with a false barge-in 14 / 20 / 19 → 5 / 20 / 5; knocks 11 / 9 / 4 → 11 /
+/// 4 / 1; the echo grids, the barge-in items and a user talking over the agent in 40 rooms
+/// unchanged; two of the dev kit's barge-in onsets 10 and 30 ms later.
 extension VADDecider {
     /// With a reference: the level of the bands the run began in, and how it has fallen.
     struct EchoRing: Sendable {
