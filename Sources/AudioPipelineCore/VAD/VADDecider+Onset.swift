@@ -282,6 +282,14 @@ extension VADDecider {
     /// largest, where none does) and their level, for `onsetBandsHeld`.
     @inline(__always)
     mutating func noteOnsetBands(powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, enter: Double) {
+        onset.bands = Self.standingBands(excess: excess, count: count, enter: enter)
+        onset.level = Self.levelIn(onset.bands, of: powers)
+    }
+
+    /// The bands of the first `count` whose `excess` stands `enter` dB or more over noise ⊕ echo,
+    /// or the largest where none does: 1 in a lane, else 0 (`noteOnsetBands`, `EchoRing`).
+    @inline(__always)
+    static func standingBands(excess: SIMD8<Double>, count: Int, enter: Double) -> SIMD8<Double> {
         var bands = SIMD8<Double>()
         var largest = 0
         for b in 0..<count {
@@ -289,9 +297,7 @@ extension VADDecider {
             if excess[b] > excess[largest] { largest = b }
         }
         if bands.sum() == 0 { bands[largest] = 1 }
-        onset.bands = bands
-        let level = (powers * bands).sum()
-        onset.level = level > 0 ? db(level) : -.infinity
+        return bands
     }
 
     /// Whether a frame's sound decayed through it: the `quarters`' power over `quiet` (a quarter
