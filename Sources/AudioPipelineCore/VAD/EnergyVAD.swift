@@ -165,7 +165,7 @@ public struct EnergyVAD: StreamingStage, Sendable {
         var refFrame: SIMD8<Double>?
         if hasReference { ref.finish { refFrame = $0.bands } }
         var produced = 0
-        mic.finish { frame in
+        mic.finish(ringWhere: { !hasReference && decider.readsRing($0) }) { frame in
             output[0] = decider.process(
                 mic: frame, reference: hasReference ? refFrame ?? VADBandPairAnalyzer.silence : nil)
             produced = 1
@@ -190,7 +190,8 @@ public struct EnergyVAD: StreamingStage, Sendable {
                     refFrame = $0.bands
                 }
             }
-            mic.process(UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])) { frame in
+            let block = UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])
+            mic.process(block, ringWhere: { reference == nil && decider.readsRing($0) }) { frame in
                 output[produced] = decider.process(
                     mic: frame, reference: reference == nil ? nil : refFrame ?? VADBandPairAnalyzer.silence)
                 produced += 1

@@ -1,8 +1,9 @@
 import RealModule
 
 /// The per-frame band analysis: splits a signal into four bands and returns per-frame band powers
-/// (mean square, linear: full scale = 1) and how the frame's energy is spread over its four
-/// quarters (`VADBandFrame`). Streaming over any block sizes: samples are gathered
+/// (mean square, linear: full scale = 1), how the frame's energy is spread over its four
+/// quarters, and how much of it above 1 kHz its samples 2 ms earlier predict (`VADBandFrame`,
+/// `VADRingPredictor`). Streaming over any block sizes: samples are gathered
 /// into whole frames (straight from the caller's buffer when a whole frame is there), and each
 /// frame goes through the same computation, so block sizes cannot change a result.
 ///
@@ -23,6 +24,7 @@ public struct VADBandAnalyzer: Sendable {
     private var state = State()
     private var buffer: [Float]
     private var filled = 0
+    private var ring: VADRingPredictor
 
     /// Samples of the current, incomplete frame.
     public var pending: Int { filled }
@@ -41,23 +43,37 @@ public struct VADBandAnalyzer: Sendable {
         segmentLength = frameLength / 4
         buffer = [Float](repeating: 0, count: max(1, frameLength))
         handOff = HandOff(segmentLength: segmentLength, r: r, a: a)
+        ring = VADRingPredictor(sampleRate: sampleRate, frameLength: frameLength)
     }
 
     /// Forgets the stream: filters and the pending frame start again.
     public mutating func reset() {
-        state = State(); filled = 0
+        state = State()
+        filled = 0
+        ring.reset()
     }
 
-    /// Feeds samples; calls `frame` with the band powers and quarter energies of every completed
-    /// frame.
+    /// Feeds samples; calls `frame` with the band powers, quarter energies and ring correlations
+    /// of every completed frame.
     @inline(__always)
     public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ frame: VADBandFrame) -> Void) {
+        process(x, ringWhere: { _ in true }, frame)
+    }
+
+    /// Feeds samples; calls `frame` with every completed frame, its ring correlations summed only
+    /// where `ringWhere` (given the frame's bands and quarters) says they will be read — the
+    /// correlations are most of the analysis' cost (`VADDecider.readsRing`).
+    @inline(__always)
+    public mutating func process(
+        _ x: UnsafeBufferPointer<Float>, ringWhere: (_ frame: VADBandFrame) -> Bool,
+        _ frame: (_ frame: VADBandFrame) -> Void
+    ) {
         guard let base = x.baseAddress else { return }
         var i = 0
         let n = x.count
         while i < n {
             if filled == 0 && n - i >= frameLength {
-                frame(analyze(base + i, frameLength))
+                frame(analyze(base + i, frameLength, ringWhere))
                 i += frameLength
                 continue
             }
@@ -70,7 +86,7 @@ public struct VADBandAnalyzer: Sendable {
             i += m
             if filled == frameLength {
                 filled = 0
-                frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, frameLength) })
+                frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, frameLength, ringWhere) })
             }
         }
     }
@@ -78,14 +94,23 @@ public struct VADBandAnalyzer: Sendable {
     /// End of input: the band powers of the last, incomplete frame (over the samples it has), if
     /// there is one.
     public mutating func finish(_ frame: (_ frame: VADBandFrame) -> Void) {
+        finish(ringWhere: { _ in true }, frame)
+    }
+
+    /// `finish`, the ring correlations summed only where `ringWhere` says (see `process`).
+    public mutating func finish(
+        ringWhere: (_ frame: VADBandFrame) -> Bool, _ frame: (_ frame: VADBandFrame) -> Void
+    ) {
         guard filled > 0 else { return }
         let n = filled
         filled = 0
-        frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, n) })
+        frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, n, ringWhere) })
     }
 
     /// Band powers and quarter energies of `n` samples that continue the stream.
-    private mutating func analyze(_ x: UnsafePointer<Float>, _ n: Int) -> VADBandFrame {
+    private mutating func analyze(
+        _ x: UnsafePointer<Float>, _ n: Int, _ ringWhere: (_ frame: VADBandFrame) -> Bool
+    ) -> VADBandFrame {
         let sums: (bands: SIMD4<Float>, quarters: SIMD4<Float>)
         if n == frameLength && segmentLength >= Self.minimumSegment {
             sums = handOff.weights.withUnsafeBufferPointer {
@@ -102,7 +127,10 @@ public struct VADBandAnalyzer: Sendable {
         // A NaN or infinite sample (a corrupt float file) would poison the recursions for good:
         // that frame is lost (NaN powers count as silence-less non-speech), the next starts clean.
         if !(state.hpIn + state.hpOut + state.s0 + state.s1 + state.s2).isFinite { state = State() }
-        return VADBandFrame(bands: SIMD4<Double>(sums.bands) * (1 / Double(n)), quarters: sums.quarters)
+        var frame = VADBandFrame(bands: SIMD4<Double>(sums.bands) * (1 / Double(n)), quarters: sums.quarters)
+        ring.filter(x, n)
+        if ringWhere(frame) { frame.ring = ring.correlations() }
+        return frame
     }
 
     struct Coefficients {
@@ -174,6 +202,12 @@ public struct VADBandFrame: Sendable, Hashable {
     public var bandCount: Int
     /// Power above 300 Hz of each quarter of the frame, in time order.
     public var quarters: SIMD4<Float>
+    /// What the frame's ring gain is solved from (`VADRingCorrelations.gain`): how much of its
+    /// sound above about 1 kHz its own samples 2 ms earlier predict, over its noise floor, dB
+    /// (`VADRingPredictor`) — a clink's ring predicts itself (2–20 dB), a voice or a fricative
+    /// does not (under 1.5 dB). None (a gain of 0) where not measured (`VADBandPairAnalyzer`'s
+    /// frames, callers that pass band powers alone).
+    public var ring = VADRingCorrelations()
 
     /// A frame of `VADBandAnalyzer`'s four band powers and the quarter powers.
     public init(bands: SIMD4<Double>, quarters: SIMD4<Float>) {

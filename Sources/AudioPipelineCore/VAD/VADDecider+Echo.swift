@@ -29,6 +29,10 @@ extension VADDecider {
         var echoPower = 0.0
         /// The noise floors' power above 300 Hz (what the quarters are measured over).
         var floorsAbove300: Double
+        /// Without a reference, each band's noise floor power (infinite before it has learnt one; 0
+        /// past the band count, and with a reference): what a band's power stands out over
+        /// (`OnsetReading.ringing`).
+        var floorPowers = SIMD8<Double>()
         /// The expected echo's power above 300 Hz (0 without a reference).
         var echoAbove300 = 0.0
     }

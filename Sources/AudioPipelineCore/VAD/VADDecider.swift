@@ -269,7 +269,8 @@ public struct VADDecider: Sendable {
         let reading = onsetReading(
             score: score, powers: p, excess: bands.excess, count: count, above300: frame.firstBandAbove300,
             hasReference: hasReference, quarters: frame.quarters,
-            quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio)
+            quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio,
+            ring: frame.ring, floorPowers: bands.floorPowers)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
@@ -296,15 +297,18 @@ public struct VADDecider: Sendable {
             var excess = SIMD8<Double>(repeating: -.infinity)
             var floorPower = 0.0
             var floorsAbove300 = 0.0
+            var floorPowers = SIMD8<Double>()
             for b in 0..<count {
                 let f = floors[b].valueAndPower(or: m[b])
+                floorPowers[b] = floors[b].isEmpty ? .infinity : f.power
                 floors[b].add(m[b])
                 excess[b] = m[b] - f.db
                 floorPower += f.power
                 if b >= above300 { floorsAbove300 += f.power }
                 detail.floors[b] = f.db
             }
-            return BandExcess(excess: excess, floorPower: floorPower, floorsAbove300: floorsAbove300)
+            return BandExcess(
+                excess: excess, floorPower: floorPower, floorsAbove300: floorsAbove300, floorPowers: floorPowers)
         }
         return excessOverEcho(
             m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
@@ -365,6 +369,7 @@ public struct VADDecider: Sendable {
             runPeak = score
             lateOnset = late
             decayWaited = false
+            onset.ringWaited = false
         } else {
             continueRun(score: score, reading: reading)
         }
@@ -380,10 +385,12 @@ public struct VADDecider: Sendable {
             && (reading.withReference
                 ? echoRingDeclines(excess: reading.excess, above300: reading.above300) : declines(score: score))
         if held && reading.decaying { decayWaited = true }
+        if held && reading.ringing { onset.ringWaited = true }
         if held && declining { decline.waited = true }
         detail.decayWaited = !speaking && run > 0 && decayWaited
+        detail.ringWaited = !speaking && run > 0 && onset.ringWaited
         detail.declineWaited = !speaking && run > 0 && decline.waited
-        if held && !reading.decaying && !declining {
+        if held && !reading.decaying && !declining && !reading.ringing {
             speaking = true
             quiet = 0
             age = 0

@@ -211,8 +211,8 @@ public enum VADExplainer {
             rule: rule, echo: d.echoStage.map { VADEchoSummary(d, stage: $0, configuration: c) })
     }
 
-    /// What a run that had held its frames waited on (`Detail.decayWaited`, `declineWaited`): a
-    /// click's decay, or a ringing sound's.
+    /// What a run that had held its frames waited on (`Detail.decayWaited`, `declineWaited`,
+    /// `ringWaited`): a click's decay, or a ringing sound's.
     static func waits(_ c: VADConfiguration, _ d: VADDecider.Detail, withReference: Bool) -> [String] {
         var waits: [String] = []
         if d.decayWaited {
@@ -237,6 +237,13 @@ public enum VADExplainer {
             waits.append(
                 "later than that: a frame of a run \(fallen), \(n(VADDecider.declineSlope)) dB a frame or more,"
                     + " no frame rising more than \(n(rise)) dB (\(what)), opened no speech, and the run went on")
+        }
+        if d.ringWaited {
+            waits.append(
+                "later than that: a frame whose sound above 1 kHz its own samples 2 ms earlier predicted"
+                    + " (ring gain \(n(VADDecider.ringGainMinimum)) dB or more over the noise: a few lasting partials,"
+                    + " a clink's ring), standing out more above 1 kHz than under it, opened no speech, and the run"
+                    + " went on")
         }
         return waits
     }
