@@ -1,5 +1,5 @@
 /// The onset check's rules that read more than the score — most of them with a far-end reference,
-/// four without one — and the talker gate with a reference: split from VADDecider.swift (the
+/// five without one — and the talker gate with a reference: split from VADDecider.swift (the
 /// core's file-size rule); part of the per-frame path `process` describes.
 ///
 /// With a reference the score is the excess over the expected echo, and that moves with the echo
@@ -48,6 +48,9 @@
 ///   bands the run began in, `EchoRing` in VADDecider+EchoRing.swift); **and, without a reference,
 ///   a click's attack holds one frame more unless the run's second frame builds up as a voice's
 ///   does** (`attackWithoutReference`).
+/// - **Without a reference, a ring opens no speech**: a frame that stands out more above 1 kHz
+///   than under it and whose sound there its own samples 2 ms earlier predict (`ringGainMinimum`,
+///   `VADRingPredictor`: a clink's few lasting partials, whose beats the slope above misses).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
