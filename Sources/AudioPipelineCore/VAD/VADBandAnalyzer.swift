@@ -24,7 +24,8 @@ public struct VADBandAnalyzer: Sendable {
     private var state = State()
     private var buffer: [Float]
     private var filled = 0
-    private var ring: VADRingPredictor
+    /// The ring measure's filter and history (`VADBandFrame.ring`).
+    private var predictor: VADRingPredictor
 
     /// Samples of the current, incomplete frame.
     public var pending: Int { filled }
@@ -43,14 +44,14 @@ public struct VADBandAnalyzer: Sendable {
         segmentLength = frameLength / 4
         buffer = [Float](repeating: 0, count: max(1, frameLength))
         handOff = HandOff(segmentLength: segmentLength, r: r, a: a)
-        ring = VADRingPredictor(sampleRate: sampleRate, frameLength: frameLength)
+        predictor = VADRingPredictor(sampleRate: sampleRate, frameLength: frameLength)
     }
 
     /// Forgets the stream: filters and the pending frame start again.
     public mutating func reset() {
         state = State()
         filled = 0
-        ring.reset()
+        predictor.reset()
     }
 
     /// Feeds samples; calls `frame` with the band powers, quarter energies and ring correlations
@@ -128,8 +129,8 @@ public struct VADBandAnalyzer: Sendable {
         // that frame is lost (NaN powers count as silence-less non-speech), the next starts clean.
         if !(state.hpIn + state.hpOut + state.s0 + state.s1 + state.s2).isFinite { state = State() }
         var frame = VADBandFrame(bands: SIMD4<Double>(sums.bands) * (1 / Double(n)), quarters: sums.quarters)
-        ring.filter(x, n)
-        if ringWhere(frame) { frame.ring = ring.correlations() }
+        predictor.filter(x, n)
+        if ringWhere(frame) { frame.ring = predictor.correlations() }
         return frame
     }
 
