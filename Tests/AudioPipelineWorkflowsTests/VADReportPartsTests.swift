@@ -112,6 +112,19 @@ import _AudioPipelineTestSupport
         #expect(named, "\(opened.rule)")
     }
 
+    /// A run that waited on a ring says what stood out: without a reference over the noise floors,
+    /// with one its excess over noise ⊕ the expected echo by `ringMarginOverEcho`.
+    @Test func theRingWaitSaysWhatStoodOut() throws {
+        var detail = VADDecider.Detail()
+        detail.ringWaited = true
+        let with = VADExplainer.waits(VADConfiguration(), detail, withReference: true).joined()
+        #expect(with.contains("2 ms earlier predicted"), "\(with)")
+        #expect(with.contains("expected echo standing 6 dB more above 1 kHz than under it"), "\(with)")
+        let without = VADExplainer.waits(VADConfiguration(), detail, withReference: false).joined()
+        #expect(without.contains("standing out more above 1 kHz than under it") && !without.contains("echo"))
+        #expect(VADExplainer.waits(VADConfiguration(), VADDecider.Detail(), withReference: true).isEmpty)
+    }
+
     static func explainedWithoutReference(third: Double, spread: SIMD4<Double>) throws -> [VADSegmentExplanation] {
         var decider = try VADDecider(configuration: .init())
         var detail = VADDecider.Detail()

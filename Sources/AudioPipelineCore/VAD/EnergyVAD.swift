@@ -50,7 +50,9 @@
 ///    level, a lead-in counts in the onset's own bands, and a run that began with a click's attack
 ///    holds one frame more; with or without one, a frame whose sound decays through it opens no
 ///    speech, and without one nor does a run that has only fallen since its highest, a clink's
-///    ring: `VADDecider+Onset.swift`). One decision per frame, stamped at the frame's end.
+///    ring: `VADDecider+Onset.swift`; with or without one, nor does a frame whose sound above 1 kHz
+///    its own samples 2 ms earlier predict, a ring's: `VADDecider+Ring.swift`). One decision per
+///    frame, stamped at the frame's end.
 ///
 /// Streaming: input in any block sizes gives the same decisions (frames are assembled
 /// internally); no allocation after init.
@@ -155,10 +157,10 @@ public struct EnergyVAD: StreamingStage, Sendable {
         if steep == true {
             guard output.count > 0, pair.pending > 0 else { return 0 }
             var produced = 0
-            pair.finish { mic, reference in
-                output[0] = decider.process(mic: mic, reference: reference)
+            pair.finish(withPredictor: { mic, reference, ring in
+                output[0] = decider.process(mic: mic, reference: reference, ring: ring)
                 produced = 1
-            }
+            })
             return produced
         }
         guard output.count > 0, mic.pending > 0 else { return 0 }
@@ -214,16 +216,21 @@ public struct EnergyVAD: StreamingStage, Sendable {
             let mic = UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])
             if let reference {
                 let far = UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])
-                pair.process(mic: mic, reference: far) { m, r in
-                    output[produced] = decider.process(mic: m, reference: r)
-                    produced += 1
-                }
+                pair.process(
+                    mic: mic, reference: far,
+                    withPredictor: { m, r, ring in
+                        output[produced] = decider.process(mic: m, reference: r, ring: ring)
+                        produced += 1
+                    })
             } else {
                 silentBlock.withUnsafeBufferPointer { silence in
-                    pair.process(mic: mic, reference: UnsafeBufferPointer(rebasing: silence[0..<step])) { m, r in
-                        output[produced] = decider.process(mic: m, reference: r)
-                        produced += 1
-                    }
+                    let far = UnsafeBufferPointer(rebasing: silence[0..<step])
+                    pair.process(
+                        mic: mic, reference: far,
+                        withPredictor: { m, r, ring in
+                            output[produced] = decider.process(mic: m, reference: r, ring: ring)
+                            produced += 1
+                        })
                 }
             }
             consumed += step

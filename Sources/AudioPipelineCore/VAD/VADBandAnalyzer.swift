@@ -206,8 +206,8 @@ public struct VADBandFrame: Sendable, Hashable {
     /// What the frame's ring gain is solved from (`VADRingCorrelations.gain`): how much of its
     /// sound above about 1 kHz its own samples 2 ms earlier predict, over its noise floor, dB
     /// (`VADRingPredictor`) — a clink's ring predicts itself (2–20 dB), a voice or a fricative
-    /// does not (under 1.5 dB). None (a gain of 0) where not measured (`VADBandPairAnalyzer`'s
-    /// frames, callers that pass band powers alone).
+    /// does not (under 1.5 dB). None (a gain of 0) where not measured (callers that pass band
+    /// powers alone, `VADBandPairAnalyzer.process(mic:reference:withPredictor:)`'s frames).
     public var ring = VADRingCorrelations()
 
     /// A frame of `VADBandAnalyzer`'s four band powers and the quarter powers.

@@ -4,6 +4,11 @@
 /// predicts a band of the microphone from the same band of the reference, which the four wide
 /// one-pole bands of `VADBandAnalyzer` blur (docs/design/vad-experiments.md).
 ///
+/// The microphone's frames also go through the ring measure (`VADRingPredictor`): `process` hands
+/// the callback each frame with its correlations summed (`VADBandFrame.ring`), or the predictor
+/// itself (`process(mic:reference:withPredictor:)`) for a caller that sums them only where its
+/// decision reads them (`EnergyVAD`, `VADDecider.process(mic:reference:ring:)`).
+///
 /// Streaming over any block sizes (the two signals in equal blocks): samples are gathered into
 /// whole frames and each frame goes through the same computation, so block sizes cannot change a
 /// result. A NaN or infinite sample loses its frame (its powers are NaN); the filters start clean
@@ -20,6 +25,8 @@ public struct VADBandPairAnalyzer: Sendable {
     private var micBuffer: [Float]
     private var referenceBuffer: [Float]
     private var filled = 0
+    /// The ring measure's filter and history over the microphone's frames.
+    private var predictor: VADRingPredictor
 
     /// Samples of the current, incomplete frame.
     public var pending: Int { filled }
@@ -33,16 +40,19 @@ public struct VADBandPairAnalyzer: Sendable {
         bank = VADSteepBank(sampleRate: sampleRate)
         micBuffer = [Float](repeating: 0, count: max(1, frameLength))
         referenceBuffer = micBuffer
+        predictor = VADRingPredictor(sampleRate: sampleRate, frameLength: frameLength)
     }
 
     /// Forgets the streams: filters and the pending frame start again.
     public mutating func reset() {
         bank.reset()
         filled = 0
+        predictor.reset()
     }
 
     /// Feeds equal blocks of the microphone and the reference; calls `frame` with the microphone's
-    /// band powers and quarters and the reference's band powers of every completed frame.
+    /// band powers, quarters and ring correlations and the reference's band powers of every
+    /// completed frame.
     /// - Parameters:
     ///   - mic: Microphone samples.
     ///   - reference: As many reference samples, on the microphone's timeline.
@@ -51,6 +61,21 @@ public struct VADBandPairAnalyzer: Sendable {
     public mutating func process(
         mic: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
         _ frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>) -> Void
+    ) {
+        process(mic: mic, reference: reference, withPredictor: { m, r, p in frame(Self.withCorrelations(m, p), r) })
+    }
+
+    /// `process`, handing `frame` the ring predictor that holds the microphone frame's filtered
+    /// samples instead of its correlations (`VADBandFrame.ring` is left empty): the callback sums
+    /// them (`VADRingPredictor.correlations()`) only where it reads them, most of the measure's cost.
+    /// - Parameters:
+    ///   - mic: Microphone samples.
+    ///   - reference: As many reference samples, on the microphone's timeline.
+    ///   - frame: Called per completed frame, with the predictor as that frame left it.
+    @inline(__always)
+    public mutating func process(
+        mic: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
+        withPredictor frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>, _ ring: VADRingPredictor) -> Void
     ) {
         precondition(
             mic.count == reference.count,
@@ -64,7 +89,7 @@ public struct VADBandPairAnalyzer: Sendable {
         while i < n {
             if filled == 0 && n - i >= frameLength {
                 let f = analyze(m + i, r + i, frameLength)
-                frame(f.mic, f.reference)
+                frame(f.mic, f.reference, predictor)
                 i += frameLength
                 continue
             }
@@ -81,18 +106,33 @@ public struct VADBandPairAnalyzer: Sendable {
             if filled == frameLength {
                 filled = 0
                 let f = analyzeBuffers(frameLength)
-                frame(f.mic, f.reference)
+                frame(f.mic, f.reference, predictor)
             }
         }
     }
 
     /// End of input: the last, incomplete frame (over the samples it has), if there is one.
     public mutating func finish(_ frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>) -> Void) {
+        finish(withPredictor: { m, r, p in frame(Self.withCorrelations(m, p), r) })
+    }
+
+    /// `finish`, handing `frame` the ring predictor (see `process(mic:reference:withPredictor:)`).
+    public mutating func finish(
+        withPredictor frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>, _ ring: VADRingPredictor) -> Void
+    ) {
         guard filled > 0 else { return }
         let n = filled
         filled = 0
         let f = analyzeBuffers(n)
-        frame(f.mic, f.reference)
+        frame(f.mic, f.reference, predictor)
+    }
+
+    /// `frame` with the correlations `predictor` sums for it.
+    @inline(__always)
+    static func withCorrelations(_ frame: VADBandFrame, _ predictor: VADRingPredictor) -> VADBandFrame {
+        var f = frame
+        f.ring = predictor.correlations()
+        return f
     }
 
     /// `analyze` over the gathered frame. (The buffers are read through local references: `analyze`
@@ -106,7 +146,8 @@ public struct VADBandPairAnalyzer: Sendable {
     }
 
     /// One frame of `n` samples of each: band powers (mean squares; a band holding nothing counts as
-    /// silence, −140 dB) and the microphone's quarters (mean squares above 300 Hz).
+    /// silence, −140 dB) and the microphone's quarters (mean squares above 300 Hz); the microphone's
+    /// samples go through the ring measure's filter (its correlations are summed on demand).
     private mutating func analyze(_ m: UnsafePointer<Float>, _ r: UnsafePointer<Float>, _ n: Int)
         -> (mic: VADBandFrame, reference: SIMD8<Double>)
     {
@@ -120,6 +161,7 @@ public struct VADBandPairAnalyzer: Sendable {
             return p
         }
         let micBands = powers(sums.mic)
+        predictor.filter(m, n)
         return (VADBandFrame(bands: micBands, quarters: sums.quarters / counts), powers(sums.reference))
     }
 

@@ -48,9 +48,9 @@
 ///   bands the run began in, `EchoRing` in VADDecider+EchoRing.swift); **and, without a reference,
 ///   a click's attack holds one frame more unless the run's second frame builds up as a voice's
 ///   does** (`attackWithoutReference`).
-/// - **Without a reference, a ring opens no speech**: a frame that stands out more above 1 kHz
-///   than under it and whose sound there its own samples 2 ms earlier predict (`ringGainMinimum`,
-///   `VADRingPredictor`: a clink's few lasting partials, whose beats the slope above misses).
+/// - **A ring opens no speech**: a frame that stands out more above 1 kHz than under it and whose
+///   sound there its own samples 2 ms earlier predict (`ringGainMinimum`, `VADRingPredictor`: a
+///   clink's few lasting partials, whose beats the slope above misses; VADDecider+Ring.swift).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -88,9 +88,10 @@ extension VADDecider {
         var building = false
         /// The frame came with a far-end reference.
         var withReference = false
-        /// Without a reference, the frame rings: its sound above 1 kHz predicts itself from 2 ms
-        /// before (`VADRingCorrelations.gain` at least `ringGainMinimum`), and what stands over the
-        /// noise floors stands more in a band above 1 kHz than in one under it. It opens no speech.
+        /// The frame rings: its sound above 1 kHz predicts itself from 2 ms before
+        /// (`VADRingCorrelations.gain` at least `ringGainMinimum`), and what stands over the noise
+        /// floors (with a reference, its excess over noise ⊕ echo, by `ringMarginOverEcho`) stands
+        /// more in a band above 1 kHz than in one under it. It opens no speech.
         var ringing = false
         /// With a reference: the frame's band powers and excesses, the frame before's powers, and
         /// the band count and the first band above 300 Hz (`EchoRing`).
@@ -107,7 +108,7 @@ extension VADDecider {
     @inline(__always)
     mutating func onsetReading(
         score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, above300: Int, hasReference: Bool,
-        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, ring: VADRingCorrelations = .init(),
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, ring: () -> VADRingCorrelations = { .init() },
         floorPowers: SIMD8<Double> = SIMD8()
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
@@ -125,6 +126,11 @@ extension VADDecider {
             r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
+            // (The gain is solved, and `EnergyVAD`'s correlations summed, only for a frame out of speech
+            // whose excess stands out above 1 kHz.)
+            r.ringing =
+                c.onsetDrop > 0 && !speaking && count == 8 && Self.standsOutAbove1kOverEcho(excess: excess)
+                && Double(ring().gain()) >= Self.ringGainMinimum
         } else if configuration.onsetDrop > 0 {
             // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
             if run == 0 || score < runPeak - Self.decayUnderHighest {
@@ -135,7 +141,7 @@ extension VADDecider {
             // (The gain is solved only for a frame that stands out above 1 kHz.)
             r.ringing =
                 count == 4 && Self.standsOutAbove1k(powers: powers, floors: floorPowers)
-                && Double(ring.gain()) >= Self.ringGainMinimum
+                && Double(ring().gain()) >= Self.ringGainMinimum
         }
         onset.previousExcess = excess
         return r
@@ -154,39 +160,6 @@ extension VADDecider {
     /// noise's own score's first eight frames, until a run's frames waited out of it
     /// (`PendingScores`).
     public static let decayFallWithoutReference = 2.0
-    /// Without a reference, the ring gain (`VADRingCorrelations.gain`) from which a frame that stands
-    /// out above 1 kHz rings and opens no speech, dB. A clink's partials beat and ring on for
-    /// 50–400 ms, and its run's level rises and falls as a voice's does (`declineSlope` misses the
-    /// beats); what no voice does is predict itself from 2 ms before. Clinks without a reference
-    /// 3.55 / 3.83 / 6.29 → 1.37 / 0.82 / 2.19 false triggers a minute on the three draws that chose
-    /// 2 dB (seeds 11, 651, 691), 4.65 / 5.19 / 3.01 → 2.19 / 1.64 / 1.64 on three generated after
-    /// the choice (841, 851, 861); the 38 dev items F1 0.9229 → 0.9228, real/ unchanged (0.8034)
-    /// (docs/design/vad-experiments.md, "A clink's ring predicted from 2 ms before", 2026-12-03).
-    public static let ringGainMinimum = 2.0
-
-    /// Whether the onset check will read the ring gain of `frame` (the microphone's next frame,
-    /// without a reference): not in speech, and what stands over the noise floors stands more above
-    /// 1 kHz than under it — the floors as the next `process` will read them. `EnergyVAD` sums the
-    /// frame's ring correlations only then (`VADBandAnalyzer.process(_:ringWhere:_:)`); where it
-    /// says no, the correlations are never read, so the decisions are those of a frame that has
-    /// them.
-    public func readsRing(_ frame: VADBandFrame) -> Bool {
-        guard !speaking && configuration.onsetDrop > 0 && frame.bandCount == 4 else { return false }
-        var floorPowers = SIMD8<Double>()
-        for b in 0..<4 {
-            floorPowers[b] = floors[b].isEmpty ? .infinity : floors[b].valueAndPower(or: 0).power
-        }
-        return Self.standsOutAbove1k(powers: frame.bands, floors: floorPowers)
-    }
-
-    /// Whether what stands over the noise floors (a band's power less its floor's) stands more in a
-    /// band above 1 kHz than in any under it (four bands: < 300, 300–1000, 1000–3000, > 3000 Hz).
-    @inline(__always)
-    static func standsOutAbove1k(powers: SIMD8<Double>, floors: SIMD8<Double>) -> Bool {
-        let over = pointwiseMax(powers - floors, SIMD8())
-        return max(over[2], over[3]) > max(over[0], over[1])
-    }
-
     /// Without a reference, how far under the run's highest score a decaying frame lies, dB (see
     /// `decayFallWithoutReference`).
     public static let decayUnderHighest = 2.0

@@ -1,6 +1,11 @@
 /// The decider's per-frame figures, and the exit test's score with the noise's own score it
 /// subtracts: split from VADDecider.swift (the core's file-size rule).
 extension VADDecider {
+    /// How long a stream's start is a warm-up (`framesSeen`), seconds.
+    public static let warmUpSeconds = 0.5
+    /// What starting speech needs over `enter_db` in the warm-up, dB.
+    public static let warmUpMargin = 3.0
+
     /// Without a reference, the scores of the frames of a run that has not (yet) become speech: they
     /// go into the noise's own score (`bias`) only once the run ends without speech, and are dropped
     /// when it becomes speech. A run's frames are the onset's whenever it does: taken into the median

@@ -81,10 +81,6 @@ public struct VADDecider: Sendable {
     /// settles), and starting speech needs `warmUpMargin` more.
     private var framesSeen = 0
     private let warmUpFrames: Int
-    /// How long a stream's start is a warm-up, seconds.
-    public static let warmUpSeconds = 0.5
-    /// What starting speech needs over `enter_db` in the warm-up, dB.
-    public static let warmUpMargin = 3.0
     /// The current run's highest score, and whether its first frame was a late, abrupt onset (one
     /// more frame to hold).
     var runPeak = 0.0
@@ -191,7 +187,7 @@ public struct VADDecider: Sendable {
         // The detail is a local nobody reads: the optimiser drops its stores (the inlined `decide`
         // is the whole cost, as before the detail existed).
         var unused = Detail()
-        return decide(mic: frame, reference: rp, detail: &unused)
+        return decide(mic: frame, reference: rp, ring: { frame.ring }, detail: &unused)
     }
 
     /// As `process(mic:reference:)`, and what the decision was made of, in `detail` (per band: the
@@ -201,13 +197,16 @@ public struct VADDecider: Sendable {
     public mutating func process(
         mic frame: VADBandFrame, reference rp: SIMD8<Double>? = nil, detail: inout Detail
     ) -> Frame {
-        let decided = decide(mic: frame, reference: rp, detail: &detail)
+        let decided = decide(mic: frame, reference: rp, ring: { frame.ring }, detail: &detail)
         detail.loudest = talker.value(or: decided.level)
         return decided
     }
 
+    /// One frame (`ring`: its correlations, summed where read).
     @inline(__always)
-    private mutating func decide(mic frame: VADBandFrame, reference rp: SIMD8<Double>?, detail: inout Detail) -> Frame {
+    mutating func decide(
+        mic frame: VADBandFrame, reference rp: SIMD8<Double>?, ring: () -> VADRingCorrelations, detail: inout Detail
+    ) -> Frame {
         let c = configuration
         let p = frame.bands
         let count = frame.bandCount
@@ -270,7 +269,7 @@ public struct VADDecider: Sendable {
             score: score, powers: p, excess: bands.excess, count: count, above300: frame.firstBandAbove300,
             hasReference: hasReference, quarters: frame.quarters,
             quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio,
-            ring: frame.ring, floorPowers: bands.floorPowers)
+            ring: ring, floorPowers: bands.floorPowers)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,

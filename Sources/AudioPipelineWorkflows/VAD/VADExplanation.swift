@@ -239,11 +239,15 @@ public enum VADExplainer {
                     + " no frame rising more than \(n(rise)) dB (\(what)), opened no speech, and the run went on")
         }
         if d.ringWaited {
+            let standing =
+                withReference
+                ? "its excess over noise ⊕ the expected echo standing \(n(VADDecider.ringMarginOverEcho)) dB more"
+                    + " above 1 kHz than under it"
+                : "standing out more above 1 kHz than under it"
             waits.append(
                 "later than that: a frame whose sound above 1 kHz its own samples 2 ms earlier predicted"
                     + " (ring gain \(n(VADDecider.ringGainMinimum)) dB or more over the noise: a few lasting partials,"
-                    + " a clink's ring), standing out more above 1 kHz than under it, opened no speech, and the run"
-                    + " went on")
+                    + " a clink's ring), \(standing), opened no speech, and the run went on")
         }
         return waits
     }
