@@ -131,8 +131,8 @@ import _AudioPipelineTestSupport
         #expect(!voiced.contains { $0.detail.ringWaited }, "the voice waited on a ring")
     }
 
-    /// `EnergyVAD` sums a frame's correlations only where the decider will read them
-    /// (`VADDecider.readsRing`); its decisions are those of the analysis that sums them for every
+    /// `EnergyVAD` sums a frame's correlations only where the decider reads them (it hands the
+    /// decider the predictor: `VADDecider.rings`); its decisions are those of the analysis that sums them for every
     /// frame (what `vad tune` and `vad detect` run), frame for frame, in blocks of any size.
     @Test func theDetectorDecidesAsIfEveryFrameHadItsCorrelations() throws {
         let n = Self.rate * 6

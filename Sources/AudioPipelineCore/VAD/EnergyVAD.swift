@@ -165,13 +165,13 @@ public struct EnergyVAD: StreamingStage, Sendable {
         }
         guard output.count > 0, mic.pending > 0 else { return 0 }
         var refFrame: SIMD8<Double>?
-        if hasReference { ref.finish { refFrame = $0.bands } }
+        if hasReference { ref.finish(withPredictor: { frame, _ in refFrame = frame.bands }) }
         var produced = 0
-        mic.finish(ringWhere: { !hasReference && decider.readsRing($0) }) { frame in
-            output[0] = decider.process(
-                mic: frame, reference: hasReference ? refFrame ?? VADBandPairAnalyzer.silence : nil)
+        mic.finish(withPredictor: { frame, ring in
+            let far = hasReference ? refFrame ?? VADBandPairAnalyzer.silence : nil
+            output[0] = decider.process(mic: frame, reference: far, ring: ring)
             produced = 1
-        }
+        })
         return produced
     }
 
@@ -183,21 +183,23 @@ public struct EnergyVAD: StreamingStage, Sendable {
     ) -> ProcessResult {
         if steep == nil && !input.isEmpty { steep = reference != nil }
         if steep == true { return runSteep(input, reference: reference, into: output) }
-        var consumed = 0, produced = 0
+        var consumed = 0
+        var produced = 0
         while consumed < input.count && produced < output.count {
             let step = min(input.count - consumed, frameLength - mic.pending)
             var refFrame: SIMD8<Double>?
             if let reference {
-                ref.process(UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])) {
-                    refFrame = $0.bands
-                }
+                let far = UnsafeBufferPointer(rebasing: reference[consumed..<(consumed + step)])
+                ref.process(far, withPredictor: { frame, _ in refFrame = frame.bands })
             }
             let block = UnsafeBufferPointer(rebasing: input[consumed..<(consumed + step)])
-            mic.process(block, ringWhere: { reference == nil && decider.readsRing($0) }) { frame in
-                output[produced] = decider.process(
-                    mic: frame, reference: reference == nil ? nil : refFrame ?? VADBandPairAnalyzer.silence)
-                produced += 1
-            }
+            mic.process(
+                block,
+                withPredictor: { frame, ring in
+                    let far = reference == nil ? nil : refFrame ?? VADBandPairAnalyzer.silence
+                    output[produced] = decider.process(mic: frame, reference: far, ring: ring)
+                    produced += 1
+                })
             consumed += step
         }
         return ProcessResult(consumed: consumed, produced: produced)

@@ -58,23 +58,23 @@ public struct VADBandAnalyzer: Sendable {
     /// of every completed frame.
     @inline(__always)
     public mutating func process(_ x: UnsafeBufferPointer<Float>, _ frame: (_ frame: VADBandFrame) -> Void) {
-        process(x, ringWhere: { _ in true }, frame)
+        process(x, withPredictor: { f, predictor in frame(predictor.summed(into: f)) })
     }
 
-    /// Feeds samples; calls `frame` with every completed frame, its ring correlations summed only
-    /// where `ringWhere` (given the frame's bands and quarters) says they will be read — the
-    /// correlations are most of the analysis' cost (`VADDecider.readsRing`).
+    /// Feeds samples; calls `frame` with every completed frame and the ring predictor that holds its
+    /// filtered samples (`VADBandFrame.ring` is left empty): the callback sums the correlations
+    /// (`VADRingPredictor.correlations()`, most of the analysis' cost) only where it reads them
+    /// (`VADDecider.process(mic:reference:ring:)`).
     @inline(__always)
     public mutating func process(
-        _ x: UnsafeBufferPointer<Float>, ringWhere: (_ frame: VADBandFrame) -> Bool,
-        _ frame: (_ frame: VADBandFrame) -> Void
+        _ x: UnsafeBufferPointer<Float>, withPredictor frame: (_ frame: VADBandFrame, _ ring: VADRingPredictor) -> Void
     ) {
         guard let base = x.baseAddress else { return }
         var i = 0
         let n = x.count
         while i < n {
             if filled == 0 && n - i >= frameLength {
-                frame(analyze(base + i, frameLength, ringWhere))
+                frame(analyze(base + i, frameLength), predictor)
                 i += frameLength
                 continue
             }
@@ -87,7 +87,8 @@ public struct VADBandAnalyzer: Sendable {
             i += m
             if filled == frameLength {
                 filled = 0
-                frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, frameLength, ringWhere) })
+                let f = buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, frameLength) }
+                frame(f, predictor)
             }
         }
     }
@@ -95,23 +96,21 @@ public struct VADBandAnalyzer: Sendable {
     /// End of input: the band powers of the last, incomplete frame (over the samples it has), if
     /// there is one.
     public mutating func finish(_ frame: (_ frame: VADBandFrame) -> Void) {
-        finish(ringWhere: { _ in true }, frame)
+        finish(withPredictor: { f, predictor in frame(predictor.summed(into: f)) })
     }
 
-    /// `finish`, the ring correlations summed only where `ringWhere` says (see `process`).
-    public mutating func finish(
-        ringWhere: (_ frame: VADBandFrame) -> Bool, _ frame: (_ frame: VADBandFrame) -> Void
-    ) {
+    /// `finish`, handing `frame` the ring predictor (see `process(_:withPredictor:)`).
+    public mutating func finish(withPredictor frame: (_ frame: VADBandFrame, _ ring: VADRingPredictor) -> Void) {
         guard filled > 0 else { return }
         let n = filled
         filled = 0
-        frame(buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, n, ringWhere) })
+        let f = buffer.withUnsafeBufferPointer { analyze($0.baseAddress!, n) }
+        frame(f, predictor)
     }
 
-    /// Band powers and quarter energies of `n` samples that continue the stream.
-    private mutating func analyze(
-        _ x: UnsafePointer<Float>, _ n: Int, _ ringWhere: (_ frame: VADBandFrame) -> Bool
-    ) -> VADBandFrame {
+    /// Band powers and quarter energies of `n` samples that continue the stream; the samples go
+    /// through the ring measure's filter (its correlations are summed on demand).
+    private mutating func analyze(_ x: UnsafePointer<Float>, _ n: Int) -> VADBandFrame {
         let sums: (bands: SIMD4<Float>, quarters: SIMD4<Float>)
         if n == frameLength && segmentLength >= Self.minimumSegment {
             sums = handOff.weights.withUnsafeBufferPointer {
@@ -128,10 +127,8 @@ public struct VADBandAnalyzer: Sendable {
         // A NaN or infinite sample (a corrupt float file) would poison the recursions for good:
         // that frame is lost (NaN powers count as silence-less non-speech), the next starts clean.
         if !(state.hpIn + state.hpOut + state.s0 + state.s1 + state.s2).isFinite { state = State() }
-        var frame = VADBandFrame(bands: SIMD4<Double>(sums.bands) * (1 / Double(n)), quarters: sums.quarters)
         predictor.filter(x, n)
-        if ringWhere(frame) { frame.ring = predictor.correlations() }
-        return frame
+        return VADBandFrame(bands: SIMD4<Double>(sums.bands) * (1 / Double(n)), quarters: sums.quarters)
     }
 
     struct Coefficients {
@@ -207,7 +204,7 @@ public struct VADBandFrame: Sendable, Hashable {
     /// sound above about 1 kHz its own samples 2 ms earlier predict, over its noise floor, dB
     /// (`VADRingPredictor`) — a clink's ring predicts itself (2–20 dB), a voice or a fricative
     /// does not (under 1.5 dB). None (a gain of 0) where not measured (callers that pass band
-    /// powers alone, `VADBandPairAnalyzer.process(mic:reference:withPredictor:)`'s frames).
+    /// powers alone, the frames the analyzers hand with their predictor: `withPredictor`).
     public var ring = VADRingCorrelations()
 
     /// A frame of `VADBandAnalyzer`'s four band powers and the quarter powers.

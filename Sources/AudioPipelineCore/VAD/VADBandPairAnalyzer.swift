@@ -62,7 +62,7 @@ public struct VADBandPairAnalyzer: Sendable {
         mic: UnsafeBufferPointer<Float>, reference: UnsafeBufferPointer<Float>,
         _ frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>) -> Void
     ) {
-        process(mic: mic, reference: reference, withPredictor: { m, r, p in frame(Self.withCorrelations(m, p), r) })
+        process(mic: mic, reference: reference, withPredictor: { m, r, p in frame(p.summed(into: m), r) })
     }
 
     /// `process`, handing `frame` the ring predictor that holds the microphone frame's filtered
@@ -113,7 +113,7 @@ public struct VADBandPairAnalyzer: Sendable {
 
     /// End of input: the last, incomplete frame (over the samples it has), if there is one.
     public mutating func finish(_ frame: (_ mic: VADBandFrame, _ reference: SIMD8<Double>) -> Void) {
-        finish(withPredictor: { m, r, p in frame(Self.withCorrelations(m, p), r) })
+        finish(withPredictor: { m, r, p in frame(p.summed(into: m), r) })
     }
 
     /// `finish`, handing `frame` the ring predictor (see `process(mic:reference:withPredictor:)`).
@@ -125,14 +125,6 @@ public struct VADBandPairAnalyzer: Sendable {
         filled = 0
         let f = analyzeBuffers(n)
         frame(f.mic, f.reference, predictor)
-    }
-
-    /// `frame` with the correlations `predictor` sums for it.
-    @inline(__always)
-    static func withCorrelations(_ frame: VADBandFrame, _ predictor: VADRingPredictor) -> VADBandFrame {
-        var f = frame
-        f.ring = predictor.correlations()
-        return f
     }
 
     /// `analyze` over the gathered frame. (The buffers are read through local references: `analyze`

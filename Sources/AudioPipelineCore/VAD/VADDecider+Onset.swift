@@ -88,11 +88,12 @@ extension VADDecider {
         var building = false
         /// The frame came with a far-end reference.
         var withReference = false
-        /// The frame rings: its sound above 1 kHz predicts itself from 2 ms before
-        /// (`VADRingCorrelations.gain` at least `ringGainMinimum`), and what stands over the noise
-        /// floors (with a reference, its excess over noise ⊕ echo, by `ringMarginOverEcho`) stands
-        /// more in a band above 1 kHz than in one under it. It opens no speech.
-        var ringing = false
+        /// The frame may ring: what stands over the noise floors (with a reference, its excess over
+        /// noise ⊕ echo, by `ringMarginOverEcho`) stands more in a band above 1 kHz than in one
+        /// under it. It rings, and opens no speech, where its sound above 1 kHz also predicts itself
+        /// from 2 ms before (`VADRingCorrelations.gain` at least `ringGainMinimum`): solved only for
+        /// a frame that would open speech otherwise (`ringing`).
+        var mayRing = false
         /// With a reference: the frame's band powers and excesses, the frame before's powers, and
         /// the band count and the first band above 300 Hz (`EchoRing`).
         var powers = SIMD8<Double>()
@@ -108,7 +109,7 @@ extension VADDecider {
     @inline(__always)
     mutating func onsetReading(
         score: Double, powers: SIMD8<Double>, excess: SIMD8<Double>, count: Int, above300: Int, hasReference: Bool,
-        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float, ring: () -> VADRingCorrelations = { .init() },
+        quarters: SIMD4<Float>, quietAbove300: Double, jumpRatio: Float,
         floorPowers: SIMD8<Double> = SIMD8()
     ) -> OnsetReading {
         var r = OnsetReading(leadInScore: previousScore)
@@ -126,11 +127,7 @@ extension VADDecider {
             r.attack = c.onsetDrop > 0 && score - previousScore > Self.leadInRiseMax
             // (A lead-in counts only for a run's first frame.)
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
-            // (The gain is solved, and `EnergyVAD`'s correlations summed, only for a frame out of speech
-            // whose excess stands out above 1 kHz.)
-            r.ringing =
-                c.onsetDrop > 0 && !speaking && count == 8 && Self.standsOutAbove1kOverEcho(excess: excess)
-                && Double(ring().gain()) >= Self.ringGainMinimum
+            r.mayRing = c.onsetDrop > 0 && count == 8 && Self.standsOutAbove1kOverEcho(excess: excess)
         } else if configuration.onsetDrop > 0 {
             // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
             if run == 0 || score < runPeak - Self.decayUnderHighest {
@@ -138,10 +135,7 @@ extension VADDecider {
             }
             r.attack = score - previousScore > Self.attackWithoutReference
             r.building = quarters[3] > quarters[0] * Self.buildingRatio
-            // (The gain is solved only for a frame that stands out above 1 kHz.)
-            r.ringing =
-                count == 4 && Self.standsOutAbove1k(powers: powers, floors: floorPowers)
-                && Double(ring().gain()) >= Self.ringGainMinimum
+            r.mayRing = count == 4 && Self.standsOutAbove1k(powers: powers, floors: floorPowers)
         }
         onset.previousExcess = excess
         return r

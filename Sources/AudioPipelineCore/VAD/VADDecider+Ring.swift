@@ -4,9 +4,9 @@
 /// — a struck glass's or dish's few lasting partials, which no voice's many harmonics and no
 /// fricative's noise are. Without a reference "stands out" is a band's power over its noise floor
 /// (`standsOutAbove1k`); with one, its excess over noise ⊕ the expected echo, by
-/// `ringMarginOverEcho` (`standsOutAbove1kOverEcho`). The gain is solved, and `EnergyVAD` sums the
-/// correlations it is solved from, only for such a frame (`readsRing` without a reference,
-/// `process(mic:reference:ring:)` with one).
+/// `ringMarginOverEcho` (`standsOutAbove1kOverEcho`). The gain is solved only for such a frame
+/// that would open speech otherwise (`rings`), and `EnergyVAD` sums the correlations it is solved
+/// from only then: it hands the decider the analyzer's predictor (`process(mic:reference:ring:)`).
 extension VADDecider {
     /// The ring gain (`VADRingCorrelations.gain`) from which a frame that stands out above 1 kHz
     /// rings and opens no speech, dB. A clink's partials beat and ring on for
@@ -18,21 +18,6 @@ extension VADDecider {
     /// (docs/design/vad-experiments.md, "A clink's ring predicted from 2 ms before", 2026-12-03).
     /// With a reference the same gain (see `ringMarginOverEcho`).
     public static let ringGainMinimum = 2.0
-
-    /// Whether the onset check will read the ring gain of `frame` (the microphone's next frame,
-    /// without a reference): not in speech, and what stands over the noise floors stands more above
-    /// 1 kHz than under it — the floors as the next `process` will read them. `EnergyVAD` sums the
-    /// frame's ring correlations only then (`VADBandAnalyzer.process(_:ringWhere:_:)`); where it
-    /// says no, the correlations are never read, so the decisions are those of a frame that has
-    /// them.
-    public func readsRing(_ frame: VADBandFrame) -> Bool {
-        guard !speaking && configuration.onsetDrop > 0 && frame.bandCount == 4 else { return false }
-        var floorPowers = SIMD8<Double>()
-        for b in 0..<4 {
-            floorPowers[b] = floors[b].isEmpty ? .infinity : floors[b].valueAndPower(or: 0).power
-        }
-        return Self.standsOutAbove1k(powers: frame.bands, floors: floorPowers)
-    }
 
     /// Whether what stands over the noise floors (a band's power less its floor's) stands more in a
     /// band above 1 kHz than in any under it (four bands: < 300, 300–1000, 1000–3000, > 3000 Hz).
@@ -63,16 +48,25 @@ extension VADDecider {
         return above > below + ringMarginOverEcho
     }
 
-    /// One frame with a far-end reference, as `process(mic:reference:)`, whose ring correlations
-    /// `ring` sums from the microphone frame's filtered samples only where the onset check reads
-    /// them (`VADBandPairAnalyzer.process(mic:reference:withPredictor:)`); `frame.ring` is not
-    /// read. The same decisions as a frame that carries its correlations.
+    /// Whether a frame that would open speech rings (`OnsetReading.mayRing` and a gain of
+    /// `ringGainMinimum`): `ring` is asked for the correlations only where the frame may ring — with
+    /// `EnergyVAD`, they are summed only then, a frame or two at an onset.
+    @inline(__always)
+    static func rings(_ reading: OnsetReading, _ ring: () -> VADRingCorrelations) -> Bool {
+        reading.mayRing && Double(ring().gain()) >= ringGainMinimum
+    }
+
+    /// One frame, as `process(mic:reference:)`, whose ring correlations `ring` sums from the
+    /// microphone frame's filtered samples only where the onset check reads them
+    /// (`VADBandAnalyzer.process(_:withPredictor:)`,
+    /// `VADBandPairAnalyzer.process(mic:reference:withPredictor:)`); `frame.ring` is not read. The
+    /// same decisions as a frame that carries its correlations.
     /// - Parameters:
-    ///   - frame: The microphone's band analysis (eight bands).
-    ///   - rp: The reference's band powers.
+    ///   - frame: The microphone's band analysis.
+    ///   - rp: The reference's band powers, if there is a reference.
     ///   - ring: The predictor as the microphone's frame left it.
     public mutating func process(
-        mic frame: VADBandFrame, reference rp: SIMD8<Double>, ring: VADRingPredictor
+        mic frame: VADBandFrame, reference rp: SIMD8<Double>?, ring: VADRingPredictor
     ) -> Frame {
         var unused = Detail()
         return decide(mic: frame, reference: rp, ring: { ring.correlations() }, detail: &unused)

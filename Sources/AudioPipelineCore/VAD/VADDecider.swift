@@ -269,11 +269,11 @@ public struct VADDecider: Sendable {
             score: score, powers: p, excess: bands.excess, count: count, above300: frame.firstBandAbove300,
             hasReference: hasReference, quarters: frame.quarters,
             quietAbove300: bands.floorsAbove300 + bands.echoAbove300, jumpRatio: jumpRatio,
-            ring: ring, floorPowers: bands.floorPowers)
+            floorPowers: bands.floorPowers)
         advance(
             score: score, noiseScore: noiseScore, startTest: startTest, startGates: startGates, holdTest: holdTest,
             ownHold: score - noiseScore >= c.exitThreshold && loud && dominant, late: late, steady: steady,
-            reading: reading, detail: &detail)
+            reading: reading, ring: ring, detail: &detail)
         if !hasReference { settlePendingScores() }
         if hasReference && run > 0 && runPeak == score {
             noteOnsetBands(powers: p, excess: bands.excess, count: count, enter: c.enterThreshold)
@@ -322,8 +322,7 @@ public struct VADDecider: Sendable {
     @inline(__always)
     private mutating func advance(
         score: Double, noiseScore: Double, startTest: Bool, startGates: Bool, holdTest: Bool, ownHold: Bool,
-        late: Bool, steady: Bool, reading: OnsetReading,
-        detail: inout Detail
+        late: Bool, steady: Bool, reading: OnsetReading, ring: () -> VADRingCorrelations, detail: inout Detail
     ) {
         let c = configuration
         defer {
@@ -384,12 +383,13 @@ public struct VADDecider: Sendable {
             && (reading.withReference
                 ? echoRingDeclines(excess: reading.excess, above300: reading.above300) : declines(score: score))
         if held && reading.decaying { decayWaited = true }
-        if held && reading.ringing { onset.ringWaited = true }
+        let ringing = held && Self.rings(reading, ring)
+        if ringing { onset.ringWaited = true }
         if held && declining { decline.waited = true }
         detail.decayWaited = !speaking && run > 0 && decayWaited
         detail.ringWaited = !speaking && run > 0 && onset.ringWaited
         detail.declineWaited = !speaking && run > 0 && decline.waited
-        if held && !reading.decaying && !declining && !reading.ringing {
+        if held && !reading.decaying && !declining && !ringing {
             speaking = true
             quiet = 0
             age = 0

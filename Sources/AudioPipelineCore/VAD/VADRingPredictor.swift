@@ -23,8 +23,11 @@ import RealModule
 /// products a sample (two 8-lane vectors) only for a frame whose correlations are asked for; a
 /// biquad high-pass measured as well but its recursion cost about 1 µs per 20 ms frame. In the
 /// benchmark suite (20 ms frames): the band analysis with every frame's sums 413 → 782 ns,
-/// `EnergyVAD` without a reference (sums where the decider reads them) 707 → 933 ns. The
-/// recursion of 8 steps runs only where the decision reads the gain (`VADRingCorrelations.gain`).
+/// `EnergyVAD` without a reference 707 → 933 ns when it summed every frame out of speech that stood
+/// out above 1 kHz; it now sums, and solves the 8-step recursion (`VADRingCorrelations.gain`), only
+/// for a frame that would open speech otherwise (`VADDecider.rings`), and with a reference the
+/// filter alone costs about 6 % of a frame (docs/design/vad-experiments.md, "A clink's ring over
+/// the echo").
 /// No allocation (the history and the filtered frame live in a buffer allocated at `init`). A
 /// frame's correlations depend on the 43 samples before it and not on how the stream was cut into
 /// blocks.
@@ -117,6 +120,14 @@ public struct VADRingPredictor: Sendable {
         }
         count = n
         floor = min(power / Float(n), max(floor, 1e-12) * floorRise)
+    }
+
+    /// `frame` (the band analysis of the frame just filtered) with its correlations.
+    @inline(__always)
+    func summed(into frame: VADBandFrame) -> VADBandFrame {
+        var f = frame
+        f.ring = correlations()
+        return f
     }
 
     /// The current frame's correlations (`filter`) that its ring gain is solved from
