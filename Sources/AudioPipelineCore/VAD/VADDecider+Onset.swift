@@ -92,7 +92,7 @@ extension VADDecider {
         /// noise ⊕ echo, by `ringMarginOverEcho`) stands more in a band above 1 kHz than in one
         /// under it. It rings, and opens no speech, where its sound above 1 kHz also predicts itself
         /// from 2 ms before (`VADRingCorrelations.gain` at least `ringGainMinimum`): solved only for
-        /// a frame that would open speech otherwise (`ringing`).
+        /// a frame that would open speech otherwise (`VADDecider.rings`).
         var mayRing = false
         /// With a reference: the frame's band powers and excesses, the frame before's powers, and
         /// the band count and the first band above 300 Hz (`EchoRing`).

@@ -34,9 +34,9 @@ extension VADDecider {
     /// from 2 ms before on a frame or two (a dev barge-in item's voice rang at 0.1 dB more above 1
     /// kHz than under it, and was heard 90 ms late). Clinks over the sample agent's echo in 20
     /// random rooms: rooms with a false barge-in 10 / 8 / 9 / 5 → 1 / 4 / 4 / 2 on the four draws
-    /// that chose it (0 to 6 dB read the same; 10 dB lost one room), 5 / 20 / 5 / 8 / 5 / 5 → 0 / 1
-    /// / 2 / 0 / 1 / 2 on six drawn after; barge-in items, the echo grids and a user talking in 40
-    /// rooms unchanged.
+    /// that chose it (0 to 6 dB the same rooms, but at 0 that voice; 10 dB lost a room), 5 / 20 /
+    /// 5 / 8 / 5 / 5 → 0 / 1 / 2 / 0 / 1 / 2 on six drawn after; barge-in items, the echo grids and
+    /// a user talking in 40 rooms unchanged.
     public static let ringMarginOverEcho = 6.0
 
     /// With a reference, whether the largest excess above 1 kHz stands `ringMarginOverEcho` over
