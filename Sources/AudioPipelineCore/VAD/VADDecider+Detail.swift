@@ -72,9 +72,10 @@ extension VADDecider {
         /// clink's ring), and waited for one that did not: without a reference in the score, with
         /// one in the level of the bands the run began in (`ringRiseOverEcho`, `EchoRing`).
         public var declineWaited = false
-        /// Without a reference, the run had held its frames on a frame that rang (its sound above
-        /// 1 kHz predicted itself from 2 ms before, `ringGainMinimum`, and stood out more there than
-        /// under 1 kHz: a clink), and waited for one that did not.
+        /// The run had held its frames on a frame that rang (its sound above 1 kHz predicted itself
+        /// from 2 ms before, `ringGainMinimum`, and stood out more there than under 1 kHz — with a
+        /// reference, its excess over noise ⊕ echo by `ringMarginOverEcho`: a clink), and waited for
+        /// one that did not.
         public var ringWaited = false
         /// The run began with a click's attack (its first frame rose more than `leadInRiseMax` over
         /// the frame before with a reference, `attackWithoutReference` without one — and then its

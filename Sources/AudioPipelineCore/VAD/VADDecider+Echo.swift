@@ -31,7 +31,7 @@ extension VADDecider {
         var floorsAbove300: Double
         /// Without a reference, each band's noise floor power (infinite before it has learnt one; 0
         /// past the band count, and with a reference): what a band's power stands out over
-        /// (`OnsetReading.ringing`).
+        /// (`OnsetReading.mayRing`).
         var floorPowers = SIMD8<Double>()
         /// The expected echo's power above 300 Hz (0 without a reference).
         var echoAbove300 = 0.0

@@ -65,8 +65,7 @@ extension VADDecider {
         /// The current run began with a click's attack (`OnsetReading.attack`), or started again
         /// from such a run: it holds one frame more.
         var attack = false
-        /// Without a reference, the run had held its frames on a ringing frame (`OnsetReading.ringing`)
-        /// and waited.
+        /// The run had held its frames on a ringing frame (`VADDecider.rings`) and waited.
         var ringWaited = false
     }
 
