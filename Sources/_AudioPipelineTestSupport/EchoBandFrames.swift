@@ -35,16 +35,22 @@ public struct EchoBandFrames {
         }
     }
 
-    /// Adds a sound `excessDb` over what the two highest bands (3–5 kHz and over 5 kHz) hold at
-    /// frame `k` (the echo and the noise), its energy spread over the frame's quarters as `spread`
-    /// says (fractions of it per quarter, summing to 1; evenly, a voice, by default).
-    public mutating func add(at k: Int, excessDb: Double, spread: SIMD4<Double> = SIMD4(repeating: 0.25)) {
+    /// Adds a sound `excessDb` over what `bands` hold at frame `k` (the echo and the noise; by
+    /// default the two highest, 3–5 kHz and over 5 kHz: a sound only above 1 kHz, which
+    /// `VADDecider.voiceUnder1k` holds a frame more; from band 3, 600–1000 Hz, it stands out under 1
+    /// kHz as a voice does), its energy spread over the frame's quarters as `spread` says (fractions
+    /// of it per quarter, summing to 1; evenly, a voice, by default).
+    public mutating func add(
+        at k: Int, excessDb: Double, spread: SIMD4<Double> = SIMD4(repeating: 0.25), bands: ClosedRange<Int> = 6...7
+    ) {
         let frame = mic[k]
         var extra = SIMD8<Double>()
-        extra[6] = frame.bands[6] * pow(10, excessDb / 10)
-        extra[7] = frame.bands[7] * pow(10, excessDb / 10)
-        // A quarter's power is a mean square over a quarter of the frame: the frame's share × 4.
-        let quarters = frame.quarters + SIMD4<Float>(spread * 4 * (extra[6] + extra[7]))
+        for b in bands { extra[b] = frame.bands[b] * pow(10, excessDb / 10) }
+        // A quarter's power is a mean square over a quarter of the frame: the frame's share × 4 (the
+        // quarters hold what lies above 300 Hz).
+        var above300 = 0.0
+        for b in 2..<8 { above300 += extra[b] }
+        let quarters = frame.quarters + SIMD4<Float>(spread * 4 * above300)
         mic[k] = VADBandFrame(bands: frame.bands + extra, quarters: quarters)
     }
 

@@ -519,9 +519,9 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
                 passed = detail.enterTest ? passed + 1 : 0
                 if !wasSpeaking && e.speech {
                     onsets += 1
-                    // The onset check's frames (one more after a click's attack), less a lead-in that
-                    // counted without passing.
-                    let most = c.onsetFrames + 1 + (detail.attackWaited ? 1 : 0)
+                    // The onset check's frames (one more after a click's attack or for a run only
+                    // above 1 kHz), less a lead-in that counted without passing.
+                    let most = c.onsetFrames + 1 + (detail.attackWaited || detail.highOnlyWaited ? 1 : 0)
                     #expect(detail.runFrames >= c.onsetFrames && detail.runFrames <= most)
                     #expect(passed >= detail.runFrames - (detail.leadIn ? 1 : 0))
                 }

@@ -22,9 +22,11 @@ import _AudioPipelineTestSupport
     /// level two frames and is gone opens no speech, a voice that rises as abruptly and goes on is
     /// heard one frame later; one that rises less, at its second frame as before.
     @Test func aKnocksAttackOverTheEchoHoldsOneFrameMore() throws {
+        // (From 600 Hz up: standing out under 1 kHz, as a voice does — `voiceUnder1k` holds a sound
+        // only above it a frame more, the next test.)
         func frames(excessDb: Double, frames n: Int) -> EchoBandFrames {
             var f = EchoBandFrames(count: 420, quietFrom: 380, seed: 61)
-            for k in 400..<(400 + n) { f.add(at: k, excessDb: excessDb) }
+            for k in 400..<(400 + n) { f.add(at: k, excessDb: excessDb, bands: 3...7) }
             return f
         }
         let knock = frames(excessDb: 20, frames: 2)
@@ -38,6 +40,30 @@ import _AudioPipelineTestSupport
         let softer = frames(excessDb: 13, frames: 20)
         let softerDecided = try softer.decided()
         #expect(softerDecided[401].frame.speech && !softerDecided[401].detail.attackWaited, "heard at its second frame")
+    }
+
+    /// With a reference, a run of frames that stand out only above 1 kHz (no band under it
+    /// `voiceUnder1k` over noise ⊕ echo: a knock on a desk, a keyboard click) holds one frame more:
+    /// such a sound of two frames, rising less than `leadInRiseMax`, opens no speech; one that goes on
+    /// (a word's hiss) is heard at its third frame; the same sound standing out from 600 Hz up, at its
+    /// second.
+    @Test func aSoundOnlyAbove1kHzOverTheEchoHoldsOneFrameMore() throws {
+        func frames(frames n: Int, bands: ClosedRange<Int>) throws -> [(
+            frame: VADDecider.Frame, detail: VADDecider.Detail
+        )] {
+            var f = EchoBandFrames(count: 420, quietFrom: 380, seed: 64)
+            for k in 400..<(400 + n) { f.add(at: k, excessDb: 13, bands: bands) }
+            return try f.decided()
+        }
+        let knock = try frames(frames: 2, bands: 6...7)
+        #expect(knock[300..<400].allSatisfy { !$0.frame.speech }, "the echo alone is no speech")
+        #expect(knock[401].detail.runFrames == 2 && knock[401].detail.highOnlyWaited, "held two frames, waited")
+        #expect(!knock[401].detail.attackWaited, "not for its attack")
+        #expect(knock[400...].allSatisfy { !$0.frame.speech }, "a knock only above 1 kHz opened speech")
+        let hiss = try frames(frames: 20, bands: 6...7)
+        #expect(!hiss[401].frame.speech && hiss[402].frame.speech, "a hiss that goes on heard at its third frame")
+        let voice = try frames(frames: 2, bands: 3...7)
+        #expect(voice[401].frame.speech && !voice[401].detail.highOnlyWaited, "heard at its second frame")
     }
 
     /// With a reference, a knock whose decay falls more than `onsetDrop` after its first frame and

@@ -56,11 +56,13 @@ import _AudioPipelineTestSupport
     /// opens a frame later, and the rule says why.
     @Test func theExplanationNamesAFrameThatDecayedThroughItself() throws {
         // A click's attack at the end of frame 400, its decay through 401, and a voice from 402 on:
-        // 13 dB over the agent's echo in the two highest bands (a rise under `leadInRiseMax`).
+        // 13 dB over the agent's echo in the two highest bands (a rise under `leadInRiseMax`) and in
+        // 150–300 Hz (outside the quarters; standing out under 1 kHz, `voiceUnder1k`).
         var frames = EchoBandFrames(count: 430, quietFrom: 380, seed: 57)
         frames.add(at: 400, excessDb: 13, spread: SIMD4(0, 0, 0, 1))
         frames.add(at: 401, excessDb: 13, spread: SIMD4(0.6, 0.3, 0.1, 0))
         for k in 402..<420 { frames.add(at: k, excessDb: 13) }
+        for k in 400..<420 { frames.add(at: k, excessDb: 13, bands: 1...1) }
         let segments = try Self.explained(frames)
         try #require(segments.count == 1, "\(segments)")
         let opened = segments[0].opened
@@ -68,6 +70,24 @@ import _AudioPipelineTestSupport
         #expect(opened.runStart == 4.0 && opened.frames == 3 && opened.time == 4.03)
         let named = opened.rule.contains("from its first quarter to its last over noise ⊕ the expected echo")
         #expect(named, "\(opened.rule)")
+    }
+
+    /// A run of frames only above 1 kHz over the agent's echo (a word's hiss, 13 dB over it in the
+    /// two highest bands) opens at its third frame, and the rule says why; from 600 Hz up, at its
+    /// second, without those words.
+    @Test func theExplanationNamesASoundOnlyAbove1kHz() throws {
+        var high = EchoBandFrames(count: 430, quietFrom: 380, seed: 59)
+        var wide = high
+        for k in 400..<420 {
+            high.add(at: k, excessDb: 13)
+            wide.add(at: k, excessDb: 13, bands: 3...7)
+        }
+        let opened = try #require(try Self.explained(high).first).opened
+        #expect(opened.runStart == 4.0 && opened.frames == 3 && opened.time == 4.03, "\(opened)")
+        let words = "one frame more: no band under 1 kHz stood 6 dB over noise ⊕ echo"
+        #expect(opened.rule.contains(words), "\(opened.rule)")
+        let wideOpened = try #require(try Self.explained(wide).first).opened
+        #expect(wideOpened.frames == 2 && !wideOpened.rule.contains(words), "\(wideOpened)")
     }
 
     /// The explanation of the knock rules: with a reference, a run that began with a click's attack

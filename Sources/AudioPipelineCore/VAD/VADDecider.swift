@@ -50,8 +50,7 @@ public struct VADDecider: Sendable {
     var pending = PendingScores()
     /// Frames of score ≥ enter threshold needed to declare speech.
     public let confirmFrames: Int
-    /// Frames a run must hold before speech is declared: `confirmFrames`, and at least two with the
-    /// onset check on (`onsetDrop` > 0).
+    /// Frames a run must hold before speech is declared (`VADConfiguration.onsetFrames`).
     private let holdFrames: Int
     /// The quarter-to-quarter rise (power ratio) that makes a run's first frame a late onset.
     private let jumpRatio: Float
@@ -358,9 +357,10 @@ public struct VADDecider: Sendable {
                 run == 0 && c.onsetDrop > 0 && reading.leadInScore - noiseScore >= leadInMinimum
                 && previousScore < score && !previousLate && !late
             detail.onsetRestart = run > 0
-            // (With a reference, a run that began with a click's attack, or starts again from one,
-            // holds one frame more.)
+            // (With a reference, a run that began with a click's attack or only above 1 kHz, or
+            // starts again from such a run, holds one frame more.)
             onset.attack = reading.attack || (run > 0 && onset.attack)
+            onset.highOnly = reading.onlyAbove1k && (run == 0 || onset.highOnly)
             startDecline(score: score, restart: run > 0)
             if reading.withReference { startEchoRing(reading: reading, restart: run > 0) }
             run = leadIn ? 2 : 1
@@ -375,7 +375,8 @@ public struct VADDecider: Sendable {
         detail.runFrames = run
         detail.leadIn = run > 0 && leadIn
         detail.attackWaited = !speaking && run > 0 && onset.attack
-        let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack ? 1 : 0)
+        detail.highOnlyWaited = !speaking && run > 0 && onset.highOnly
+        let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack || onset.highOnly ? 1 : 0)
         // (A frame that decayed through itself opens no speech: a click's; nor one of a run that has
         // only fallen since its highest: a clink's ring — with a reference, in its bands' level.)
         let declining =

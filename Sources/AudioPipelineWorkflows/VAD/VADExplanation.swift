@@ -201,6 +201,11 @@ public enum VADExplainer {
                 "one frame more: the run began with a click's attack (a frame more than"
                     + " \(n(rise)) dB over the frame before), or started again from one")
         }
+        if d.highOnlyWaited {
+            held.append(
+                "one frame more: no band under 1 kHz stood \(n(VADDecider.voiceUnder1k)) dB over noise ⊕ echo"
+                    + " in any of the run's frames (a knock's, a click's, or a word's hiss)")
+        }
         held += waits(c, d, withReference: withReference)
         rule += " (" + held.joined(separator: "; ") + ")"
         return .init(
