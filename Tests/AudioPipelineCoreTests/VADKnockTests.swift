@@ -66,6 +66,28 @@ import _AudioPipelineTestSupport
         #expect(voice[401].frame.speech && !voice[401].detail.highOnlyWaited, "heard at its second frame")
     }
 
+    /// With a reference, a thump over the echo whose second frame keeps its score (its energy left
+    /// for the band under 150 Hz, where the echo is weak) but lies `runFallUnderHighest` under its
+    /// first in power over noise ⊕ echo and in level opens no speech; the same first frame followed
+    /// by one as loud (a voice) is heard at its second frame.
+    @Test func aThumpsFallOverTheEchoOpensNoSpeech() throws {
+        // Frame 400: 14 dB over the echo at 150 Hz–3 kHz (a rise under `leadInRiseMax`); 401: 13 dB
+        // under 150 Hz and 10 dB at 150–300 Hz — a score within `onsetDrop` of the first, about
+        // 5 dB less power over the echo and 5 dB less level.
+        var thumpFrames = EchoBandFrames(count: 412, quietFrom: 380, seed: 65)
+        thumpFrames.add(at: 400, excessDb: 14, bands: 1...5)
+        thumpFrames.add(at: 401, excessDb: 13, bands: 0...0)
+        thumpFrames.add(at: 401, excessDb: 10, bands: 1...1)
+        let thump = try thumpFrames.decided()
+        #expect(thump[300..<400].allSatisfy { !$0.frame.speech }, "the echo alone is no speech")
+        #expect(thump[401].detail.runFrames == 2 && thump[401].detail.fallWaited, "held two frames, waited")
+        #expect(thump[400...].allSatisfy { !$0.frame.speech }, "the thump opened speech")
+        var voiceFrames = EchoBandFrames(count: 412, quietFrom: 380, seed: 65)
+        for k in 400...401 { voiceFrames.add(at: k, excessDb: 14, bands: 1...5) }
+        let voice = try voiceFrames.decided()
+        #expect(voice[401].frame.speech && !voice[401].detail.fallWaited, "the voice heard at its second frame")
+    }
+
     /// With a reference, a knock whose decay falls more than `onsetDrop` after its first frame and
     /// then holds starts the run again; the new run is still the knock's and holds one frame more.
     @Test func aRunStartedAgainFromAKnockHoldsOneFrameMore() throws {

@@ -90,6 +90,21 @@ import _AudioPipelineTestSupport
         #expect(wideOpened.frames == 2 && !wideOpened.rule.contains(words), "\(wideOpened)")
     }
 
+    /// A run that reached its frames on a frame fallen 4 dB under its first, in power over noise ⊕
+    /// echo and in level (a thump's second frame, then a voice from frame 402), opens a frame later,
+    /// and the rule says why.
+    @Test func theExplanationNamesAThumpsFall() throws {
+        var frames = EchoBandFrames(count: 430, quietFrom: 380, seed: 65)
+        frames.add(at: 400, excessDb: 14, bands: 1...5)
+        frames.add(at: 401, excessDb: 13, bands: 0...0)
+        frames.add(at: 401, excessDb: 10, bands: 1...1)
+        for k in 402..<420 { frames.add(at: k, excessDb: 14, bands: 1...5) }
+        let opened = try #require(try Self.explained(frames).first).opened
+        #expect(opened.runStart == 4.0 && opened.time == 4.03, "\(opened)")
+        let named = opened.rule.contains("lay 4 dB under the run's highest (a thump's fall)")
+        #expect(named, "\(opened.rule)")
+    }
+
     /// The explanation of the knock rules: with a reference, a run that began with a click's attack
     /// (a voice 20 dB over the agent's echo from frame 400) opened at its third frame; without one
     /// (where a sound 30 dB over the noise at once is an attack too, and its second frame, as loud,

@@ -85,6 +85,9 @@ extension VADDecider {
         /// With a reference, every frame of the run stood out above 1 kHz alone (no band under it
         /// `voiceUnder1k` over noise ⊕ echo: a knock's, or a word's hiss): one more frame to hold.
         public var highOnlyWaited = false
+        /// With a reference, the run had held its frames on a frame whose power over noise ⊕ echo and
+        /// whose level both lay `runFallUnderHighest` under the run's highest (a thump's), and waited.
+        public var fallWaited = false
         /// With a reference: the echo model (`VADEchoModel`) — the gain per band in use (dB; the echo
         /// return loss is its negative), the estimated delay in frames once found, what the
         /// expectation rests on, and whether the echo of a new utterance was arriving (no start).

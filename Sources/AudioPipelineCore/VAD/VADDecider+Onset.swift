@@ -51,6 +51,9 @@
 /// - **A ring opens no speech**: a frame that stands out more above 1 kHz than under it and whose
 ///   sound there its own samples 2 ms earlier predict (`ringGainMinimum`, `VADRingPredictor`: a
 ///   clink's few lasting partials, whose beats the slope above misses; VADDecider+Ring.swift).
+/// - **A sound only above 1 kHz holds one frame more, and a frame fallen under its run opens no
+///   speech**, with a reference (a knock's, a thump's: `voiceUnder1k`, `runFallUnderHighest` in
+///   VADDecider+OnsetRun.swift).
 extension VADDecider {
     /// What the onset check reads in the bands, with a reference.
     struct OnsetBands: Sendable {
@@ -70,6 +73,20 @@ extension VADDecider {
         /// Every frame of the run (and of the run it started again from) stood out above 1 kHz
         /// alone (`OnsetReading.onlyAbove1k`): it holds one frame more.
         var highOnly = false
+        /// The run's highest power over noise ⊕ echo and its highest level (power) since it began or
+        /// started again (`OnsetReading.overPower`, `levelPower`; `runFallUnderHighest`).
+        var overPowerHighest = 0.0
+        var levelPowerHighest = 0.0
+        /// The run had held its frames on a frame fallen under them (`runFallUnderHighest`) and waited.
+        var fallWaited = false
+
+        /// Fills `detail`'s waits on a run's frames that this state keeps (`running`: out of speech,
+        /// in a run).
+        func noteWaits(in detail: inout Detail, running: Bool) {
+            detail.attackWaited = running && attack
+            detail.highOnlyWaited = running && highOnly
+            detail.fallWaited = running && fallWaited
+        }
     }
 
     /// What the onset check reads in this frame, with a reference (without one: the frame before's
@@ -99,6 +116,10 @@ extension VADDecider {
         /// With a reference: no band under 1 kHz stands `voiceUnder1k` over noise ⊕ echo (a knock's
         /// or a click's frame, or a voice's hiss): a run of such frames holds one frame more.
         var onlyAbove1k = false
+        /// With a reference: the frame's power over noise ⊕ echo (summed over the bands where it
+        /// stands over them) and its level's power (`runFallUnderHighest`).
+        var overPower = 0.0
+        var levelPower = 0.0
         /// With a reference: the frame's band powers and excesses, the frame before's powers, and
         /// the band count and the first band above 300 Hz (`EchoRing`).
         var powers = SIMD8<Double>()
@@ -134,6 +155,12 @@ extension VADDecider {
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
             r.mayRing = c.onsetDrop > 0 && count == 8 && Self.standsOutAbove1kOverEcho(excess: excess)
             r.onlyAbove1k = c.onsetDrop > 0 && count == 8 && !Self.voicedUnder1k(excess: excess)
+            if c.onsetDrop > 0 && count == 8 {
+                // (A band's power over noise ⊕ echo: its power less theirs, 10^(−excess/10) of it.)
+                let over = powers * (1 - fastPower(-excess))
+                r.overPower = over.replacing(with: 0, where: excess .<= 0).sum()
+                r.levelPower = powers.sum()
+            }
         } else if configuration.onsetDrop > 0 {
             // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
             if run == 0 || score < runPeak - Self.decayUnderHighest {
@@ -145,28 +172,6 @@ extension VADDecider {
         }
         onset.previousExcess = excess
         return r
-    }
-
-    /// With a reference, how far a band under 1 kHz must stand over noise ⊕ echo for a frame to
-    /// hold a voice's low harmonics, dB: a run of frames where none does holds one frame more
-    /// (`OnsetReading.onlyAbove1k`). A knock on a desk or a keyboard click is noise above 500 Hz to
-    /// 2 kHz that lasts 20–60 ms: over the echo it held two frames and opened speech before it had
-    /// fallen. A voice stands out under 1 kHz from its first frames; a word that starts with a hiss
-    /// (/s/, /f/, /t/) waits a frame more, until its vowel or its third frame. Knocks over the sample
-    /// agent's echo in 20 random rooms (`session simulate --rooms`), rooms with a false barge-in:
-    /// 2 / 4 / 7 / 8 → 1 / 1 / 2 / 1 on the draws that chose it (seeds 6101–6701), 3 / 6 / 5 → 0 / 1 /
-    /// 1 on draws after the choice (8101–8501); keyboard clicks 1 → 0 there; clinks and thumps
-    /// unchanged. Barge-in latency p50 +0–1 ms on the barge-in items, p90 unchanged; the echo grids
-    /// unchanged (docs/design/vad-experiments.md, "A knock's high bands over the echo", 2026-12-03).
-    /// At `enter_db` (10 dB) the knocks fell to 1 / 0 / 1 / 1, but a user under the echo whose first
-    /// 100 ms stood 7.6 dB under 150 Hz waited 530 ms more; 5–7 dB read alike.
-    public static let voiceUnder1k = 6.0
-
-    /// Whether a band under 1 kHz (the first four of eight) stands `voiceUnder1k` over noise ⊕ echo.
-    @inline(__always)
-    static func voicedUnder1k(excess: SIMD8<Double>) -> Bool {
-        excess[0] >= voiceUnder1k || excess[1] >= voiceUnder1k || excess[2] >= voiceUnder1k
-            || excess[3] >= voiceUnder1k
     }
 
     /// Without a reference, how far a frame's quarters must fall from the first to the last (over
@@ -219,6 +224,8 @@ extension VADDecider {
     mutating func continueRun(score: Double, reading: OnsetReading) {
         if reading.withReference { followEchoRing(powers: reading.powers) }
         onset.highOnly = onset.highOnly && reading.onlyAbove1k
+        onset.overPowerHighest = max(onset.overPowerHighest, reading.overPower)
+        onset.levelPowerHighest = max(onset.levelPowerHighest, reading.levelPower)
         run += 1
         if run == 2 && onset.attack && !reading.withReference
             && (score - previousScore >= Self.attackRiseWithoutReference || reading.building)

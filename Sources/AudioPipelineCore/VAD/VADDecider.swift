@@ -360,7 +360,7 @@ public struct VADDecider: Sendable {
             // (With a reference, a run that began with a click's attack or only above 1 kHz, or
             // starts again from such a run, holds one frame more.)
             onset.attack = reading.attack || (run > 0 && onset.attack)
-            onset.highOnly = reading.onlyAbove1k && (run == 0 || onset.highOnly)
+            startOnsetRun(reading: reading, restart: run > 0)
             startDecline(score: score, restart: run > 0)
             if reading.withReference { startEchoRing(reading: reading, restart: run > 0) }
             run = leadIn ? 2 : 1
@@ -374,8 +374,6 @@ public struct VADDecider: Sendable {
         detail.lateOnset = !speaking && run > 0 && lateOnset
         detail.runFrames = run
         detail.leadIn = run > 0 && leadIn
-        detail.attackWaited = !speaking && run > 0 && onset.attack
-        detail.highOnlyWaited = !speaking && run > 0 && onset.highOnly
         let held = !speaking && run >= holdFrames + (lateOnset ? 1 : 0) + (onset.attack || onset.highOnly ? 1 : 0)
         // (A frame that decayed through itself opens no speech: a click's; nor one of a run that has
         // only fallen since its highest: a clink's ring — with a reference, in its bands' level.)
@@ -390,7 +388,9 @@ public struct VADDecider: Sendable {
         detail.decayWaited = !speaking && run > 0 && decayWaited
         detail.ringWaited = !speaking && run > 0 && onset.ringWaited
         detail.declineWaited = !speaking && run > 0 && decline.waited
-        if held && !reading.decaying && !declining && !ringing {
+        let fallen = held && noteFall(reading)
+        onset.noteWaits(in: &detail, running: !speaking && run > 0)
+        if held && !reading.decaying && !declining && !ringing && !fallen {
             speaking = true
             quiet = 0
             age = 0

@@ -230,6 +230,12 @@ public enum VADExplainer {
             waits.append(
                 "later than that: a frame whose sound \(fall) (a click's decay) opened no speech, and the run went on")
         }
+        if d.fallWaited {
+            waits.append(
+                "later than that: a frame whose power over noise ⊕ echo and whose level both lay"
+                    + " \(n(VADDecider.runFallUnderHighest)) dB under the run's highest (a thump's fall) opened no"
+                    + " speech, and the run went on")
+        }
         if d.declineWaited {
             let fallen =
                 withReference
