@@ -58,8 +58,8 @@ extension VADDecider {
     /// 1 on draws after the choice (8101–8501); keyboard clicks 1 → 0 there; clinks and thumps
     /// unchanged. Barge-in latency p50 +0–1 ms on the barge-in items, p90 unchanged; the echo grids
     /// unchanged (docs/design/vad-experiments.md, "A knock's high bands over the echo", 2026-12-03).
-    /// At `enter_db` (10 dB) the knocks fell to 1 / 0 / 1 / 1, but a user under the echo whose first
-    /// 100 ms stood 7.6 dB under 150 Hz waited 530 ms more; 5–7 dB read alike.
+    /// At `enter_db` (10 dB) the knocks fell to 1 / 0 / 1 / 1, but a user under the echo first heard
+    /// in a frame whose band under 150 Hz stood 7.6 dB over it waited 530 ms more; 5–7 dB read alike.
     public static let voiceUnder1k = 6.0
 
     /// Whether a band under 1 kHz (the first four of eight) stands `voiceUnder1k` over noise ⊕ echo.
