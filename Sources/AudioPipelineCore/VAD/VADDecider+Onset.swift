@@ -116,10 +116,20 @@ extension VADDecider {
         /// With a reference: no band under 1 kHz stands `voiceUnder1k` over noise ⊕ echo (a knock's
         /// or a click's frame, or a voice's hiss): a run of such frames holds one frame more.
         var onlyAbove1k = false
-        /// With a reference: the frame's power over noise ⊕ echo (summed over the bands where it
-        /// stands over them) and its level's power (`runFallUnderHighest`).
-        var overPower = 0.0
-        var levelPower = 0.0
+        /// With a reference and the onset check on, eight bands: `runFallUnderHighest` reads this
+        /// frame's `overPower` and `levelPower` (else both are 0).
+        var readsFall = false
+        /// The frame's power over noise ⊕ echo (summed over the bands where it stands over them),
+        /// from `powers` and `excess`: computed only where a run reads it (`runFallUnderHighest`),
+        /// not on every frame. (A band's power over noise ⊕ echo: its power less theirs,
+        /// 10^(−excess/10) of it.)
+        var overPower: Double {
+            guard readsFall else { return 0 }
+            let over = powers * (1 - fastPower(-excess))
+            return over.replacing(with: 0, where: excess .<= 0).sum()
+        }
+        /// The frame's level as a power (the sum of its band powers; `runFallUnderHighest`).
+        var levelPower: Double { readsFall ? powers.sum() : 0 }
         /// With a reference: the frame's band powers and excesses, the frame before's powers, and
         /// the band count and the first band above 300 Hz (`EchoRing`).
         var powers = SIMD8<Double>()
@@ -155,12 +165,7 @@ extension VADDecider {
             if run == 0 { r.leadInScore = leadInScore(excess: excess, count: count, score: score) }
             r.mayRing = c.onsetDrop > 0 && count == 8 && Self.standsOutAbove1kOverEcho(excess: excess)
             r.onlyAbove1k = c.onsetDrop > 0 && count == 8 && !Self.voicedUnder1k(excess: excess)
-            if c.onsetDrop > 0 && count == 8 {
-                // (A band's power over noise ⊕ echo: its power less theirs, 10^(−excess/10) of it.)
-                let over = powers * (1 - fastPower(-excess))
-                r.overPower = over.replacing(with: 0, where: excess .<= 0).sum()
-                r.levelPower = powers.sum()
-            }
+            r.readsFall = c.onsetDrop > 0 && count == 8
         } else if configuration.onsetDrop > 0 {
             // (Off with `onset_drop_db` 0, as the rest of the onset check is.)
             if run == 0 || score < runPeak - Self.decayUnderHighest {
