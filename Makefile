@@ -198,12 +198,16 @@ check-vad-parity: release vad-scores-venv
 		$(VAD_PARITY_RECORDINGS)
 # Issue 30's echo grids (scripts/echo-grids.py: echo delays 0–300 ms × gains −20…+6 dB, a silent
 # user and one talking over the agent from 3.0 s): with the sample scenario's agent no cell may fail;
-# with the VAD kit's dev agent track, when ../shared/eval/vad is there, none either (its talking grid
-# had 3 slow cells until 2026-12-02: docs/design/vad-experiments.md). About 30 s.
+# with the sample reply (samples/agent-reply-24k-pcm16.wav) no silent cell and at most 5 talking
+# ones (the user 15-25 dB under an echo that arrives with his first word; 35 until the onset guard
+# waited for the echo, 2026-12-03); with the VAD kit's dev agent track, when ../shared/eval/vad is
+# there, none (3 slow talking cells until 2026-12-02: docs/design/vad-experiments.md). About 50 s.
 ECHO_GRID_KIT ?= ../shared/eval/vad
 check-echo-grids: release
 	python3 scripts/echo-grids.py "$$(swift build -c release --show-bin-path)/audiopipe" \
 		--agent samples/scenario/agent-24k.wav --max-silent 0 --max-talking 0
+	python3 scripts/echo-grids.py "$$(swift build -c release --show-bin-path)/audiopipe" \
+		--agent samples/agent-reply-24k-pcm16.wav --max-silent 0 --max-talking 5
 	@if [ -f $(ECHO_GRID_KIT)/dev/039_tts_bargein_6.ref.wav ]; then \
 		python3 scripts/echo-grids.py "$$(swift build -c release --show-bin-path)/audiopipe" \
 			--kit $(ECHO_GRID_KIT) --max-silent 0 --max-talking 0; \

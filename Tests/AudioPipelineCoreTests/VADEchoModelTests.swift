@@ -629,13 +629,9 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         }
     }
 
-    /// The guard: for `echo_onset_guard_ms` after the echo of an utterance that follows a pause is
-    /// due, no start; 0 turns it off.
-    @Test func theGuardCoversTheEchoOfEachNewUtterance() throws {
-        let agent = speechLike(10 * rate, dbfs: -20, f0: 180, seed: 8)
-        let mic = echo(of: agent, delayMs: [60], gainDb: -6)
-        let run = try decide(mic, agent)
-        // Reference onsets after ≥ 200 ms of silence: its loudest band above −55 dBFS, as the model sees it.
+    /// The frames where the reference's loudest band (as the model sees it) rises over −55 dBFS
+    /// after at least 200 ms under it: the onsets the guard follows.
+    private func referenceOnsets(_ agent: [Float]) -> [Int] {
         var analyzer = VADBandPairAnalyzer(sampleRate: rate, frameLength: 160)
         var loudest: [Double] = []
         agent.withUnsafeBufferPointer { a in
@@ -651,15 +647,48 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
                 quiet += 1
             }
         }
+        return onsets
+    }
+
+    /// The guard: from two frames before the echo of an utterance that follows a pause is due
+    /// until `echo_onset_guard_ms` after, no start; not before (only the tracked echo is there);
+    /// 0 turns it off.
+    @Test func theGuardCoversTheEchoOfEachNewUtterance() throws {
+        let agent = speechLike(10 * rate, dbfs: -20, f0: 180, seed: 8)
+        let mic = echo(of: agent, delayMs: [60], gainDb: -6)
+        let run = try decide(mic, agent)
+        let onsets = referenceOnsets(agent)
         #expect(onsets.count >= 3)
         for k in onsets where k > 200 {
-            #expect(run[k].detail.onsetGuard && run[k + 6].detail.onsetGuard, "onset at frame \(k)")
-            #expect(!run[k + 6 + 8 + 2].detail.onsetGuard, "the guard ends 80 ms after the delay")
+            let delay = try #require(run[k].detail.echoDelayFrames)
+            #expect(abs(delay - 6) <= 1, "found \(delay) frames")
+            #expect(!run[k + delay - 3].detail.onsetGuard, "onset at frame \(k): no guard before the echo")
+            #expect(run[k + delay - 2].detail.onsetGuard && run[k + delay].detail.onsetGuard, "onset at frame \(k)")
+            #expect(!run[k + delay + 8 + 1].detail.onsetGuard, "the guard ends 80 ms after the delay")
         }
         var off = VADConfiguration()
         off.echoOnsetGuardMilliseconds = 0
         let open = try decide(mic, agent, off)
         #expect(!open[(onsets.last! + 7)...].contains { $0.detail.onsetGuard })
+    }
+
+    /// A user who starts as the agent's next utterance does, 250 ms before its echo arrives, is
+    /// heard at once: the guard waits for the echo (it began at the reference's onset and held the
+    /// user for the whole delay, then the echo covered him: 600 ms late in the sample agent's grid).
+    @Test func aUserWhoStartsWithTheAgentsNextUtteranceIsHeardBeforeItsEcho() throws {
+        let agent = speechLike(10 * rate, dbfs: -20, f0: 180, seed: 8)
+        var mic = echo(of: agent, delayMs: [250], gainDb: -10)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: 9).enumerated() { mic[k] += v }
+        let onset = try #require(referenceOnsets(agent).last { $0 > 500 && $0 + 60 < mic.count / 160 })
+        let user = speechLike(rate / 2, dbfs: -26, f0: 120, seed: 10)
+        let first = try #require(user.firstIndex { $0 != 0 })
+        let start = onset * 160 - first
+        for (k, v) in user.enumerated() { mic[start + k] += v }
+        let run = try decide(mic, agent)
+        #expect(!run[(onset - 100)..<onset].contains { $0.frame.speech }, "the echo alone is no speech")
+        let heard = try #require(run[onset...].firstIndex { $0.frame.speech })
+        #expect(heard - onset <= 8, "heard \((heard - onset) * 10) ms after the user's first sound")
+        #expect(run[onset + 25].detail.onsetGuard, "the echo's onset is still guarded")
     }
 
     /// A loudspeaker's distortion puts sound into bands the reference leaves quiet, and it rings in

@@ -108,9 +108,10 @@ public struct VADConfiguration: Sendable, Hashable {
     /// reference level changes), s; the estimate is used after this long of reference in the search
     /// window, once its peak stands out (`VADEchoModel`).
     public var echoDelaySmoothingSeconds: Double = 0.5
-    /// Reference: after the echo of an utterance that follows a pause is due (at the estimated
-    /// delay, or at the end of the search window before one is found), speech does not start for
-    /// this long, ms: the first frames of an echo are what the model fits worst. 0 turns it off.
+    /// Reference: from two frames before the echo of an utterance that follows a pause is due at
+    /// the estimated delay until this long after, speech does not start, ms: the first frames of an
+    /// echo are what the model fits worst. (None before the delay is found: the flat window expects
+    /// the echo anywhere then.) 0 turns it off.
     public var echoOnsetGuardMilliseconds: Double = 80
 
     /// The defaults: what `vad detect` uses without options.

@@ -46,6 +46,11 @@ extension VADEchoModel {
     public static let replaySeconds = 1.0
     /// A reference onset after at least this much silence is guarded, s.
     public static let onsetPauseSeconds = 0.2
+    /// The guard begins this many frames before the echo of a new utterance is due at the found
+    /// delay: the model's echo begins one frame before the direct path (the delay's fraction of a
+    /// frame) and the found delay is within a frame of the true one. Before it the microphone holds
+    /// what the tracked echo already expects (the previous utterance's tail) and the user.
+    public static let guardLeadFrames = 2
     /// The delay is found when the correlation's peak is this many times its mean magnitude.
     public static let confidence = 3.0
     /// A found delay moves only to a lag whose normalised correlation (the running mean of

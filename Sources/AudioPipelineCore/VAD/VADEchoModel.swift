@@ -61,8 +61,10 @@
 /// - **Onsets.** The reference is known before its echo arrives: for `echoOnsetGuardMilliseconds`
 ///   after the echo of an utterance that follows a pause of `onsetPauseSeconds` is due at the
 ///   estimated delay, speech does not start — the first frames of an echo are what a model learnt
-///   on continuous speech fits worst. (Before the delay is found the flat window already expects
-///   the echo anywhere; a guard over the whole search range then only deafened the session's start.)
+///   on continuous speech fits worst. It begins `guardLeadFrames` before the echo is due, not at
+///   the reference's onset: a user who started as the agent's next utterance did was deaf to it for
+///   the whole delay. (Before the delay is found the flat window already expects the echo anywhere;
+///   a guard over the whole search range then only deafened the session's start.)
 ///
 /// Per frame it costs a pass over the search range (the correlation) and over the tail (the
 /// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
@@ -253,7 +255,7 @@ public struct VADEchoModel: Sendable {
         e.bandCount = bandCount
         e.delayFrames = delay
         // (Before the delay is found, the flat window already expects the echo anywhere in it.)
-        e.onsetGuard = delay.map { sinceOnset <= $0 + guardFrames } ?? false
+        e.onsetGuard = delay.map { sinceOnset >= $0 - Self.guardLeadFrames && sinceOnset <= $0 + guardFrames } ?? false
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
         let start = delay.map { max(searchMin, $0 - 1) }
         let parts = start.map { trackedParts(from: $0) }
