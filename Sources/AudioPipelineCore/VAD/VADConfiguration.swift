@@ -110,8 +110,9 @@ public struct VADConfiguration: Sendable, Hashable {
     public var echoDelaySmoothingSeconds: Double = 0.5
     /// Reference: from two frames before the echo of an utterance that follows a pause is due at
     /// the estimated delay until this long after, speech does not start, ms: the first frames of an
-    /// echo are what the model fits worst. (None before the delay is found: the flat window expects
-    /// the echo anywhere then.) 0 turns it off.
+    /// echo are what the model fits worst; from the utterance's onset while the found delay no longer
+    /// stands out in the correlation (`VADEchoModel`). (None before the delay is found: the flat
+    /// window expects the echo anywhere then.) 0 turns it off.
     public var echoOnsetGuardMilliseconds: Double = 80
 
     /// The defaults: what `vad detect` uses without options.

@@ -103,6 +103,7 @@ extension VADEchoModel {
         previousMic = SIMD8(repeating: -100)
         scored = 0
         delay = nil
+        delayStandsOut = false
         candidate = 0
         candidateUpdates = 0
         for b in 0..<Self.maxBands {

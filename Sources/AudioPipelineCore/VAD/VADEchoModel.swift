@@ -63,8 +63,11 @@
 ///   estimated delay, speech does not start — the first frames of an echo are what a model learnt
 ///   on continuous speech fits worst. It begins `guardLeadFrames` before the echo is due, not at
 ///   the reference's onset: a user who started as the agent's next utterance did was deaf to it for
-///   the whole delay. (Before the delay is found the flat window already expects the echo anywhere;
-///   a guard over the whole search range then only deafened the session's start.)
+///   the whole delay. But while the delay's correlation no longer stands out (`delayStandsOut`: a
+///   delay found on the user's words, before he was heard, is wrong, and the true lag's peak needs
+///   seconds to move it) it begins at the reference's onset: the echo may come at any lag. (Before
+///   the delay is found the flat window already expects the echo anywhere; a guard over the whole
+///   search range then only deafened the session's start.)
 ///
 /// Per frame it costs a pass over the search range (the correlation) and over the tail (the
 /// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
@@ -146,6 +149,9 @@ public struct VADEchoModel: Sendable {
     /// frame teaches the settled median (an echo has had time to arrive).
     var activeFrames = 0
     var quietFrames = Int.max / 2, sinceOnset = Int.max / 2
+    /// Whether the delay's correlation still stands out (`estimateDelay`): while it does not, the
+    /// onset guard holds from the reference's onset, not from where the echo is due.
+    var delayStandsOut = false
     /// The louder-echo watch (`watchEchoLevel`): per band, the median of the microphone over the
     /// expected echo in the last `louderWindowSeconds` of frames the reference played through the
     /// direct path near its peaks and in those the gains learnt from, and how many such frames it
@@ -255,7 +261,10 @@ public struct VADEchoModel: Sendable {
         e.bandCount = bandCount
         e.delayFrames = delay
         // (Before the delay is found, the flat window already expects the echo anywhere in it.)
-        e.onsetGuard = delay.map { sinceOnset >= $0 - Self.guardLeadFrames && sinceOnset <= $0 + guardFrames } ?? false
+        e.onsetGuard =
+            delay.map { d in
+                sinceOnset <= d + guardFrames && (sinceOnset >= d - Self.guardLeadFrames || !delayStandsOut)
+            } ?? false
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
         let start = delay.map { max(searchMin, $0 - 1) }
         let parts = start.map { trackedParts(from: $0) }
@@ -295,68 +304,6 @@ public struct VADEchoModel: Sendable {
         return clampLanes(d, SIMD8(repeating: -20), SIMD8(repeating: 20))
     }
 
-    /// Updates the correlation while the reference plays in the window; once it is confident,
-    /// takes its direct-path lag as the delay when it has pointed there (within a frame) for half
-    /// of `echoDelaySmoothingSeconds` of updates in a row and there is no delay yet, or for the whole
-    /// of it two frames or more away from the delay (a room that changed, not a burst of double
-    /// talk); then the tracked gain starts learning anew.
-    @inline(__always)
-    private mutating func estimateDelay(micChange: SIMD8<Double>, active: Bool) {
-        guard active, decay > 0 else { return }
-        var peak = 0.0, magnitude = 0.0
-        var peakLag = searchMin
-        for d in searchMin...searchMax {
-            let s = scores[d] + alpha * ((micChange * changes[slot(d)]).sum() - scores[d])
-            scores[d] = s
-            if s > peak {
-                peak = s
-                peakLag = d
-            }
-            magnitude += abs(s)
-            referenceScores[d] += alpha * (referenceChangePowers[slot(d)] - referenceScores[d])
-        }
-        micChangePower += alpha * ((micChange * micChange).sum() - micChangePower)
-        scored += 1
-        let mean = magnitude / Double(searchMax - searchMin + 1)
-        guard scored >= warmUp, peak > 0, peak >= Self.confidence * mean else { return }
-        // The direct path: the start of the peak's main lobe, where it falls below half the peak.
-        var first = peakLag
-        while first > searchMin && scores[first - 1] >= peak / 2 { first -= 1 }
-        let found = first
-        if let d = delay, abs(d - found) < 3 {
-            candidateUpdates = 0
-            return
-        }
-        // A first estimate must hold half the warm-up, a new one the whole of it (a noise peak
-        // wanders from lag to lag; an echo path stays).
-        if abs(found - candidate) > 1 || candidateUpdates == 0 {
-            candidate = found
-            candidateUpdates = 1
-            return
-        }
-        candidateUpdates += 1
-        guard candidateUpdates >= (delay == nil ? warmUp / 2 : warmUp) else { return }
-        // A move: the new lag must explain the microphone's changes, not merely stand out.
-        let explains = peak >= Self.moveCorrelation * (micChangePower * referenceScores[peakLag]).squareRoot()
-        guard delay == nil || explains else { return }
-        let firstFound = delay == nil
-        relearning = !firstFound
-        delay = found
-        candidateUpdates = 0
-        for b in 0..<bandCount {
-            trackedGains[b].reset()
-            spreads[b].reset()
-            tailOffsets[b].reset()
-        }
-        trackedLearnt = 0
-        tailLearnt = 0
-        tailOffsetMax = SIMD8(repeating: -.infinity)
-        resetLouderWatch()
-        // Found for the first time: the last second teaches the tracked gain now. (After a move, the
-        // last second may hold the old path: the worst plausible echo until it has learnt anew.)
-        if firstFound { replay(start: max(searchMin, found - 1)) }
-    }
-
     /// The reference the echo follows once the delay is known, in two parts: the direct path (the
     /// lags `start` to `start + 2`) and the reverberant tail beyond it (to `start + tail`), each per
     /// band the max over its lags of the reference less `decay` per frame beyond `start` — for the
@@ -382,17 +329,5 @@ public struct VADEchoModel: Sendable {
             }
         }
         return (direct, tailPart)
-    }
-
-    /// Counts frames since the last reference onset that followed a pause.
-    @inline(__always)
-    private mutating func trackOnsets(_ r: SIMD8<Double>) {
-        if sinceOnset < Int.max / 2 { sinceOnset += 1 }
-        if largestLane(r) > threshold {
-            if quietFrames >= pauseFrames { sinceOnset = 0 }
-            quietFrames = 0
-        } else if quietFrames < Int.max / 2 {
-            quietFrames += 1
-        }
     }
 }

@@ -1,0 +1,84 @@
+/// The echo model's delay estimate and the reference's onsets: split from VADEchoModel.swift (the
+/// core's file-size rule); part of the per-frame path `update` describes.
+extension VADEchoModel {
+    /// Updates the correlation while the reference plays in the window; once it is confident,
+    /// takes its direct-path lag as the delay when it has pointed there (within a frame) for half
+    /// of `echoDelaySmoothingSeconds` of updates in a row and there is no delay yet, or for the whole
+    /// of it two frames or more away from the delay (a room that changed, not a burst of double
+    /// talk); then the tracked gain starts learning anew.
+    @inline(__always)
+    mutating func estimateDelay(micChange: SIMD8<Double>, active: Bool) {
+        guard active, decay > 0 else { return }
+        var peak = 0.0, magnitude = 0.0
+        var peakLag = searchMin
+        for d in searchMin...searchMax {
+            let s = scores[d] + alpha * ((micChange * changes[slot(d)]).sum() - scores[d])
+            scores[d] = s
+            if s > peak {
+                peak = s
+                peakLag = d
+            }
+            magnitude += abs(s)
+            referenceScores[d] += alpha * (referenceChangePowers[slot(d)] - referenceScores[d])
+        }
+        micChangePower += alpha * ((micChange * micChange).sum() - micChangePower)
+        scored += 1
+        let mean = magnitude / Double(searchMax - searchMin + 1)
+        // Whether the delay in use would still be found: its direct path's lags still stand out.
+        // (Found during the user's words, before he was heard, it may be wrong; its correlation then
+        // falls under the mean while the true lag's peak waits to explain enough for a move.)
+        if let d = delay {
+            let atDelay = scores[d...min(d + 2, searchMax)].max() ?? 0
+            delayStandsOut = atDelay > 0 && atDelay >= Self.confidence * mean
+        }
+        guard scored >= warmUp, peak > 0, peak >= Self.confidence * mean else { return }
+        // The direct path: the start of the peak's main lobe, where it falls below half the peak.
+        var first = peakLag
+        while first > searchMin && scores[first - 1] >= peak / 2 { first -= 1 }
+        let found = first
+        if let d = delay, abs(d - found) < 3 {
+            candidateUpdates = 0
+            return
+        }
+        // A first estimate must hold half the warm-up, a new one the whole of it (a noise peak
+        // wanders from lag to lag; an echo path stays).
+        if abs(found - candidate) > 1 || candidateUpdates == 0 {
+            candidate = found
+            candidateUpdates = 1
+            return
+        }
+        candidateUpdates += 1
+        guard candidateUpdates >= (delay == nil ? warmUp / 2 : warmUp) else { return }
+        // A move: the new lag must explain the microphone's changes, not merely stand out.
+        let explains = peak >= Self.moveCorrelation * (micChangePower * referenceScores[peakLag]).squareRoot()
+        guard delay == nil || explains else { return }
+        let firstFound = delay == nil
+        relearning = !firstFound
+        delay = found
+        candidateUpdates = 0
+        for b in 0..<bandCount {
+            trackedGains[b].reset()
+            spreads[b].reset()
+            tailOffsets[b].reset()
+        }
+        trackedLearnt = 0
+        tailLearnt = 0
+        tailOffsetMax = SIMD8(repeating: -.infinity)
+        resetLouderWatch()
+        // Found for the first time: the last second teaches the tracked gain now. (After a move, the
+        // last second may hold the old path: the worst plausible echo until it has learnt anew.)
+        if firstFound { replay(start: max(searchMin, found - 1)) }
+    }
+
+    /// Counts frames since the last reference onset that followed a pause.
+    @inline(__always)
+    mutating func trackOnsets(_ r: SIMD8<Double>) {
+        if sinceOnset < Int.max / 2 { sinceOnset += 1 }
+        if largestLane(r) > threshold {
+            if quietFrames >= pauseFrames { sinceOnset = 0 }
+            quietFrames = 0
+        } else if quietFrames < Int.max / 2 {
+            quietFrames += 1
+        }
+    }
+}
