@@ -28,7 +28,9 @@ extension VADEchoModel {
         // (Found during the user's words, before he was heard, it may be wrong; its correlation then
         // falls under the mean while the true lag's peak waits to explain enough for a move.)
         if let d = delay {
-            let atDelay = scores[d...min(d + 2, searchMax)].max() ?? 0
+            var atDelay = scores[d]
+            if d + 1 <= searchMax { atDelay = max(atDelay, scores[d + 1]) }
+            if d + 2 <= searchMax { atDelay = max(atDelay, scores[d + 2]) }
             delayStandsOut = atDelay > 0 && atDelay >= Self.confidence * mean
         }
         guard scored >= warmUp, peak > 0, peak >= Self.confidence * mean else { return }
