@@ -357,6 +357,25 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect(run[..<(400 + firstSyllable)].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// The bound on the worst plausible echo (`VADEchoModel+Bound.swift`) never lies under the echo
+    /// itself: a loud echo (+6 dB over the reference) or a moderate one (−10 dB), through a
+    /// reverberant room, at delays across the search, with the user silent, is no speech from the
+    /// first frame on. Where the echo is moderate the bound brings the worst-case stage's gain under
+    /// the worst plausible (10 dB) before anything is learnt.
+    @Test(arguments: [(0.0, 6.0, UInt64(94)), (60, -10, 95), (150, 6, 96), (300, -10, 97), (480, 6, 98), (20, -10, 99)])
+    func theBoundNeverLiesUnderTheEcho(delayMs: Double, gainDb: Double, seed: UInt64) throws {
+        let agent = speechLike(6 * rate, dbfs: -20, f0: 180, seed: seed)
+        var mic = roomEcho(of: agent, delayMs: delayMs, gainDb: gainDb, seed: seed + 100)
+        for (k, v) in noise(mic.count, dbfs: -65, seed: seed + 200).enumerated() { mic[k] += v }
+        let run = try decide(mic, agent)
+        let speech = run.indices.filter { run[$0].frame.speech }
+        #expect(speech.isEmpty, "speech at \(speech.prefix(5).map { "\(Double($0) / 100) s" })")
+        if gainDb < 0 {
+            let bounded = run.contains { $0.detail.echoStage == .worstCase && $0.detail.echoGains[3] < 9 }
+            #expect(bounded, "the worst-case stage's gain fell under the worst plausible")
+        }
+    }
+
     /// With headphones (or an echo the device cancelled) the reference plays and no echo arrives;
     /// the model still expects one, far under the room's noise. The bands' floors learn the noise
     /// under that negligible echo too (before, only where no echo was expected at all — here the

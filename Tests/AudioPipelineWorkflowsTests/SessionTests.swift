@@ -111,6 +111,35 @@ import _AudioPipelineTestSupport
         #expect(r.agentOnlyMinutes > 4.5 / 60 && r.falseBargeInsPerMinute == 0)
     }
 
+    /// Headphones (no echo), and the sample scenario's user talking 0.6 s after its agent's first
+    /// sound, at the OpenAI profile's 24 kHz (`scripts/echo-grids.py --early`): the echo model's
+    /// worst case (10 dB over the reference) hid him, then its window model learnt his voice as the
+    /// echo, and he was heard 0.6–0.9 s late in 17 of 20 noise draws. The microphone's quiet while
+    /// the agent played bounds that echo (`VADEchoModel+Bound.swift`): within 300 ms in every draw.
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
+    func withHeadphonesAUserInTheAgentsFirstSecondIsHeard(seed: UInt64) throws {
+        let dir = TempDir()
+        let agentPath = repositoryRoot + "/samples/scenario/agent-24k.wav"
+        let agentFirst = try #require(try readAllInt16(agentPath).firstIndex { abs(Int($0)) > 327 })
+        // The user's first utterance from 3 s on (his track is 16 kHz), 0.6 s after the agent's first sound.
+        let said = try readAllInt16(repositoryRoot + "/samples/scenario/user-16k.wav")
+        let from = try #require((48_000..<said.count).first { abs(Int(said[$0])) > 327 })
+        let utterance = said[from..<min(said.count, from + 24_000)].map { Float($0) / 32_768 }
+        let start = Double(agentFirst) / 24_000 + 0.6
+        let userPath = dir.file("user.wav")
+        try writeWAV(Self.place(utterance, at: start, seconds: start + 2, rate: 16_000), rate: 16_000, to: userPath)
+        var c = SessionConfiguration()
+        c.agent = agentPath
+        c.user = userPath
+        c.echo.enabled = false
+        c.seed = seed
+        let r = try SessionSimulator(configuration: c).run(outputDirectory: nil)
+        let b = try #require(r.bargeIns.first)
+        let latency = try #require(b.latencyMs, "the user is heard")
+        #expect(latency <= 300, "heard \(latency) ms after he started")
+        #expect(r.falseBargeIns == 0)
+    }
+
     @Test func interruptMessagesGoOnTheWireAndSentJSONLinesDeframeToTheMicrophone() throws {
         let dir = TempDir()
         let (c, tracks, _) = try Self.conversation(echo: true, user: true)

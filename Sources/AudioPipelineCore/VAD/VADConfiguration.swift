@@ -94,7 +94,8 @@ public struct VADConfiguration: Sendable, Hashable {
     /// small speaker's resonance a few dB more in its band.
     public var echoGainWindowSeconds: Double = 4
     /// Reference: the worst plausible echo gain per band, dB (echo over reference): expected until the
-    /// gain has learnt (see `echoGainWindowSeconds`).
+    /// gain has learnt (see `echoGainWindowSeconds`). In the reference's first 3 s the model lowers
+    /// it per lag to what the microphone has shown (`VADEchoModel+Bound.swift`).
     public var initialEchoGain: Double = 10
     /// Reference: a reference frame counts as playing above this level, dBFS.
     public var referenceActiveThreshold: Double = -55

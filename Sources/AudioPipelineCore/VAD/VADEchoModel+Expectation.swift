@@ -18,6 +18,7 @@ extension VADEchoModel {
         if let tracked, trackedLearnt >= learnFrames {
             relearning = false
             windowRetired = true
+            boundLearning = false
             e.stage = .tracked
             x = tracked
             var spread = SIMD8<Double>()
@@ -73,6 +74,8 @@ extension VADEchoModel {
             } else {
                 for b in 0..<bandCount { gains[b] = worst }
             }
+            if relearning { boundLearning = false }
+            if boundInUse { gains = capped(gains, flat: flat) }
             e.gains = gains
         }
         // (Raised where a band's reference is another band's leak: VADEchoModel+Leakage.swift.)

@@ -120,6 +120,9 @@ extension VADEchoModel {
         trackedLearnt = 0
         relearning = false
         windowRetired = false
+        for d in bounds.indices { bounds[d] = SIMD8(repeating: .infinity) }
+        boundLearning = true
+        boundStart = nil
         for b in 0..<Self.maxBands { micQuiet[b].reset() }
         activeFrames = 0
         resetLouderWatch()

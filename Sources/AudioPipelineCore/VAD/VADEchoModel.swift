@@ -152,6 +152,13 @@ public struct VADEchoModel: Sendable {
     /// Whether the delay's correlation still stands out (`estimateDelay`): while it does not, the
     /// onset guard holds from the reference's onset, not from where the echo is due.
     var delayStandsOut = false
+    /// Per lag, the lowest the microphone has stood over the reference (`learnBound`), while
+    /// `boundLearning` (from a reset until the delay moves or the tracked model is in use) and for
+    /// `boundFrames` after `boundStart` (the first frame the reference played).
+    var bounds: [SIMD8<Double>]
+    var boundLearning = true
+    var boundStart: Int?
+    let boundFrames: Int
     /// The louder-echo watch (`watchEchoLevel`): per band, the median of the microphone over the
     /// expected echo in the last `louderWindowSeconds` of frames the reference played through the
     /// direct path near its peaks and in those the gains learnt from, and how many such frames it
@@ -200,6 +207,8 @@ public struct VADEchoModel: Sendable {
         learnable = [Bool](repeating: false, count: ring)
         scores = [Double](repeating: 0, count: searchMax + 1)
         referenceScores = scores
+        bounds = [SIMD8<Double>](repeating: SIMD8(repeating: .infinity), count: searchMax + 1)
+        boundFrames = frames(Self.boundSeconds)
         referenceChangePowers = [Double](repeating: 0, count: ring)
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
@@ -252,6 +261,7 @@ public struct VADEchoModel: Sendable {
             for b in 0..<bandCount { micQuiet[b].add(m[b]) }
         }
         micHistory[head] = m
+        if boundInUse { learnBound(mic: m, reference: r) }
         learnable[head] = active && !nearEnd && !unexplained
         let micChange = Self.change(m, from: previousMic)
         previousMic = m
