@@ -81,9 +81,11 @@ extension VADEchoModel {
         return expected
     }
 
-    /// `gains` (over `flat`) capped by the bounds.
+    /// `gains` (over `flat`) capped by the bounds; as they are before the reference has played (no
+    /// echo is expected then, and `--frames` shows the worst plausible gain as before).
     @inline(__always)
     mutating func capped(_ gains: SIMD8<Double>, flat: SIMD8<Double>) -> SIMD8<Double> {
+        guard boundStart != nil else { return gains }
         let allowed = boundedEcho() - flat
         var g = gains.replacing(with: allowed, where: allowed .< gains)
         g.replace(with: -120, where: g .< -120)
