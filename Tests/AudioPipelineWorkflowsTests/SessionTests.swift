@@ -140,6 +140,26 @@ import _AudioPipelineTestSupport
         #expect(r.falseBargeIns == 0)
     }
 
+    /// A room that rings longer than `echo_rt60_ms` (450 ms): the sample scenario's agent, a silent
+    /// user. The expected echo's tail fell 60 dB in 450 ms and the room's in 0.8–0.9 s: 150–250 ms
+    /// into the agent's pauses the tail stood 10 dB over it, and the agent stopped itself three times
+    /// in each of these rooms. The model measures the room's fall in the pauses
+    /// (`VADEchoModel+Reverb.swift`) and the report says what it measured.
+    @Test(arguments: [(230.0, -1.0, 880.0, 5.0), (120, -6, 850, 3), (60, -12, 800, 2), (300, 0, 900, 6)])
+    func inARoomThatRingsLongerTheAgentDoesNotStopItself(room: (Double, Double, Double, Double)) throws {
+        var c = SessionConfiguration()
+        c.agent = repositoryRoot + "/samples/scenario/agent-24k.wav"
+        c.echo.delayMs = room.0
+        c.echo.gainDb = room.1
+        c.echo.rt60Ms = room.2
+        c.echo.drrDb = room.3
+        let r = try SessionSimulator(configuration: c).run(outputDirectory: nil)
+        #expect(r.agentOnlyMinutes > 0.3, "the agent played through")
+        #expect(r.falseBargeIns == 0, "false barge-ins at \(r.interrupts.map(\.timeS)) s")
+        let echo = try #require(r.echoEstimate)
+        #expect(echo.rt60Measured && (echo.rt60Ms ?? 0) >= 700, "tail RT60 \(echo.rt60Ms ?? 0) ms")
+    }
+
     @Test func interruptMessagesGoOnTheWireAndSentJSONLinesDeframeToTheMicrophone() throws {
         let dir = TempDir()
         let (c, tracks, _) = try Self.conversation(echo: true, user: true)

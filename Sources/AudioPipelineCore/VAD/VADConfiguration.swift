@@ -104,6 +104,8 @@ public struct VADConfiguration: Sendable, Hashable {
     /// this time after it stops. 0 turns the delay tracking off: the flat maximum over the whole
     /// delay window. 450 ms is at the slow end of living rooms and offices (0.2–0.5 s), so the
     /// expected echo does not decay ahead of the real one (nor of a soft-clipping speaker's tail).
+    /// The fastest decay the model assumes: a room that rings longer is measured in the
+    /// reference's pauses and followed (`VADEchoModel+Reverb.swift`).
     public var echoReverbMilliseconds: Double = 450
     /// Reference: time constant of the echo-delay estimate (a running cross-correlation of mic and
     /// reference level changes), s; the estimate is used after this long of reference in the search

@@ -98,6 +98,9 @@ extension VADDecider {
         public var echoStage: VADEchoModel.Stage?
         /// The echo of a new utterance was arriving: speech could not start in this frame.
         public var onsetGuard = false
+        /// The reverberation time the expected echo's tail falls by, ms, and whether it was measured.
+        public var echoReverbMilliseconds: Double?
+        public var echoReverbMeasured = false
 
         /// An empty detail, filled by `process(mic:reference:detail:)`.
         public init() {}
@@ -111,6 +114,8 @@ extension VADDecider {
             echoDelayFrames = expected.delayFrames
             echoStage = hasReference ? expected.stage : nil
             onsetGuard = expected.onsetGuard
+            echoReverbMilliseconds = expected.reverbMilliseconds
+            echoReverbMeasured = expected.reverbMeasured
         }
 
         /// Band names for people, for four bands ("< 300 Hz", "300–1000 Hz", "1000–3000 Hz",

@@ -30,6 +30,10 @@ extension VADEchoModel {
         public var stage = Stage.worstCase
         /// Speech may not start in this frame: the echo of a new utterance is arriving.
         public var onsetGuard = false
+        /// The room's reverberation time the tail falls by, ms (nil: tracking off), and whether it
+        /// was measured (a room slower than `echo_rt60_ms`) or is the configured one.
+        public var reverbMilliseconds: Double?
+        public var reverbMeasured = false
 
         /// Nothing expected yet (−inf per band).
         public init() {}
@@ -114,6 +118,9 @@ extension VADEchoModel {
             tailOffsets[b].reset()
         }
         tailLearnt = 0
+        decay = configuredDecay
+        decayChanges.reset()
+        decayLearnt = 0
         tailOffsetMax = SIMD8(repeating: -.infinity)
         windowLearnt = 0
         settledLearnt = 0

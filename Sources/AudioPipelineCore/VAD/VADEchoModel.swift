@@ -26,7 +26,8 @@
 ///   declared.
 /// - **What the echo follows.** With the delay found, the reference from one frame before that lag
 ///   (the delay's fraction of a frame) through its reverberant tail, the older frames counting
-///   `60 dB · frame / RT60` less per frame (a room of `echoReverbMilliseconds`). The tail — the lags
+///   `60 dB · frame / RT60` less per frame (a room of `echoReverbMilliseconds`, or a slower one the
+///   model measured in the reference's pauses: VADEchoModel+Reverb.swift). The tail — the lags
 ///   beyond the direct path's three frames — starts at the direct path's level until the room's own
 ///   is learnt: per band, the median of the microphone over gain and tail in frames where the
 ///   reference stopped (`tailGap` under its tail), within [−20, 0] dB — before `learnSeconds` of
@@ -85,7 +86,15 @@ public struct VADEchoModel: Sendable {
     let tail: Int
     let threshold: Double
     let alpha: Double, warmUp: Int, learnFrames: Int
-    let decay: Double, worst: Double, marginMax: Double, marginMin: Double
+    let worst: Double, marginMax: Double, marginMin: Double
+    /// The tail's decay, dB per frame: `configuredDecay` (60 dB over `echoReverbMilliseconds`) until
+    /// the room has shown a slower one (`learnDecay`, VADEchoModel+Reverb.swift).
+    var decay: Double
+    let configuredDecay: Double, slowestDecay: Double, frameMilliseconds: Double
+    /// The microphone's fall per frame in the reference's pauses (×4: the histogram's 0.25 dB bins
+    /// would round a decay of 0.7 dB a frame to 0.5 or 0.75), and how many frames it has learnt from.
+    var decayChanges: RunningQuantile
+    var decayLearnt = 0
     let pauseFrames: Int, guardFrames: Int
     /// The louder-echo watch's window (frames) and smoothing (per frame).
     let louderWindow: Int, louderAlpha: Double
@@ -185,7 +194,11 @@ public struct VADEchoModel: Sendable {
         alpha = min(1, frameSeconds / c.echoDelaySmoothingSeconds)
         warmUp = frames(c.echoDelaySmoothingSeconds)
         learnFrames = frames(Self.learnSeconds)
-        decay = c.echoReverbMilliseconds > 0 ? 60 * c.frameMilliseconds / c.echoReverbMilliseconds : 0
+        configuredDecay = c.echoReverbMilliseconds > 0 ? 60 * c.frameMilliseconds / c.echoReverbMilliseconds : 0
+        decay = configuredDecay
+        frameMilliseconds = c.frameMilliseconds
+        slowestDecay = 60 * c.frameMilliseconds / (Self.slowestReverbSeconds * 1000)
+        decayChanges = RunningQuantile(window: frames(Self.decayWindowSeconds), quantile: 0.5)
         tail = min(frames(1), Int((c.echoReverbMilliseconds / c.frameMilliseconds).rounded(.up)))
         worst = c.initialEchoGain
         marginMax = c.echoMargin
@@ -270,6 +283,8 @@ public struct VADEchoModel: Sendable {
         var e = Estimate()
         e.bandCount = bandCount
         e.delayFrames = delay
+        e.reverbMilliseconds = reverbMilliseconds
+        e.reverbMeasured = decay < configuredDecay
         // (Before the delay is found, the flat window already expects the echo anywhere in it.)
         e.onsetGuard =
             delay.map { d in
@@ -282,6 +297,11 @@ public struct VADEchoModel: Sendable {
         if active && !nearEnd && !unexplained {
             learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start)
             if let parts, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
+        }
+        // The decay learns from the pauses' frames whether or not they stood out (a slower room's tail
+        // does): only what the detector heard as the user is left out.
+        if active && !nearEnd, let parts, trackedLearnt >= learnFrames {
+            learnDecay(mic: m, change: micChange, parts: parts)
         }
         expect(into: &e, flat: flat, tracked: tracked, parts: parts)
         // A reference that has not played in the search window and its tail (no frame over

@@ -390,16 +390,25 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
     /// `worst-case` (nothing learnt yet), `window` (no delay yet: a learnt envelope over the whole
     /// search range) or `tracked` (the delay found, the gain learnt from it).
     public var basis: String
+    /// The reverberation time (RT60) the expected echo's tail falls by, ms (nil: `echo_rt60_ms` 0,
+    /// no tail), and whether it was measured in the agent's pauses (a room that rings longer than
+    /// `echo_rt60_ms`) rather than configured.
+    @NullWhenAbsent public var rt60Ms: Double?
+    public var rt60Measured: Bool
 
     /// The summary of a frame's `Detail`, with the model's `stage`.
     public init(_ d: VADDecider.Detail, stage: VADEchoModel.Stage, configuration c: VADConfiguration) {
         self.init(
             delayFrames: d.echoDelayFrames, gains: d.echoGains, bandCount: d.bandCount, stage: stage, configuration: c)
+        rt60Ms = d.echoReverbMilliseconds.map { $0.rounded() }
+        rt60Measured = d.echoReverbMeasured
     }
 
     /// The summary of an `Estimate`.
     public init(_ e: VADEchoModel.Estimate, configuration c: VADConfiguration) {
         self.init(delayFrames: e.delayFrames, gains: e.gains, bandCount: e.bandCount, stage: e.stage, configuration: c)
+        rt60Ms = e.reverbMilliseconds.map { $0.rounded() }
+        rt60Measured = e.reverbMeasured
     }
 
     init(
@@ -413,6 +422,8 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
             Band(band: names[$0], returnLossDb: VADExplainer.round1(-gains[$0]))
         }
         basis = stage.rawValue
+        rt60Ms = nil
+        rt60Measured = false
     }
 
     /// One line: `echo: delay 110 ms (searched 0–500 ms), return loss < 150 Hz 9.4 dB, …; tracked`.
@@ -421,6 +432,8 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
             delayMs.map { "delay \(NumberText.plain($0)) ms" } ?? "delay not found yet"
         let range = "searched \(NumberText.plain(searchedMs[0]))–\(NumberText.plain(searchedMs[1])) ms"
         let loss = returnLoss.map { "\($0.band) \(String(format: "%.1f", $0.returnLossDb)) dB" }
-        return "echo: \(delay) (\(range)); return loss \(loss.joined(separator: ", ")); expected from: \(basis)"
+        let rt60 =
+            rt60Ms.map { "; tail RT60 \(NumberText.plain($0)) ms (\(rt60Measured ? "measured" : "assumed"))" } ?? ""
+        return "echo: \(delay) (\(range)); return loss \(loss.joined(separator: ", ")); expected from: \(basis)\(rt60)"
     }
 }

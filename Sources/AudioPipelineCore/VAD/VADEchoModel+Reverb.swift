@@ -1,0 +1,79 @@
+/// The room's reverberation time, learnt: split from VADEchoModel.swift (the core's file-size rule);
+/// part of the per-frame path `update` describes, in the reference's pauses once the tracked gain
+/// has learnt.
+///
+/// The tracked echo's tail falls `60 dB · frame / echo_rt60_ms` per frame after the reference
+/// stops. In a room that rings longer than that (a meeting room, a hall: RT60 0.6–1 s), the
+/// microphone's tail stands over the expected one by a dB more every second frame, and 150–250 ms
+/// into each of the agent's pauses it reads as a user: generated rooms with RT60 over ~630 ms
+/// stopped the agent on its own echo (15 of 40 rooms with the scenario's agent). So the model
+/// measures the fall: in frames where the reference's direct path has stopped (`tailGap` under its
+/// tail) and the microphone stands `decayMargin` over its quiet level in this frame and the one
+/// before (the noise floor would flatten the fall), the mean change of those bands' levels; its
+/// median over the last `decayWindowSeconds` of such frames is the room's fall per frame (the
+/// tail's level jitters from frame to frame around a straight line in dB, and the median of the
+/// changes is its slope). From `decayEarlyFrames` such frames the tail falls at the slower of the
+/// configured decay and the measured one, no slower than a room of `slowestReverbSeconds`:
+/// the configured RT60 is the fastest the model ever assumes — a user who talks in a pause, not yet
+/// heard, can only make the measured fall slower, and a tail too slow costs a few frames' latency
+/// to a user who starts in the agent's pauses, where one too fast stops the agent.
+extension VADEchoModel {
+    /// How far over its quiet level a band must stand, in this frame and the one before, to measure
+    /// the fall, dB.
+    static let decayMargin = 12.0
+    /// The frames the measured fall is the median of, s of pauses' frames.
+    static let decayWindowSeconds = 4.0
+    /// Pauses' frames before the measured fall is used.
+    static let decayEarlyFrames = 20
+    /// The slowest room the tail assumes, RT60 in s.
+    static let slowestReverbSeconds = 1.5
+    /// How far the decay in use must be from the measured one before it moves (the reverberant
+    /// tail's blocks are rebuilt then: a pass over the rings).
+    static let decayStep = 0.05
+
+    /// The room's RT60 as the model assumes it, ms (the configured one until a slower room is measured).
+    public var reverbMilliseconds: Double? {
+        decay > 0 ? 60 * frameMilliseconds / decay : nil
+    }
+
+    /// Learns the fall from a frame in the reference's pause (see the extension's note); `change`:
+    /// the microphone's band levels over the frame before's (clipped as the delay's changes).
+    @inline(__always)
+    mutating func learnDecay(
+        mic m: SIMD8<Double>, change c: SIMD8<Double>, parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)
+    ) {
+        guard configuredDecay > 0, largestLane(parts.tail) > threshold else { return }
+        var sum = 0.0
+        var bands = 0
+        for b in 0..<bandCount {
+            let quiet = micQuiet[b].value(or: m[b]) + Self.decayMargin
+            let direct = trackedGains[b].value(or: worst) + parts.direct[b] + Self.tailGap
+            if m[b] > quiet && m[b] - c[b] > quiet && m[b] > direct && m[b] - c[b] > direct {
+                sum += c[b]
+                bands += 1
+            }
+        }
+        guard bands > 0 else { return }
+        decayChanges.add(4 * sum / Double(bands))
+        decayLearnt += 1
+        guard decayLearnt >= Self.decayEarlyFrames else { return }
+        let fall = -decayChanges.value(or: 0) / 4
+        let measured = min(configuredDecay, max(slowestDecay, fall))
+        guard abs(measured - decay) > Self.decayStep * decay else { return }
+        decay = measured
+        rebuildDecayedBlocks()
+    }
+
+    /// `decayedBlockMax` again from the reference's ring, with the decay now in use: every whole
+    /// block the ring still holds and the current one so far.
+    mutating func rebuildDecayedBlocks() {
+        let oldest = max(0, frames - history.count + 1)
+        var a = (oldest + 7) & ~7
+        while a <= frames {
+            let g = history[slot(frames - a)] + decay * Double(a)
+            let k = (a >> 3) & blockMask
+            decayedBlockMax[k] = a & 7 == 0 ? g : laneMax(decayedBlockMax[k], g)
+            a += 1
+        }
+    }
+}
