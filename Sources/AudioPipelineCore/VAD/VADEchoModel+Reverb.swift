@@ -7,19 +7,23 @@
 /// microphone's tail stands over the expected one by a dB more every second frame, and 150–250 ms
 /// into each of the agent's pauses it reads as a user: generated rooms with RT60 over ~630 ms
 /// stopped the agent on its own echo (15 of 40 rooms with the scenario's agent). So the model
-/// measures the fall: in frames where the reference's direct path has stopped (`tailGap` under its
-/// tail) and the microphone stands `decayMargin` over its quiet level in this frame and the one
-/// before (the noise floor would flatten the fall), the mean change of those bands' levels; its
-/// median over the last `decayWindowSeconds` of such frames is the room's fall per frame (the
-/// tail's level jitters from frame to frame around a straight line in dB, and the median of the
-/// changes is its slope). From `decayEarlyFrames` such frames the tail falls at the slower of the
-/// configured decay and the measured one, no slower than a room of `slowestReverbSeconds`:
-/// the configured RT60 is the fastest the model ever assumes — a user who talks in a pause, not yet
-/// heard, can only make the measured fall slower, and a tail too slow costs a few frames' latency
-/// to a user who starts in the agent's pauses, where one too fast stops the agent.
+/// measures the fall, from the bands whose level (the mean of this frame's and the one before's)
+/// stands `tailGap` over the echo the direct path explains — what they hold is the room's tail, in
+/// the agent's pauses and the dips between its words — and `decayMargin` over their quiet level
+/// (the noise floor would flatten the fall): the mean change of those bands' levels. (The two
+/// frames' mean, not each frame: a frame that dipped under a threshold left out falls and kept
+/// rises, and rooms of 450 ms read up to 900.) Its median over the last `decayWindowSeconds` of
+/// such frames is the room's fall per frame (the tail's level jitters around a straight line in
+/// dB, and the median of the changes is its slope). From `decayEarlyFrames` such frames the tail
+/// falls at the slower of the configured decay and the measured one, no slower than a room of
+/// `slowestReverbSeconds`: the configured RT60 is the fastest the model ever assumes. A user who
+/// talks in a pause, not yet heard, can only make the measured fall slower; a tail too slow costs
+/// latency to a user who starts in the agent's dips (two onsets of 160 in generated talking rooms,
+/// heard 0.6–0.7 s late instead of ~0.2 s), where one too fast stops the agent.
+/// docs/design/vad-experiments.md, "The room's reverberation measured in the agent's pauses".
 extension VADEchoModel {
-    /// How far over its quiet level a band must stand, in this frame and the one before, to measure
-    /// the fall, dB.
+    /// How far over its quiet level a band must stand (the mean of this frame and the one before) to
+    /// measure the fall, dB.
     static let decayMargin = 12.0
     /// The frames the measured fall is the median of, s of pauses' frames.
     static let decayWindowSeconds = 4.0
@@ -48,7 +52,10 @@ extension VADEchoModel {
         for b in 0..<bandCount {
             let quiet = micQuiet[b].value(or: m[b]) + Self.decayMargin
             let direct = trackedGains[b].value(or: worst) + parts.direct[b] + Self.tailGap
-            if m[b] > quiet && m[b] - c[b] > quiet && m[b] > direct && m[b] - c[b] > direct {
+            // The two frames' mean, not each: a frame that dipped under a threshold would leave
+            // out falls and keep rises, and the median would read the room slower than it is.
+            let mean = m[b] - c[b] / 2
+            if mean > max(quiet, direct) {
                 sum += c[b]
                 bands += 1
             }
