@@ -98,8 +98,9 @@ extension VADDecider {
         public var echoStage: VADEchoModel.Stage?
         /// The echo of a new utterance was arriving: speech could not start in this frame.
         public var onsetGuard = false
-        /// The reverberation time the expected echo's tail falls by, ms, and whether it was measured.
+        /// The reverberation time the expected echo's tail falls by, ms (nil without a tail).
         public var echoReverbMilliseconds: Double?
+        /// Whether `echoReverbMilliseconds` was measured in the reference's pauses, not configured.
         public var echoReverbMeasured = false
 
         /// An empty detail, filled by `process(mic:reference:detail:)`.

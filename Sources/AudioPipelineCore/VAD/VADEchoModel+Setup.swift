@@ -30,9 +30,10 @@ extension VADEchoModel {
         public var stage = Stage.worstCase
         /// Speech may not start in this frame: the echo of a new utterance is arriving.
         public var onsetGuard = false
-        /// The room's reverberation time the tail falls by, ms (nil: tracking off), and whether it
-        /// was measured (a room slower than `echo_rt60_ms`) or is the configured one.
+        /// The room's reverberation time the tail falls by, ms (nil: tracking off).
         public var reverbMilliseconds: Double?
+        /// Whether `reverbMilliseconds` was measured (a room slower than `echo_rt60_ms`) rather than
+        /// configured.
         public var reverbMeasured = false
 
         /// Nothing expected yet (−inf per band).

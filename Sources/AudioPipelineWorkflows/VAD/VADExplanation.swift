@@ -391,9 +391,10 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
     /// search range) or `tracked` (the delay found, the gain learnt from it).
     public var basis: String
     /// The reverberation time (RT60) the expected echo's tail falls by, ms (nil: `echo_rt60_ms` 0,
-    /// no tail), and whether it was measured in the agent's pauses (a room that rings longer than
-    /// `echo_rt60_ms`) rather than configured.
+    /// no tail).
     @NullWhenAbsent public var rt60Ms: Double?
+    /// Whether `rt60Ms` was measured in the agent's pauses (a room that rings longer than
+    /// `echo_rt60_ms`) rather than configured.
     public var rt60Measured: Bool
 
     /// The summary of a frame's `Detail`, with the model's `stage`.
