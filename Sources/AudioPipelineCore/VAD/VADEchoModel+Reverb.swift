@@ -18,8 +18,9 @@
 /// falls at the slower of the configured decay and the measured one, no slower than a room of
 /// `slowestReverbSeconds`: the configured RT60 is the fastest the model ever assumes. A user who
 /// talks in a pause, not yet heard, can only make the measured fall slower; a tail too slow costs
-/// latency to a user who starts in the agent's dips (two onsets of 160 in generated talking rooms,
-/// heard 0.6–0.7 s late instead of ~0.2 s), where one too fast stops the agent.
+/// latency to a user who starts in the agent's dips (in the talking rooms that chose the method two
+/// onsets of 160 were heard 0.6–0.7 s late instead of ~0.2 s; in check rooms three moved by 10–40
+/// ms), where one too fast stops the agent.
 /// docs/design/vad-experiments.md, "The room's reverberation measured in the agent's pauses".
 extension VADEchoModel {
     /// How far over its quiet level a band must stand (the mean of this frame and the one before) to

@@ -73,8 +73,9 @@
 /// Per frame it costs a pass over the search range (the correlation) and over the tail (the
 /// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
 /// quantiles per band once the tracked gain is in use (five before: the window model stops
-/// learning then, `windowRetired`; the louder-echo watch adds up to two every second frame) and no
-/// allocation. The helpers `update` calls that only read the model (`windowMax`, `trackedParts`,
+/// learning then, `windowRetired`; the louder-echo watch adds up to two every second frame; the
+/// room's fall one in a frame of the reference's tail, and a pass over the ring when the decay in
+/// use moves) and no allocation. The helpers `update` calls that only read the model (`windowMax`, `trackedParts`,
 /// `directPathPlays`, `withLeakage`) are `mutating` all the same: as plain methods, called from a
 /// mutating path, the compiler handed each a copy of the whole model (688 bytes, a `memcpy`, three
 /// to four a frame).
