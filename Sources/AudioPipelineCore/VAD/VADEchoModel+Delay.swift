@@ -61,11 +61,9 @@ extension VADEchoModel {
         for b in 0..<bandCount {
             trackedGains[b].reset()
             spreads[b].reset()
-            tailOffsets[b].reset()
         }
         trackedLearnt = 0
-        tailLearnt = 0
-        tailOffsetMax = SIMD8(repeating: -.infinity)
+        forgetTail()
         resetLouderWatch()
         // Found for the first time: the last second teaches the tracked gain now. (After a move, the
         // last second may hold the old path: the worst plausible echo until it has learnt anew.)

@@ -18,6 +18,15 @@ extension VADEchoModel {
         tailLearnt += 1
     }
 
+    /// Forgets the tail's learnt level (a new delay, a new decay: the offsets were measured against
+    /// a tail that is no longer the model's); until it has learnt anew, the tail starts at the
+    /// direct path's level.
+    mutating func forgetTail() {
+        for b in 0..<Self.maxBands { tailOffsets[b].reset() }
+        tailLearnt = 0
+        tailOffsetMax = SIMD8(repeating: -.infinity)
+    }
+
     /// Learns the window model's gains from frames with reference in the window (`flat`: its loudest
     /// frame with the tail; `direct`: without it), and the tracked
     /// model's from frames whose direct path (the delay's frame and the two after it) played and is

@@ -35,6 +35,10 @@ extension VADEchoModel {
     /// How far the decay in use must be from the measured one before it moves (the reverberant
     /// tail's blocks are rebuilt then: a pass over the rings).
     static let decayStep = 0.05
+    /// Learning frames in a row the measured fall must stand `decayStep` faster before the decay
+    /// moves faster: a median that flips between two bins would otherwise move it (and forget the
+    /// tail) every other frame.
+    static let decayHoldFrames = 10
 
     /// The room's RT60 as the model assumes it, ms (the configured one until a slower room is measured).
     public var reverbMilliseconds: Double? {
@@ -67,9 +71,21 @@ extension VADEchoModel {
         guard decayLearnt >= Self.decayEarlyFrames else { return }
         let fall = -decayChanges.value(or: 0) / 4
         let measured = min(configuredDecay, max(slowestDecay, fall))
-        guard abs(measured - decay) > Self.decayStep * decay else { return }
+        guard abs(measured - decay) > Self.decayStep * decay else {
+            decayOffFrames = 0
+            return
+        }
+        // A slower tail at once (it only expects more echo); a faster one once the measured fall has
+        // held there, and with the tail's offsets learnt anew: learnt against a slower tail they
+        // stand under the direct path by 9–15 dB, and with a faster decay the model would expect
+        // the tail that far too low (generated item 016_s4401: a false barge-in mid-utterance).
+        decayOffFrames += 1
+        let faster = measured > decay
+        guard !faster || decayOffFrames >= Self.decayHoldFrames else { return }
+        decayOffFrames = 0
         decay = measured
         rebuildDecayedBlocks()
+        if faster { forgetTail() }
     }
 
     /// `decayedBlockMax` again from the reference's ring, with the decay now in use: every whole

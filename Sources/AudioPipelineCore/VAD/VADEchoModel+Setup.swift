@@ -116,13 +116,12 @@ extension VADEchoModel {
             settledGains[b].reset()
             trackedGains[b].reset()
             spreads[b].reset()
-            tailOffsets[b].reset()
         }
-        tailLearnt = 0
+        forgetTail()
         decay = configuredDecay
         decayChanges.reset()
         decayLearnt = 0
-        tailOffsetMax = SIMD8(repeating: -.infinity)
+        decayOffFrames = 0
         windowLearnt = 0
         settledLearnt = 0
         trackedLearnt = 0

@@ -91,11 +91,17 @@ public struct VADEchoModel: Sendable {
     /// The tail's decay, dB per frame: `configuredDecay` (60 dB over `echoReverbMilliseconds`) until
     /// the room has shown a slower one (`learnDecay`, VADEchoModel+Reverb.swift).
     var decay: Double
-    let configuredDecay: Double, slowestDecay: Double, frameMilliseconds: Double
+    /// The decay `echoReverbMilliseconds` gives, dB per frame: the fastest the model assumes.
+    let configuredDecay: Double
+    /// The decay of a room of `slowestReverbSeconds`, dB per frame: the slowest the model assumes.
+    let slowestDecay: Double
+    let frameMilliseconds: Double
     /// The microphone's fall per frame in the reference's pauses (×4: the histogram's 0.25 dB bins
     /// would round a decay of 0.7 dB a frame to 0.5 or 0.75), and how many frames it has learnt from.
     var decayChanges: RunningQuantile
     var decayLearnt = 0
+    /// Learning frames in a row whose measured fall stood more than `decayStep` from the decay in use.
+    var decayOffFrames = 0
     let pauseFrames: Int, guardFrames: Int
     /// The louder-echo watch's window (frames) and smoothing (per frame).
     let louderWindow: Int, louderAlpha: Double
