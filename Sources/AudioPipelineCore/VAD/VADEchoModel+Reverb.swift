@@ -20,8 +20,12 @@
 /// talks in a pause, not yet heard, can only make the measured fall slower; a tail too slow costs
 /// latency to a user who starts in the agent's dips (in the talking rooms that chose the method two
 /// onsets of 160 were heard 0.6–0.7 s late instead of ~0.2 s; in check rooms three moved by 10–40
-/// ms), where one too fast stops the agent.
-/// docs/design/vad-experiments.md, "The room's reverberation measured in the agent's pauses".
+/// ms), where one too fast stops the agent. A faster reading moves the decay only once it has held,
+/// and the tail's level is learnt anew then (it was learnt against the slower tail). Until the
+/// fall is measured the configured one is assumed: holding the tail slower then spared a short
+/// reply in a hall but hid a user who talks early (the talking echo grid, 0 → 33 of 66 cells late).
+/// docs/design/vad-experiments.md, "The room's reverberation measured in the agent's pauses" and
+/// "The tail learnt anew when the decay moves faster".
 extension VADEchoModel {
     /// How far over its quiet level a band must stand (the mean of this frame and the one before) to
     /// measure the fall, dB.
