@@ -726,11 +726,15 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect(!settled.isEmpty)
         for k in settled {
             #expect(!run[k].detail.onsetGuard, "onset at frame \(k): the delay stands out")
+            #expect(!run[k].detail.echoDelayInDoubt, "onset at frame \(k): the delay stands out")
             #expect(run[k + 34].detail.onsetGuard, "onset at frame \(k)")
         }
         let doubted = onsets.filter { $0 > 1100 && old($0) }
         #expect(!doubted.isEmpty, "the old delay still in use at an onset after the change")
-        for k in doubted { #expect(run[k].detail.onsetGuard, "onset at frame \(k): the delay in doubt") }
+        for k in doubted {
+            #expect(run[k].detail.onsetGuard, "onset at frame \(k): the delay in doubt")
+            #expect(run[k].detail.echoDelayInDoubt, "onset at frame \(k): the detail says the delay is in doubt")
+        }
     }
 
     /// A loudspeaker's distortion puts sound into bands the reference leaves quiet, and it rings in

@@ -105,6 +105,23 @@ import _AudioPipelineTestSupport
         #expect(named, "\(opened.rule)")
     }
 
+    /// The echo line of `--explain` and the session report says when the delay in use is in doubt
+    /// (its correlation no longer stands out, and the onset guard holds from the agent's onsets).
+    @Test func theEchoSummarySaysWhenTheDelayIsInDoubt() throws {
+        var d = VADDecider.Detail()
+        d.bandCount = 8
+        d.echoDelayFrames = 35
+        d.echoDelayInDoubt = true
+        let doubted = VADEchoSummary(d, stage: .tracked, configuration: VADConfiguration())
+        #expect(doubted.text.hasPrefix("echo: delay 350 ms, in doubt (searched 0–500 ms)"), "\(doubted.text)")
+        let json = try #require(String(data: try JSONEncoder().encode(doubted), encoding: .utf8))
+        #expect(json.contains(#""delayInDoubt":true"#), "\(json)")
+        d.echoDelayInDoubt = false
+        let found = VADEchoSummary(d, stage: .tracked, configuration: VADConfiguration())
+        #expect(found.text.hasPrefix("echo: delay 350 ms (searched 0–500 ms)"), "\(found.text)")
+        #expect(!found.delayInDoubt)
+    }
+
     /// The explanation of the knock rules: with a reference, a run that began with a click's attack
     /// (a voice 20 dB over the agent's echo from frame 400) opened at its third frame; without one
     /// (where a sound 30 dB over the noise at once is an attack too, and its second frame, as loud,

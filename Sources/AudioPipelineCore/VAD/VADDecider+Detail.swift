@@ -94,6 +94,8 @@ extension VADDecider {
         public var echoGains = SIMD8<Double>()
         /// The estimated echo delay, frames, once found.
         public var echoDelayFrames: Int?
+        /// Whether `echoDelayFrames` was in doubt (`VADEchoModel.Estimate.delayInDoubt`).
+        public var echoDelayInDoubt = false
         /// What the expected echo rests on (nil without a reference).
         public var echoStage: VADEchoModel.Stage?
         /// The echo of a new utterance was arriving: speech could not start in this frame.
@@ -113,6 +115,7 @@ extension VADDecider {
             echoMargins = expected.margins
             echoGains = expected.gains
             echoDelayFrames = expected.delayFrames
+            echoDelayInDoubt = expected.delayInDoubt
             echoStage = hasReference ? expected.stage : nil
             onsetGuard = expected.onsetGuard
             echoReverbMilliseconds = expected.reverbMilliseconds

@@ -26,6 +26,10 @@ extension VADEchoModel {
         public var gains = SIMD8<Double>()
         /// The estimated echo delay (frames: the direct path's lag), once found.
         public var delayFrames: Int?
+        /// Whether `delayFrames` is in doubt: its lags' correlation no longer stands out over the
+        /// search range's (a delay found on a user's words before he was heard); the onset guard then
+        /// holds from the reference's onsets, not from when their echo is due.
+        public var delayInDoubt = false
         /// What the expectation rests on.
         public var stage = Stage.worstCase
         /// Speech may not start in this frame: the echo of a new utterance is arriving.

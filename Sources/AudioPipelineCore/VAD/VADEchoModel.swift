@@ -290,6 +290,7 @@ public struct VADEchoModel: Sendable {
         var e = Estimate()
         e.bandCount = bandCount
         e.delayFrames = delay
+        e.delayInDoubt = delay != nil && !delayStandsOut
         e.reverbMilliseconds = reverbMilliseconds
         e.reverbMeasured = decay < configuredDecay
         // (Before the delay is found, the flat window already expects the echo anywhere in it.)

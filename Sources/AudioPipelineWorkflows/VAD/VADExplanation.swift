@@ -383,6 +383,9 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
 
     /// nil: not found yet (echo expected anywhere in the search range).
     @NullWhenAbsent public var delayMs: Double?
+    /// Whether `delayMs` was in doubt: its correlation no longer stood out (a delay found on a
+    /// user's words); the onset guard then held from the agent's onsets, not from their echo's.
+    public var delayInDoubt: Bool
     /// The delay range searched, ms (`echo_delay_min_ms`, `echo_delay_max_ms`).
     public var searchedMs: [Double]
     /// Per band, the echo return loss.
@@ -403,6 +406,7 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
             delayFrames: d.echoDelayFrames, gains: d.echoGains, bandCount: d.bandCount, stage: stage, configuration: c)
         rt60Ms = d.echoReverbMilliseconds.map { $0.rounded() }
         rt60Measured = d.echoReverbMeasured
+        delayInDoubt = d.echoDelayInDoubt
     }
 
     /// The summary of an `Estimate`.
@@ -410,6 +414,7 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
         self.init(delayFrames: e.delayFrames, gains: e.gains, bandCount: e.bandCount, stage: e.stage, configuration: c)
         rt60Ms = e.reverbMilliseconds.map { $0.rounded() }
         rt60Measured = e.reverbMeasured
+        delayInDoubt = e.delayInDoubt
     }
 
     init(
@@ -425,12 +430,14 @@ public struct VADEchoSummary: Codable, Hashable, Sendable {
         basis = stage.rawValue
         rt60Ms = nil
         rt60Measured = false
+        delayInDoubt = false
     }
 
-    /// One line: `echo: delay 110 ms (searched 0–500 ms), return loss < 150 Hz 9.4 dB, …; tracked`.
+    /// One line: `echo: delay 110 ms (searched 0–500 ms), return loss < 150 Hz 9.4 dB, …; tracked`
+    /// (`delay 110 ms, in doubt` while its correlation no longer stands out).
     public var text: String {
-        let delay =
-            delayMs.map { "delay \(NumberText.plain($0)) ms" } ?? "delay not found yet"
+        let doubt = delayInDoubt ? ", in doubt" : ""
+        let delay = delayMs.map { "delay \(NumberText.plain($0)) ms\(doubt)" } ?? "delay not found yet"
         let range = "searched \(NumberText.plain(searchedMs[0]))–\(NumberText.plain(searchedMs[1])) ms"
         let loss = returnLoss.map { "\($0.band) \(String(format: "%.1f", $0.returnLossDb)) dB" }
         let rt60 =
