@@ -3,13 +3,47 @@ import AudioPipelineCore
 /// `session simulate`'s modes — one conversation, a sweep, a folder of scenarios, random rooms —
 /// and the options each takes: an option another one would silently override is refused.
 public enum SessionModes {
-    /// `given`: the options' values by name (`--agent`, `--user`, `--recorded`, `--reference`,
-    /// `--trace`, `--network`, `--sweep`, `--scenarios`, `--rooms`, `--room`), nil when not given.
-    /// Throws a usage error (exit code 64) naming the option to drop or to add.
+    /// The options that neither set the conversation nor a mode: where the outputs go and how the
+    /// run reports (`--scenarios` takes them as every mode does).
+    static let reportingOptions: Set = [
+        "--scenarios", "--jobs", "--output", "-o", "--json", "--quiet", "-q", "--no-progress",
+    ]
+
+    /// The options on a command line (`--name VALUE`, `--name=VALUE`, a flag; short `-o` and `-q`), by
+    /// name, each with its value as given ("" for a flag; the first of a repeated one), and
+    /// `--param NAME` for each `--param NAME=VALUE`: which options the user set, where an option's
+    /// default is indistinguishable from its value. Read from the arguments as ArgumentParser reads
+    /// them (`session simulate` takes no positional argument: a word after an option is its value).
+    public static func given(_ arguments: [String]) -> [String: String?] {
+        var given: [String: String?] = [:]
+        var k = 0
+        while k < arguments.count, arguments[k] != "--" {
+            let word = arguments[k]
+            k += 1
+            guard word.hasPrefix("-"), word.count > 1, Double(word) == nil else { continue }
+            let parts = word.split(separator: "=", maxSplits: 1).map(String.init)
+            var value = parts.count == 2 ? parts[1] : ""
+            if parts.count == 1, k < arguments.count, !arguments[k].hasPrefix("-") || Double(arguments[k]) != nil {
+                value = arguments[k]
+                k += 1
+            }
+            let name =
+                parts[0] == "--param"
+                ? "--param " + (value.split(separator: "=").first.map(String.init) ?? "") : parts[0]
+            if given[name] == nil { given[name] = value }
+        }
+        return given
+    }
+
+    /// `given`: the options given, by name (`SessionModes.given`). With `--scenarios` every setting
+    /// comes from the files, so any option that sets the conversation is refused; with `--rooms`,
+    /// `--seed` (each room is seeded from `--room-seed`) and `--echo-ir` (the rooms draw the echo
+    /// path); with `--sweep NAME`, the option that sets NAME; `--room` and `--room-seed` without
+    /// `--rooms`. Throws a usage error (exit code 64) naming the option to drop or to add.
     public static func refuseConflicts(_ given: [String: String?]) throws(AudioPipelineError) {
         func has(_ name: String) -> Bool { (given[name] ?? nil) != nil }
-        let overridden = ["--agent", "--user", "--recorded", "--reference", "--trace", "--network", "--sweep"]
-        if has("--scenarios"), let first = overridden.first(where: has) {
+        let setting = given.keys.filter { has($0) && !reportingOptions.contains($0) }.sorted()
+        if has("--scenarios"), let first = setting.first(where: { $0 != "--rooms" }) {
             throw AudioPipelineError(
                 .invalidConfiguration, "--scenarios takes every setting from its scenario files; drop \(first)")
         }
@@ -22,9 +56,66 @@ public enum SessionModes {
                 .invalidConfiguration, "--rooms draws its own rooms: drop \(has("--sweep") ? "--sweep" : "--scenarios")"
             )
         }
+        if has("--rooms") && has("--seed") {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--rooms seeds each room from --room-seed (room i: seed + i): drop --seed")
+        }
+        if has("--rooms") && has("--echo-ir") {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--rooms draws the echo path; --echo-ir gives one: drop one of them")
+        }
         if !has("--rooms") && has("--room") {
             throw AudioPipelineError(.invalidConfiguration, "--room sets a range of --rooms: give --rooms N")
         }
+        if !has("--rooms") && has("--room-seed") {
+            throw AudioPipelineError(.invalidConfiguration, "--room-seed seeds the rooms --rooms draws: give --rooms N")
+        }
+        if let sweep = given["--sweep"] ?? nil {
+            let name = sweep.split(separator: "=", maxSplits: 1).first.map(String.init) ?? sweep
+            if let option = settingOption(name, given: given) {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "--sweep \(name) varies what \(spoken(option)) sets: drop \(spoken(option))")
+            }
+        }
+    }
+
+    /// The room parameters that options given with `--rooms` fix in every room (as `--room
+    /// NAME=VALUE` would): `--echo-delay-ms`, `--echo-gain-db`, `--noise-dbfs`, and the jitter of a
+    /// `--network` that names one — from `configuration`, which holds their values. Refuses one that
+    /// `ranges` (the `--room` values) names too.
+    public static func fixedInRooms(
+        _ given: [String: String?], ranges: [String], configuration c: SessionConfiguration
+    ) throws(AudioPipelineError) -> [String] {
+        guard (given["--rooms"] ?? nil) != nil else { return [] }
+        let fixed: [(option: String, name: String, value: Double?)] = [
+            ("--echo-delay-ms", "echo_delay_ms", c.echo.delayMs), ("--echo-gain-db", "echo_gain_db", c.echo.gainDb),
+            ("--noise-dbfs", "noise_dbfs", c.noiseDbfs), ("--network jitter", "jitter_ms", c.network.jitterMs),
+        ]
+        let given = given.merging(networkFigures(given)) { a, _ in a }
+        var out: [String] = []
+        for f in fixed where (given[f.option] ?? nil) != nil {
+            guard let value = f.value else { continue }
+            if ranges.contains(where: { $0.split(separator: "=").first.map(String.init) == f.name }) {
+                let message = "\(spoken(f.option)) fixes \(f.name) in every room, and --room \(f.name)=… draws it"
+                throw AudioPipelineError(.invalidConfiguration, message + ": give one of them")
+            }
+            out.append("\(f.name)=\(value)")
+        }
+        return out
+    }
+
+    /// The option given that sets the `--sweep` parameter `name` (nil: none): a session setting's
+    /// own option, `--network NAME` for a figure the `--network` value names, a VAD parameter's own
+    /// option or `--param NAME`.
+    static func settingOption(_ name: String, given: [String: String?]) -> String? {
+        let given = given.merging(networkFigures(given)) { a, _ in a }
+        let session = [
+            "echo_gain_db": "--echo-gain-db", "echo_delay_ms": "--echo-delay-ms", "noise_dbfs": "--noise-dbfs",
+            "min_barge_in_ms": "--min-barge-in-ms", "ignore_first_ms": "--ignore-first-ms",
+            "jitter_ms": "--network jitter", "delay_ms": "--network delay", "loss_pct": "--network loss",
+        ]
+        let candidates = [session[name], "--" + String(name.map { $0 == "_" ? "-" : $0 }), "--param " + name]
+        return candidates.compactMap { $0 }.first { (given[$0] ?? nil) != nil }
     }
 }
 
@@ -92,5 +183,24 @@ extension SessionModes {
         }
         let r = try SessionSimulator(configuration: configuration).run(outputDirectory: request.output)
         return Outcome(report: r, text: r.text, exitCode: 0)
+    }
+
+    /// The figures a `--network` value names, as options (`--network jitter`: its value): only those
+    /// are set by it; the others keep `NetworkConditions`' defaults, which a sweep or a room may vary.
+    static func networkFigures(_ given: [String: String?]) -> [String: String?] {
+        guard let network = given["--network"] ?? nil else { return [:] }
+        var figures: [String: String?] = [:]
+        for item in network.split(separator: ",") {
+            let parts = item.split(separator: "=", maxSplits: 1)
+            if let name = parts.first {
+                figures["--network " + name.trimmingCharacters(in: .whitespaces)] = String(item)
+            }
+        }
+        return figures
+    }
+
+    /// An option as `networkFigures` names it, for people: `--network jitter` → `--network's jitter=`.
+    static func spoken(_ option: String) -> String {
+        option.hasPrefix("--network ") ? "--network's \(option.dropFirst("--network ".count))=" : option
     }
 }

@@ -25,12 +25,14 @@ struct SessionSimulate: ParsableCommand {
             report.html (all or nothing). --sweep NAME=v1,v2,… runs once per value (NAME: \
             echo_gain_db, echo_delay_ms, min_barge_in_ms, ignore_first_ms, jitter_ms, or any VAD \
             parameter such as enter_db) into DIR/sweep.csv and sweep.svg. --scenarios SDIR runs every \
-            scenario file SDIR/*.json (a SessionConfiguration; paths relative to it) on --jobs workers \
-            into DIR/NAME/ and one table, DIR/scenarios.csv. --rooms N draws N random rooms (echo \
-            delay 0–300 ms and gain −20…+6 dB, the loudspeaker's band and resonance, RT60 100–600 ms and \
-            direct-to-reverberant ratio 0–12 dB, soft clipping, noise floor, network jitter; --room \
-            NAME=LOW:HIGH changes a range) and runs the session in each on --jobs workers into \
-            DIR/rooms.csv, rooms.json, rooms.txt (worst rooms first) and rooms.svg.
+            scenario file SDIR/*.json (a SessionConfiguration; paths relative to it, every setting from \
+            it: other options are refused) on --jobs workers into DIR/NAME/ and one table, \
+            DIR/scenarios.csv. --rooms N draws N random rooms (echo delay 0–300 ms and gain −20…+6 dB, \
+            the loudspeaker's band and resonance, RT60 100–600 ms and direct-to-reverberant ratio 0–12 \
+            dB, soft clipping, noise floor, network jitter; --room NAME=LOW:HIGH changes a range, and \
+            --echo-delay-ms, --echo-gain-db, --noise-dbfs or --network jitter=MS fixes one) and runs \
+            the session in each on --jobs workers into DIR/rooms.csv, rooms.json, rooms.txt (worst \
+            rooms first) and rooms.svg.
             """)
 
     @Option(help: "Agent audio: WAV (or any audio file) or a captured session (.jsonl, .har).") var agent: String?
@@ -69,13 +71,10 @@ struct SessionSimulate: ParsableCommand {
 
     func run() throws {
         let printer = ReportPrinter(output, dataOutputs: [outputPath])
-        // Options that another one would silently override are refused.
-        try SessionModes.refuseConflicts(
-            [
-                "--agent": agent, "--user": user, "--recorded": recorded, "--reference": reference, "--trace": trace,
-                "--network": network, "--sweep": sweep, "--scenarios": scenarios, "--rooms": rooms.map(String.init),
-                "--room": room.first,
-            ])
+        // Options that another one would silently override are refused (read from the command line
+        // as given: an option left at its default is not one the user set).
+        let given = SessionModes.given(Array(CommandLine.arguments.dropFirst()))
+        try SessionModes.refuseConflicts(given)
         var c = SessionConfiguration()
         c.agent = agent
         c.user = user
@@ -103,7 +102,7 @@ struct SessionSimulate: ParsableCommand {
         request.scenarios = scenarios
         request.rooms = rooms
         request.roomSeed = roomSeed
-        request.roomRanges = room
+        request.roomRanges = room + (try SessionModes.fixedInRooms(given, ranges: room, configuration: c))
         request.sweep = sweep
         request.jobs = jobs
         let outcome = try SessionModes.run(c, request, failure: Terminal.error) { printer.note("warning: \($0)") }
