@@ -33,6 +33,7 @@ import _AudioPipelineTestSupport
             (scenarios + ["--room-seed", "3"], "drop --room-seed"),
             (["--agent", Self.agent, "--room-seed", "3"], "--room-seed seeds the rooms --rooms draws"),
             (rooms + ["--seed", "3"], "seeds each room from --room-seed"),
+            (["--agent", Self.agent, "--no-echo", "--echo-gain-db", "-5"], "--no-echo leaves no echo path"),
             (rooms + ["--echo-ir", Self.agent], "--echo-ir gives one"),
             (rooms + ["--echo-gain-db", "-6", "--room", "echo_gain_db=-10:0"], "--echo-gain-db fixes echo_gain_db"),
             (rooms + ["--network", "jitter=5", "--room", "jitter_ms=0:9"], "--network's jitter= fixes jitter_ms"),

@@ -56,6 +56,14 @@ private func segments(_ text: String) -> [(Double, Double)] {
         #expect(seg[0].0 > 1.1 && seg[0].0 < 1.5)
         #expect(seg[0].1 > 2.0 && seg[0].1 < 2.2)
         #expect(seg.allSatisfy { (($0.0 * 1000).rounded()).truncatingRemainder(dividingBy: 20) == 0 })
+        // The same scores with Windows line ends read the same ("\r\n" is one Character in Swift).
+        let text = try String(contentsOfFile: s.file("a.csv"), encoding: .utf8)
+        try text.replacingOccurrences(of: "\n", with: "\r\n").write(
+            toFile: s.file("w.csv"), atomically: true, encoding: .utf8)
+        let w = try CLI.run([
+            "vad", "detect", s.file("a.wav"), "--scores", s.file("w.csv"), "--config", s.file("c.json"),
+        ])
+        #expect(w.status == 0 && w.text == r.text, "\(w.stderr)")
     }
 
     @Test func liveKitOptionsAndItsDefaults() throws {

@@ -36,7 +36,8 @@ public struct FrameworkScores: Sendable {
     public init(path: String) throws(AudioPipelineError) {
         self.path = path
         let text = try TextInput.text(path, what: "the score file")
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map {
+        // ("\r\n" is one Character in Swift: split on it as well as on "\n", or a Windows file is one line.)
+        var lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.map {
             $0.hasSuffix("\r") ? $0.dropLast() : $0
         }
         if lines.last?.isEmpty == true { lines.removeLast() }
