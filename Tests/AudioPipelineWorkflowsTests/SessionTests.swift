@@ -160,6 +160,26 @@ import _AudioPipelineTestSupport
         #expect(echo.rt60Measured && (echo.rt60Ms ?? 0) >= 700, "tail RT60 \(echo.rt60Ms ?? 0) ms")
     }
 
+    /// The loudspeaker turned up 16 dB in the agent's pause before its second answer (12 s; the
+    /// sample scenario's agent alone): that answer's echo stood 16 dB over the learnt gain from its
+    /// first frame and stopped the agent, and so did the third's — the slow watch needs 1.5 s of the
+    /// agent over the louder echo, and a cut answer never gave it that. The fast watch
+    /// (`VADEchoModel.echoStepped`) learns the gain anew within the answer's onset guard. With a
+    /// user talking over the first answer (the agent cut at 3 s, so little was learnt before the
+    /// step) the same.
+    @Test(arguments: [(-20.0, false), (-10, false), (-10, true)])
+    func aVolumeStepInAPauseCutsNoAnswer(step: (gainDb: Double, user: Bool)) throws {
+        var c = SessionConfiguration()
+        c.agent = repositoryRoot + "/samples/scenario/agent-24k.wav"
+        if step.user { c.user = repositoryRoot + "/samples/scenario/user-16k.wav" }
+        c.echo.gainDb = step.gainDb
+        c.echo.volumeChangeS = 12
+        c.echo.volumeChangeDb = 16
+        let r = try SessionSimulator(configuration: c).run(outputDirectory: nil)
+        #expect(r.falseBargeIns == 0, "false barge-ins at \(r.interrupts.map(\.timeS)) s")
+        #expect(r.missedBargeIns == 0)
+    }
+
     @Test func interruptMessagesGoOnTheWireAndSentJSONLinesDeframeToTheMicrophone() throws {
         let dir = TempDir()
         let (c, tracks, _) = try Self.conversation(echo: true, user: true)

@@ -18,7 +18,18 @@
 /// fills, and moves with his own voice: on 80 mixes of real speech over an echo at −16 to +6 dB
 /// only a reader 20 dB over the echo reading on for 28 s set it off (once). It needs 1.5 s of the
 /// agent's speech: a client that cuts the agent at each barge-in gives it a few frames a
-/// response, and each response after the step is still cut.
+/// response, and each response after the step was cut. So a second, fast watch (`echoStepped`)
+/// reads the frames one by one: where three quarters of the bands or more (at least
+/// `stepBandsMin`) stand `louderRaise` over what was learnt and the microphone's changes follow the
+/// reference's at the delay over the last few frames (`stepCoherence`, running means of time
+/// constant 1/`stepAlpha` frames, taken in every frame of the tracked stage so that the response's
+/// onset counts), for `stepHold` frames in a row, the gain learns anew at once — within the onset
+/// guard of a response that follows the step. A user's voice follows its own changes, not the
+/// reference's. Sessions with a volume step of 8–22 dB (docs/design/vad-experiments.md, "A volume
+/// step caught at the next response"): false barge-ins 54 → 6 and 53 → 30 on the 72 that chose it,
+/// 49 → 24 on 40 drawn after; the echo grids, random rooms and barge-in items unchanged. What is
+/// left: a step in the middle of the agent's speech (its first louder frames open speech before
+/// three have been seen), and responses too short to show three frames near their peaks.
 extension VADEchoModel {
     /// The watch's window, s (also the correlation's time constant).
     static let louderWindowSeconds = 1.5
@@ -49,7 +60,14 @@ extension VADEchoModel {
         echo: SIMD8<Double>,
         start: Int, learnable: Bool
     ) {
-        guard directPathPlays(start: start, age: 0, tracked: tracked) else { return }
+        let plays = directPathPlays(start: start, age: 0, tracked: tracked)
+        if echoStepped(
+            mic: m, micChange: micChange, tracked: tracked, flat: flat, echo: echo, start: start, plays: plays)
+        {
+            relearnLouder(start: start)
+            return
+        }
+        guard plays else { return }
         // The medians from every `louderStride`-th frame (a quarter of the reference path's frame cost
         // when every frame fed them), the test every `louderCheckFrames`: a window of 1.5 s needs no more.
         if louderSeen % Self.louderStride == 0 {
@@ -107,6 +125,10 @@ extension VADEchoModel {
         for b in 0..<Self.maxBands where !louderRecent[b].isEmpty { louderRecent[b].reset() }
         for b in 0..<Self.maxBands where !louderBaselines[b].isEmpty { louderBaselines[b].reset() }
         louderSeen = 0
+        stepFrames = 0
+        stepProducts = SIMD8()
+        stepMicPowers = SIMD8()
+        stepReferencePowers = SIMD8()
         louderProducts = SIMD8()
         louderMicPowers = SIMD8()
         louderReferencePowers = SIMD8()
@@ -123,5 +145,59 @@ extension VADEchoModel {
             quietest = min(quietest, largestLane(history[slot(age + d)]))
         }
         return quietest > threshold && largestLane(history[slot(age + start)]) >= largestLane(tracked) - Self.offsetGap
+    }
+
+    /// Frames in a row the fast watch must see raised and following the reference: a user's two
+    /// frames that happen to follow it do not relearn the gain.
+    static let stepHold = 3
+    /// The correlation of the microphone's band-level changes with the reference's at the delay, over
+    /// the last few frames, at least: an echo that stepped louder follows the reference from its
+    /// first frames (0.7–0.8 in those that caught the generated steps); a voice does not.
+    static let stepCoherence = 0.6
+    /// The running means' weight of the newest frame (a time constant of five frames).
+    static let stepAlpha = 0.2
+    /// The fewest bands near the reference's peaks the fast watch decides on.
+    static let stepBandsMin = 4
+    /// The fewest of the slow watch's baseline entries (every `louderStride`-th learning frame near
+    /// the peaks) a band needs for the fast watch to read it: a client that cut the agent at each
+    /// barge-in leaves a second or two of them, not the slow watch's 1.5 s window.
+    static let stepBaselineMinimum = 4
+
+    /// The fast watch for an echo that stepped louder (see the extension's note): whether it has
+    /// now held `stepHold` frames. `plays`: the direct path plays (`directPathPlays`); its running
+    /// means take every frame of the tracked stage (the response's onset, where the direct path's
+    /// first lags are still silent, is where an echo follows its reference most plainly), its test
+    /// only the frames where the direct path plays.
+    @inline(__always)
+    mutating func echoStepped(
+        mic m: SIMD8<Double>, micChange: SIMD8<Double>, tracked: SIMD8<Double>, flat: SIMD8<Double>,
+        echo: SIMD8<Double>, start: Int, plays: Bool
+    ) -> Bool {
+        let referenceChange = changes[slot(delay ?? start)]
+        let a = Self.stepAlpha
+        stepProducts += a * (micChange * referenceChange - stepProducts)
+        stepMicPowers += a * (micChange * micChange - stepMicPowers)
+        stepReferencePowers += a * (referenceChange * referenceChange - stepReferencePowers)
+        guard plays else {
+            stepFrames = 0
+            return false
+        }
+        var bands = 0
+        var raised = 0
+        var product = 0.0
+        var micPower = 0.0
+        var referencePower = 0.0
+        for b in 0..<bandCount where echo[b] > -120 && tracked[b] >= flat[b] - Self.louderPeakGap {
+            guard louderBaselines[b].size >= Self.stepBaselineMinimum else { continue }
+            bands += 1
+            if m[b] - echo[b] - louderBaselines[b].value(or: 0) >= Self.louderRaise { raised += 1 }
+            product += stepProducts[b]
+            micPower += stepMicPowers[b]
+            referencePower += stepReferencePowers[b]
+        }
+        let powers = micPower * referencePower
+        let coherent = powers > 0 && product >= Self.stepCoherence * powers.squareRoot()
+        stepFrames = bands >= Self.stepBandsMin && 4 * raised >= 3 * bands && coherent ? stepFrames + 1 : 0
+        return stepFrames >= Self.stepHold
     }
 }

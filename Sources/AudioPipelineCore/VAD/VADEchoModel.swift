@@ -55,7 +55,9 @@
 ///   expected echo is the worst plausible, `initialEchoGain` over the window.
 /// - **A louder echo path.** An echo that rose 10 dB or more at once (the volume turned up) stands
 ///   out in every frame and teaches nothing; `watchEchoLevel` sees it stand over what the gains
-///   learnt while the reference plays, and the tracked gain learns anew (VADEchoModel+Change.swift).
+///   learnt while the reference plays, and the tracked gain learns anew (VADEchoModel+Change.swift)
+///   — over 1.5 s, or within three frames where the microphone follows the reference's changes
+///   frame by frame (`echoStepped`: the first frames of the response after a step in a pause).
 /// - **A band's sound in the others.** A tone or an earcon reaches the other bands through their
 ///   filters' stopbands with its own band's gain: the expected echo counts that leak, and a gain
 ///   does not learn down from a lower-gain band's leak (VADEchoModel+Leakage.swift).
@@ -182,6 +184,12 @@ public struct VADEchoModel: Sendable {
     var louderRecent: [RunningQuantile], louderBaselines: [RunningQuantile]
     var louderSeen = 0
     var louderProducts = SIMD8<Double>(), louderMicPowers = SIMD8<Double>(), louderReferencePowers = SIMD8<Double>()
+    /// The step watch (`echoStepped`): the same running means over a few frames, and the frames in a
+    /// row that stood over what was learnt and followed the reference.
+    var stepProducts = SIMD8<Double>()
+    var stepMicPowers = SIMD8<Double>()
+    var stepReferencePowers = SIMD8<Double>()
+    var stepFrames = 0
 
     /// What each steep band passes of the others' sound, dB (`leakageTable`), and the same without
     /// neighbours (`distant`), at the stream's rate.

@@ -39,7 +39,8 @@ public enum SessionModes {
     /// comes from the files, so any option that sets the conversation is refused; with `--rooms`,
     /// `--seed` (each room is seeded from `--room-seed`) and `--echo-ir` (the rooms draw the echo
     /// path); with `--sweep NAME`, the option that sets NAME; `--room` and `--room-seed` without
-    /// `--rooms`; `--no-echo` with the echo's delay or gain. Throws a usage error (exit code 64) naming the option to drop or to add.
+    /// `--rooms`; `--no-echo` with the echo's delay or gain. Throws a usage error (exit code 64)
+    /// naming the option to drop or to add.
     public static func refuseConflicts(_ given: [String: String?]) throws(AudioPipelineError) {
         func has(_ name: String) -> Bool { (given[name] ?? nil) != nil }
         let setting = given.keys.filter { has($0) && !reportingOptions.contains($0) }.sorted()
