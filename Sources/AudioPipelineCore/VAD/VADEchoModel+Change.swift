@@ -152,7 +152,7 @@ extension VADEchoModel {
     static let stepHold = 3
     /// The correlation of the microphone's band-level changes with the reference's at the delay, over
     /// the last few frames, at least: an echo that stepped louder follows the reference from its
-    /// first frames (0.7–0.8 in those that caught the generated steps); a voice does not.
+    /// first frames (0.70–0.78 in the frames of a generated step it caught); a voice does not.
     static let stepCoherence = 0.6
     /// The running means' weight of the newest frame (a time constant of five frames).
     static let stepAlpha = 0.2
