@@ -235,5 +235,10 @@ private func segments(_ text: String) -> [(Double, Double)] {
         #expect(unknown.status == 64 && unknown.stderr.contains("pipecat has no parameter 'enter_db'"))
         let noScores = try CLI.run(["vad", "tune", "--audio", audio, "--emulate", "pipecat", "--report", s.file("r")])
         #expect(noScores.status == 64 && noScores.stderr.contains("--emulate needs --scores"))
+        // Scores without --emulate tuned the energy VAD, silently.
+        let noFramework = try CLI.run(["vad", "tune", "--audio", audio, "--scores", audio, "--report", s.file("r")])
+        let named = noFramework.stderr.contains("name it with --emulate")
+        #expect(noFramework.status == 64 && named, "\(noFramework.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.file("r")))
     }
 }

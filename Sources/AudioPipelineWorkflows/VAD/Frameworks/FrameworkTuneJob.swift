@@ -308,7 +308,8 @@ extension VADTuner {
     /// `vad tune` as the command line asks: with `emulate`, the framework's VAD tuned over the score
     /// files in `scores` (its grid from `gridFile` and `axes`, its baseline from `config`), else the
     /// energy VAD, its grid from `gridFile` (swept as it is) or the default grid with each of `axes`
-    /// (`--set NAME=V1,V2,…`) replacing its axis.
+    /// (`--set NAME=V1,V2,…`) replacing its axis. Score files without `emulate` are refused (they
+    /// are a framework's, and the energy VAD would be tuned without them).
     /// - Parameters:
     ///   - o: the corpus, limits and report, and for the energy VAD its baseline.
     ///   - emulate: the framework whose VAD to tune, nil for the energy VAD.
@@ -326,6 +327,13 @@ extension VADTuner {
             let framework = try FrameworkTuneOptions(
                 emulate, like: o, scores: scores, grid: gridFile, axes: axes, config: config)
             return try FrameworkTuner.tune(framework, notes: notes, progress: progress)
+        }
+        // Score files without a framework would have tuned the energy VAD and said nothing of them.
+        if scores != nil {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--scores gives a framework's scores: name it with --emulate pipecat or livekit "
+                    + "(or tune it beside the energy VAD: --compare FRAMEWORK=DIR)")
         }
         var energy = o
         energy.grid = try VADGrid.load(file: gridFile, set: axes)
