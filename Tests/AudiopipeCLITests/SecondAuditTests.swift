@@ -29,6 +29,20 @@ import _AudioPipelineTestSupport
         #expect(s.contents == ["c.jsonl"])
     }
 
+    /// A capture cut off in the middle of a line (a full disk, a killed logger): its last line was
+    /// reported as "an entry without \"time\"", which it has. It is not valid JSON, and that is said.
+    @Test func aCaptureCutOffMidLineSaysSo() throws {
+        let s = Scratch()
+        let text = try String(contentsOfFile: root + "/samples/agent-session.jsonl", encoding: .utf8)
+        let lines = text.split(separator: "\n").map(String.init)
+        let cut = lines[0..<4].joined(separator: "\n") + "\n" + lines[4].prefix(lines[4].count / 2)
+        try cut.write(toFile: s.file("c.jsonl"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["deframe", s.file("c.jsonl"), "-o", s.file("a.wav")])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("c.jsonl: line 5: not valid JSON"), "\(r.stderr)")
+        #expect(s.contents == ["c.jsonl"])
+    }
+
     /// An entry ten seconds earlier than the one before it was written into the trace as a packet
     /// that arrived before the session began; --lenient skips it (and says so).
     @Test func timesThatGoBackAreRefusedAndSkippedWhenLenient() throws {

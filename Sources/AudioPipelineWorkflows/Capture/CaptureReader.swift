@@ -124,6 +124,12 @@ public final class CaptureReader {
             }
             return try CaptureEntry.message(kind: kind, timeMs: time, opcode: opcode, data: data, location: location)
         }
+        // A line that is not JSON among timed entries is a broken entry (a capture cut off mid-line),
+        // not an entry without a time.
+        if case .failure(let error) = parsed, lastEntry?.timed == true {
+            throw AudioPipelineError(
+                .invalidData, "\(location): not valid JSON (\(error)): an entry cut off, or a broken line")
+        }
         // A bare message among timed entries has no time either (its audio would leave the trace).
         _ = try entryTime(nil, location: location)
         return CapturedMessage(
