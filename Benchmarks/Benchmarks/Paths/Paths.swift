@@ -46,6 +46,13 @@ let benchmarks: @Sendable () -> Void = {
     // digital silence (what a jitter buffer plays between responses, and a TTS file's gaps), and its
     // echo. When the reference stops, the steep bands' state decays towards zero; the kernels flush
     // subnormals (`cvk_steep_bands`), without which these frames cost tens of µs on Intel cores.
+    // The state a session spends most of its time in: the agent talks, the user listens. The echo
+    // alone (80 ms, −10 dB) over the faint tone: the detector hears no one, so the delay's
+    // correlation over 0–500 ms runs every frame (in the rows above the user's voice is heard most
+    // of the time, and the correlation pauses while he is: double talk is not echo).
+    let echoAlone = agent.indices.map { k in
+        0.001 * Float(sin(Double(k) * 1.7)) + (k >= 1280 ? 0.3 * agent[k - 1280] : 0)
+    }
     let pausing = agent.indices.map { k -> Float in k % 32_000 < 19_200 ? agent[k] : 0 }
     let echoedPausing = speech.indices.map { k in speech[k] + (k >= 1280 ? 0.3 * pausing[k - 1280] : 0) }
     /// A VAD benchmark: `mic` (with `reference`, when there is one) fed in blocks of `block` samples
@@ -88,6 +95,9 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
     vadFrames("10ms frame 16k with reference", frameMilliseconds: 10, block: 160, mic: echoed, reference: agent)
+    vadFrames(
+        "10ms frame 16k agent talking, user silent", frameMilliseconds: 10, block: 160, mic: echoAlone,
+        reference: agent)
     vadFrames(
         "10ms frame 16k with a reference that pauses", frameMilliseconds: 10, block: 160, mic: echoedPausing,
         reference: pausing)
