@@ -734,6 +734,33 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         }
     }
 
+    /// A second quantile on the same histogram (the echo model's gain and its spread) reads what a
+    /// quantile of its own over the same values reads, through the window's turnover, a reset and
+    /// steps up and down; the first is unchanged by it.
+    @Test func anUpperQuantileReadsAsItsOwnWould() {
+        var rng = TestRNG(seed: 12)
+        var pair = RunningQuantile(window: 60, quantile: 0.5, upperQuantile: 0.75)
+        var median = RunningQuantile(window: 60, quantile: 0.5)
+        var upper = RunningQuantile(window: 60, quantile: 0.75)
+        #expect(pair.upperValue(or: -7) == -7)
+        var spread = 0.0
+        for k in 0..<4000 {
+            if k == 2500 {
+                pair.reset()
+                median.reset()
+                upper.reset()
+            }
+            let v = Double.random(in: -80...(-20), using: &rng) + (k % 700 < 350 ? 0 : 30)
+            pair.add(v)
+            median.add(v)
+            upper.add(v)
+            #expect(pair.value(or: 0) == median.value(or: 0), "frame \(k)")
+            #expect(pair.upperValue(or: 0) == upper.value(or: 0), "frame \(k)")
+            spread = max(spread, pair.upperValue(or: 0) - pair.value(or: 0))
+        }
+        #expect(spread > 10)
+    }
+
     /// The power a floor reads comes from a table of the bins' powers: it must be `power` of the
     /// quantile's value exactly, as the quantile moves up and down and after a refill; empty, the
     /// fallback's.

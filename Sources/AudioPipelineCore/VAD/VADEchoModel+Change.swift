@@ -108,7 +108,6 @@ extension VADEchoModel {
         let held = min(louderWindow, replayFrames, frames)
         for b in 0..<bandCount {
             trackedGains[b].reset()
-            spreads[b].reset()
         }
         trackedLearnt = 0
         relearning = true

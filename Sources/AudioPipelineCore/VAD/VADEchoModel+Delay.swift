@@ -60,7 +60,6 @@ extension VADEchoModel {
         candidateUpdates = 0
         for b in 0..<bandCount {
             trackedGains[b].reset()
-            spreads[b].reset()
         }
         trackedLearnt = 0
         forgetTail()

@@ -33,7 +33,8 @@ extension VADEchoModel {
                         for b in 0..<bandCount {
                             let gain = trackedGains[b].value(or: worst)
                             g.storeBytes(of: gain, toByteOffset: b * 8, as: Double.self)
-                            sp.storeBytes(of: spreads[b].value(or: gain), toByteOffset: b * 8, as: Double.self)
+                            sp.storeBytes(
+                                of: trackedGains[b].upperValue(or: gain), toByteOffset: b * 8, as: Double.self)
                             if tailInUse {
                                 let loudest = tailOffsetMax[b] > -.infinity ? tailOffsetMax[b] : 0
                                 let offset = tailMedian ? tailOffsets[b].value(or: 0) : loudest

@@ -119,7 +119,6 @@ extension VADEchoModel {
             envelopeGains[b].reset()
             settledGains[b].reset()
             trackedGains[b].reset()
-            spreads[b].reset()
         }
         forgetTail()
         decay = configuredDecay
@@ -226,7 +225,6 @@ extension VADEchoModel {
         for b in 0..<bandCount where tracked[b] > -120 && !lowers[b] {
             let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
             trackedGains[b].add(v)
-            spreads[b].add(v)
         }
         trackedLearnt += 1
     }

@@ -145,7 +145,7 @@ public struct VADEchoModel: Sendable {
     /// window and its tail); the tracked model's (median, with the 75th percentile for the error's
     /// spread); and how many frames each has learnt from.
     var envelopeGains: [RunningQuantile], settledGains: [RunningQuantile]
-    var trackedGains: [RunningQuantile], spreads: [RunningQuantile]
+    var trackedGains: [RunningQuantile]
     /// Per band, the reverberant tail's level relative to the direct path's, learnt (dB, ≤ 0; see
     /// `tailGap`), and how many frames it has learnt from.
     var tailOffsets: [RunningQuantile]
@@ -241,8 +241,9 @@ public struct VADEchoModel: Sendable {
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
         settledGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
-        trackedGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
-        spreads = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.75) }
+        trackedGains = (0..<Self.maxBands).map { _ in
+            RunningQuantile(window: window, quantile: 0.5, upperQuantile: 0.75)
+        }
         tailOffsets = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
         micQuiet = (0..<Self.maxBands).map { _ in RunningQuantile(window: frames(5), quantile: 0.1) }
         louderRecent = (0..<Self.maxBands).map { [louderWindow] _ in
