@@ -180,6 +180,52 @@ import _AudioPipelineTestSupport
         #expect(r.missedBargeIns == 0)
     }
 
+    /// Two generated halls (RT60 0.74 / 0.81 s, a reverberant tail about as loud as the direct
+    /// sound) and the sample reply, whose 0.3 s pause after its first words is where the echo model
+    /// first finds the delay. The tracked model then expected only the tail of the words before, at
+    /// the configured RT60, 8–11 dB under the room's, and the tail stopped the agent 30–100 ms
+    /// after its voice came back (both fail so without `VADEchoModel.directPathHeard`: until the
+    /// direct path has played, the window's expectation stands).
+    @Test(arguments: [
+        Hall(
+            seed: 10203, noiseDbfs: -61.1, jitterMs: 18.7, gainDb: -11.6, delayMs: 215.7, rt60Ms: 737.8, drrDb: 1.2,
+            speaker: (highPass: 183.4, lowPass: 6056.9, peakHz: 2810.6, peakDb: 7.9), softClip: 2.9),
+        Hall(
+            seed: 10238, noiseDbfs: -64.2, jitterMs: 13.2, gainDb: -19.3, delayMs: 279.4, rt60Ms: 814.1, drrDb: 4.1,
+            speaker: (highPass: 274.5, lowPass: 4647.7, peakHz: 1773.8, peakDb: 3.9), softClip: 2.97),
+    ])
+    func aDelayFoundInAHallsPauseStopsNothing(hall: Hall) throws {
+        var c = SessionConfiguration()
+        c.agent = repositoryRoot + "/samples/agent-reply-24k-pcm16.wav"
+        c.seed = hall.seed
+        c.noiseDbfs = hall.noiseDbfs
+        c.network.jitterMs = hall.jitterMs
+        c.echo.gainDb = hall.gainDb
+        c.echo.delayMs = hall.delayMs
+        c.echo.rt60Ms = hall.rt60Ms
+        c.echo.drrDb = hall.drrDb
+        c.echo.speakerHighPassHz = hall.speaker.highPass
+        c.echo.speakerLowPassHz = hall.speaker.lowPass
+        c.echo.speakerPeakHz = hall.speaker.peakHz
+        c.echo.speakerPeakDb = hall.speaker.peakDb
+        c.echo.softClip = hall.softClip
+        let r = try SessionSimulator(configuration: c).run(outputDirectory: nil)
+        #expect(r.falseBargeIns == 0, "false barge-ins at \(r.interrupts.map(\.timeS)) s")
+    }
+
+    /// A generated room: `session simulate --rooms` parameters.
+    struct Hall: Sendable {
+        let seed: UInt64
+        let noiseDbfs: Double
+        let jitterMs: Double
+        let gainDb: Double
+        let delayMs: Double
+        let rt60Ms: Double
+        let drrDb: Double
+        let speaker: (highPass: Double, lowPass: Double, peakHz: Double, peakDb: Double)
+        let softClip: Double
+    }
+
     @Test func interruptMessagesGoOnTheWireAndSentJSONLinesDeframeToTheMicrophone() throws {
         let dir = TempDir()
         let (c, tracks, _) = try Self.conversation(echo: true, user: true)

@@ -15,7 +15,7 @@ extension VADEchoModel {
     ) {
         var x: SIMD8<Double>
         var gains = SIMD8<Double>()
-        if let tracked, trackedLearnt >= learnFrames {
+        if let tracked, trackedLearnt >= learnFrames, windowRetired || directPathHeard {
             relearning = false
             windowRetired = true
             boundLearning = false

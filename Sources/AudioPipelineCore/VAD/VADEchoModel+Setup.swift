@@ -130,6 +130,7 @@ extension VADEchoModel {
         trackedLearnt = 0
         relearning = false
         windowRetired = false
+        directPathHeard = false
         for d in bounds.indices { bounds[d] = SIMD8(repeating: .infinity) }
         boundLearning = true
         boundStart = nil

@@ -36,6 +36,13 @@
 ///   does, and a user under the echo shows there (generated items: latency p90 354 → 291 ms). Before it is found,
 ///   the flat maximum of the reference over the whole search range and the tail: the echo may be
 ///   anywhere in it.
+/// - **Found in a pause.** The tracked model takes over from the window model the first frame its
+///   direct path plays after the delay was first found, not the frame it was found. Found in a
+///   pause of the agent's, the tracked model expects only the tail of what came before, at the
+///   configured RT60 — in a hall (RT60 0.7–0.85 s, a tail as loud as the direct sound) 8–11 dB
+///   under the room's own, at once, where the window model had expected the tail at full level:
+///   the sample reply's 0.3 s pause after its first words stopped the agent in 9 of 40 generated
+///   halls. The room's fall is measured in those frames all the same.
 /// - **Gain, learnt — and before that, the worst.** Per band, the echo's level over the reference
 ///   it follows. With the delay found: the median of mic − reference over frames where the
 ///   reference played through the direct path's frames and is not stopping, with a margin from the
@@ -160,6 +167,9 @@ public struct VADEchoModel: Sendable {
     /// worst plausible until the tracked gain has learnt anew — and stops learning (a third of a
     /// frame's running quantiles with eight bands).
     var windowRetired = false
+    /// Whether the reference has played through the direct path since the delay was first found:
+    /// until it has, the window model's expectation stands (see the type's note, "Found in a pause").
+    var directPathHeard = false
     /// Per band, the microphone's quiet level (the 10th percentile of its last 5 s, echo or not): the
     /// window model learns from frames where something arrived above it.
     var micQuiet: [RunningQuantile]
@@ -319,6 +329,9 @@ public struct VADEchoModel: Sendable {
         // does): only what the detector heard as the user is left out.
         if active && !nearEnd, let parts, trackedLearnt >= learnFrames {
             learnDecay(mic: m, change: micChange, parts: parts)
+        }
+        if !directPathHeard, let start, let tracked {
+            directPathHeard = directPathPlays(start: start, age: 0, tracked: tracked)
         }
         expect(into: &e, flat: flat, tracked: tracked, parts: parts)
         // A reference that has not played in the search window and its tail (no frame over
