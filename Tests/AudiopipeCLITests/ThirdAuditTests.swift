@@ -1,0 +1,21 @@
+import Foundation
+import Testing
+import _AudioPipelineTestSupport
+
+/// What the third bad-input audit of 2026-12-04 found, each held here (a test per finding).
+@Suite struct ThirdAudit {
+    /// A WAV of no frames converted to FLAC gave a 0-byte file, which no reader takes for FLAC: it is
+    /// a FLAC of no frames now, that `info` reads back.
+    @Test func anEmptyWAVConvertsToAnEmptyFLAC() throws {
+        let s = Scratch()
+        try BadInputs.wav(announced: 0).write(to: URL(fileURLWithPath: s.file("empty.wav")))
+        let c = try CLI.run(["convert", s.file("empty.wav"), s.file("out.flac")])
+        #expect(c.status == 0, "\(c.stderr)")
+        let size = try FileManager.default.attributesOfItem(atPath: s.file("out.flac"))[.size] as? Int
+        #expect((size ?? 0) > 0)
+        let info = try CLI.run(["info", s.file("out.flac"), "--json"])
+        #expect(info.status == 0, "\(info.stderr)")
+        let report = try #require((try JSONSerialization.jsonObject(with: info.stdout) as? [[String: Any]])?.first)
+        #expect(report["container"] as? String == "flac" && report["frames"] as? Int == 0, "\(report)")
+    }
+}
