@@ -18,4 +18,17 @@ import _AudioPipelineTestSupport
         let report = try #require((try JSONSerialization.jsonObject(with: info.stdout) as? [[String: Any]])?.first)
         #expect(report["container"] as? String == "flac" && report["frames"] as? Int == 0, "\(report)")
     }
+
+    /// `bench --plot X --csv X` wrote the plot, then the CSV over it: refused before the run, naming
+    /// both options; so are `vad detect`'s labels and frames on one file.
+    @Test func twoOutputsOnOneFileNameBothOptions() throws {
+        let s = Scratch()
+        let bench = try CLI.run(["bench", "--plot", s.file("x"), "--csv", s.file("x"), "--duration", "0.2", "-q"])
+        #expect(
+            bench.status == 64 && bench.stderr.contains("given for two outputs (--csv and --plot)"), "\(bench.stderr)")
+        #expect(s.contents.isEmpty)
+        let vad = try CLI.run(["vad", "detect", mic, "-o", s.file("f.txt"), "--frames", s.file("f.txt")])
+        #expect(vad.status == 64 && vad.stderr.contains("given for two outputs (-o and --frames)"), "\(vad.stderr)")
+        #expect(s.contents.isEmpty)
+    }
 }
