@@ -31,4 +31,11 @@ import _AudioPipelineTestSupport
         #expect(vad.status == 64 && vad.stderr.contains("given for two outputs (-o and --frames)"), "\(vad.stderr)")
         #expect(s.contents.isEmpty)
     }
+
+    /// `bench --iterations N` fixes the chunks per row, and `--duration` given beside it was ignored.
+    @Test func benchRefusesIterationsWithDuration() throws {
+        let r = try CLI.run(["bench", "--iterations", "10", "--duration", "0.2", "--no-peers", "-q"])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("audiopipe: --iterations fixes the chunks per row, which --duration"), "\(r.stderr)")
+    }
 }

@@ -1,0 +1,23 @@
+import AudioPipelineCore
+
+/// Options that another option given with them would silently ignore, refused before anything
+/// runs (as `SessionModes.refuseConflicts` does for `session simulate`'s modes).
+public enum OptionConflicts {
+    /// `arguments`: the command line after the program's name (`vad detect mic.wav --scores …`).
+    /// Refuses:
+    /// - `bench --iterations` with `--duration` (the chunks per row, or the time they fill).
+    ///
+    /// - Throws: a usage error (exit code 64) naming the option to drop or to add.
+    public static func refuse(_ arguments: [String]) throws(AudioPipelineError) {
+        // The command's name: a group's (vad, jitter, analyze, session) is two words.
+        let words = ["vad", "jitter", "analyze", "session"].contains(arguments.first ?? "") ? 2 : 1
+        let command = arguments.prefix(words).joined(separator: " ")
+        let given = SessionModes.given(Array(arguments.dropFirst(words)))
+        func has(_ name: String) -> Bool { given[name] != nil }
+        if command == "bench", has("--iterations"), has("--duration") {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--iterations fixes the chunks per row, which --duration would set from the time: give one")
+        }
+    }
+}
