@@ -38,4 +38,21 @@ import _AudioPipelineTestSupport
         #expect(r.status == 64, "\(r.stderr)")
         #expect(r.stderr.contains("audiopipe: --iterations fixes the chunks per row, which --duration"), "\(r.stderr)")
     }
+
+    /// The adaptive policy's options did nothing with `--policy fixed:MS`: refused, naming the option.
+    @Test(arguments: [
+        ["--margin-ms", "5"], ["--hole-wait-ms", "20"], ["--decelerate-ms", "4"], ["--quantile", "0.9"],
+    ])
+    func aFixedPolicyRefusesTheAdaptiveOptions(option: [String]) throws {
+        let s = Scratch()
+        try "seq,send_ms,arrival_ms,duration_ms\n0,0,30,20\n1,20,50,20\n".write(
+            toFile: s.file("t.csv"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(
+            ["jitter", "simulate", s.file("t.csv"), "-o", s.file("p.csv"), "--policy", "fixed:100"] + option)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("\(option[0]) tunes the adaptive policy, not --policy fixed:100"), "\(r.stderr)")
+        #expect(s.contents == ["t.csv"])
+        let adaptive = try CLI.run(["jitter", "simulate", s.file("t.csv"), "-o", s.file("p.csv")] + option + ["-q"])
+        #expect(adaptive.status == 0, "\(adaptive.stderr)")
+    }
 }

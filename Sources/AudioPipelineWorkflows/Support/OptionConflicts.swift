@@ -5,7 +5,9 @@ import AudioPipelineCore
 public enum OptionConflicts {
     /// `arguments`: the command line after the program's name (`vad detect mic.wav --scores …`).
     /// Refuses:
-    /// - `bench --iterations` with `--duration` (the chunks per row, or the time they fill).
+    /// - `bench --iterations` with `--duration` (the chunks per row, or the time they fill);
+    /// - `--quantile` with `--policy fixed:MS` (`JitterSettings.validate` refuses the other
+    ///   adaptive options).
     ///
     /// - Throws: a usage error (exit code 64) naming the option to drop or to add.
     public static func refuse(_ arguments: [String]) throws(AudioPipelineError) {
@@ -18,6 +20,10 @@ public enum OptionConflicts {
             throw AudioPipelineError(
                 .invalidConfiguration,
                 "--iterations fixes the chunks per row, which --duration would set from the time: give one")
+        }
+        if let policy = given["--policy"] ?? nil, policy.hasPrefix("fixed:"), has("--quantile") {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--quantile tunes the adaptive policy, not --policy \(policy): drop --quantile")
         }
     }
 }
