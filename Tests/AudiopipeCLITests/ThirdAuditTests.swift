@@ -55,4 +55,25 @@ import _AudioPipelineTestSupport
         let adaptive = try CLI.run(["jitter", "simulate", s.file("t.csv"), "-o", s.file("p.csv")] + option + ["-q"])
         #expect(adaptive.status == 0, "\(adaptive.stderr)")
     }
+
+    /// A framework's VAD (`vad detect --scores`, `vad tune --emulate`) ran with the energy VAD's
+    /// parameters given and ignored them.
+    @Test func aFrameworkVADRefusesTheEnergyVADsOptions() throws {
+        let s = Scratch()
+        let scores = root + "/samples/vad-scores/pipecat"
+        let detect = try CLI.run([
+            "vad", "detect", root + "/samples/vad/keyboard.wav", "--scores", scores + "/keyboard.csv",
+            "--enter-db", "9", "-o", s.file("l.txt"),
+        ])
+        #expect(detect.status == 64, "\(detect.stderr)")
+        #expect(
+            detect.stderr.contains("--enter-db sets the energy VAD, which --scores does not run"), "\(detect.stderr)")
+        let tune = try CLI.run([
+            "vad", "tune", "--audio", root + "/samples/vad", "--scores", scores, "--emulate", "pipecat",
+            "--param", "hangover_ms=100", "--report", s.file("rep"),
+        ])
+        #expect(tune.status == 64, "\(tune.stderr)")
+        #expect(tune.stderr.contains("--param hangover_ms sets the energy VAD, which --emulate"), "\(tune.stderr)")
+        #expect(s.contents.isEmpty)
+    }
 }

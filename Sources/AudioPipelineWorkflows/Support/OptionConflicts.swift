@@ -6,6 +6,8 @@ public enum OptionConflicts {
     /// `arguments`: the command line after the program's name (`vad detect mic.wav --scores …`).
     /// Refuses:
     /// - `bench --iterations` with `--duration` (the chunks per row, or the time they fill);
+    /// - the energy VAD's parameters (`--enter-db`, `--param NAME=…`) with `vad detect --scores` or
+    ///   `vad tune --emulate`, which run a framework's VAD instead;
     /// - `--quantile` with `--policy fixed:MS` (`JitterSettings.validate` refuses the other
     ///   adaptive options).
     ///
@@ -21,9 +23,23 @@ public enum OptionConflicts {
                 .invalidConfiguration,
                 "--iterations fixes the chunks per row, which --duration would set from the time: give one")
         }
+        let framework = command == "vad detect" ? "--scores" : command == "vad tune" ? "--emulate" : nil
+        if let framework, has(framework), let energy = energyParameters(given).first {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "\(energy) sets the energy VAD, which \(framework) does not run (--config and --set "
+                    + "are the framework's there): drop \(energy)")
+        }
         if let policy = given["--policy"] ?? nil, policy.hasPrefix("fixed:"), has("--quantile") {
             throw AudioPipelineError(
                 .invalidConfiguration, "--quantile tunes the adaptive policy, not --policy \(policy): drop --quantile")
         }
+    }
+
+    /// The energy VAD's options given (`--enter-db`, `--param enter_db`), in the order of its parameters.
+    static func energyParameters(_ given: [String: String?]) -> [String] {
+        VADConfiguration.parameterNames.flatMap { name in
+            ["--" + String(name.map { $0 == "_" ? "-" : $0 }), "--param " + name]
+        }.filter { given[$0] != nil }
     }
 }
