@@ -76,4 +76,13 @@ import _AudioPipelineTestSupport
         #expect(tune.stderr.contains("--param hangover_ms sets the energy VAD, which --emulate"), "\(tune.stderr)")
         #expect(s.contents.isEmpty)
     }
+
+    /// `frame --control` on a profile without start or stop messages wrote none, without a word.
+    @Test func controlOnAProfileWithoutControlMessagesIsRefused() throws {
+        let s = Scratch()
+        let r = try CLI.run(["frame", mic, "--profile", "openai-realtime", "--control", "-o", s.file("m.jsonl")])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("openai-realtime has no start or stop message; drop --control"), "\(r.stderr)")
+        #expect(s.contents.isEmpty)
+    }
 }
