@@ -85,4 +85,13 @@ import _AudioPipelineTestSupport
         #expect(r.stderr.contains("openai-realtime has no start or stop message; drop --control"), "\(r.stderr)")
         #expect(s.contents.isEmpty)
     }
+
+    /// `--shards` counts the shards of `--shard auto`; with `--shard I/N`, or alone, it was ignored.
+    @Test(arguments: [["--shard", "1/2", "--shards", "4"], ["--shards", "4"]])
+    func shardsWithoutShardAutoIsRefused(options: [String]) throws {
+        let s = Scratch()
+        let r = try CLI.run(["convert", mic, phone, "-o", s.file("out"), "-q"] + options)
+        #expect(r.status == 64 && r.stderr.contains("--shards is the number of shards of --shard auto"), "\(r.stderr)")
+        #expect(s.contents.isEmpty)
+    }
 }

@@ -9,7 +9,8 @@ public enum OptionConflicts {
     /// - the energy VAD's parameters (`--enter-db`, `--param NAME=…`) with `vad detect --scores` or
     ///   `vad tune --emulate`, which run a framework's VAD instead;
     /// - `--quantile` with `--policy fixed:MS` (`JitterSettings.validate` refuses the other
-    ///   adaptive options).
+    ///   adaptive options);
+    /// - `--shards` without `--shard auto`.
     ///
     /// - Throws: a usage error (exit code 64) naming the option to drop or to add.
     public static func refuse(_ arguments: [String]) throws(AudioPipelineError) {
@@ -33,6 +34,10 @@ public enum OptionConflicts {
         if let policy = given["--policy"] ?? nil, policy.hasPrefix("fixed:"), has("--quantile") {
             throw AudioPipelineError(
                 .invalidConfiguration, "--quantile tunes the adaptive policy, not --policy \(policy): drop --quantile")
+        }
+        if has("--shards"), (given["--shard"] ?? nil) != "auto" {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--shards is the number of shards of --shard auto: give --shard auto")
         }
     }
 
