@@ -94,4 +94,18 @@ import _AudioPipelineTestSupport
         #expect(r.status == 64 && r.stderr.contains("--shards is the number of shards of --shard auto"), "\(r.stderr)")
         #expect(s.contents.isEmpty)
     }
+
+    /// A batch's selection and naming options did nothing for one file: refused, naming the option.
+    @Test(arguments: [
+        ["--include", "*.flac"], ["--exclude", "*.wav"], ["--name", "{stem}-x.{ext}"], ["--fail-fast"],
+    ])
+    func batchOptionsAreRefusedForOneFile(option: [String]) throws {
+        let s = Scratch()
+        let r = try CLI.run(["convert", mic, s.file("o.wav")] + option)
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("\(option[0]) is for a batch's files, and this run has one file"), "\(r.stderr)")
+        #expect(s.contents.isEmpty)
+        let info = try CLI.run(["info", mic, "--name", "{stem}.txt"])
+        #expect(info.status == 64 && info.stderr.contains("info writes none: drop --name"), "\(info.stderr)")
+    }
 }

@@ -10,7 +10,8 @@ public enum OptionConflicts {
     ///   `vad tune --emulate`, which run a framework's VAD instead;
     /// - `--quantile` with `--policy fixed:MS` (`JitterSettings.validate` refuses the other
     ///   adaptive options);
-    /// - `--shards` without `--shard auto`.
+    /// - `--shards` without `--shard auto`;
+    /// - `info --name` (info writes no files).
     ///
     /// - Throws: a usage error (exit code 64) naming the option to drop or to add.
     public static func refuse(_ arguments: [String]) throws(AudioPipelineError) {
@@ -38,6 +39,10 @@ public enum OptionConflicts {
         if has("--shards"), (given["--shard"] ?? nil) != "auto" {
             throw AudioPipelineError(
                 .invalidConfiguration, "--shards is the number of shards of --shard auto: give --shard auto")
+        }
+        if command == "info", has("--name") {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--name names the output files under -o DIR, and info writes none: drop --name")
         }
     }
 
