@@ -108,4 +108,22 @@ import _AudioPipelineTestSupport
         let info = try CLI.run(["info", mic, "--name", "{stem}.txt"])
         #expect(info.status == 64 && info.stderr.contains("info writes none: drop --name"), "\(info.stderr)")
     }
+
+    /// A grid file's empty axis swept the baseline's value alone, and a number no Double holds was
+    /// "not valid JSON" without the field: both are bad data naming the field, before any work.
+    @Test(arguments: [
+        (#"{"enter_db": []}"#, "no values for 'enter_db' in the grid"),
+        (#"{"enter_db": [6, 1e999]}"#, "'enter_db' in the grid has a value that is not a finite number"),
+        (#"{"exit_db": [2], "enter_db": 1e999}"#, "'enter_db' in the grid has a value that is not a finite number"),
+    ])
+    func aGridFilesEmptyOrInfiniteAxisIsNamed(grid: String, message: String) throws {
+        let s = Scratch()
+        try grid.write(toFile: s.file("g.json"), atomically: true, encoding: .utf8)
+        let r = try CLI.run([
+            "vad", "tune", "--audio", root + "/samples/vad", "--grid", s.file("g.json"), "--report", s.file("rep"),
+        ])
+        #expect(r.status == 65, "\(r.stderr)")
+        #expect(r.stderr.contains("g.json: " + message), "\(r.stderr)")
+        #expect(s.contents == ["g.json"])
+    }
 }
