@@ -126,4 +126,23 @@ import _AudioPipelineTestSupport
         #expect(r.stderr.contains("g.json: " + message), "\(r.stderr)")
         #expect(s.contents == ["g.json"])
     }
+
+    /// The exit-code table said 66 for "a directory", while `convert DIR out.wav` exits 64: the
+    /// directory is a batch's input given without `-o DIR`, a usage error; 66 is a directory where a
+    /// file is read (`--reference DIR`). The table now says which is which, and the code does it.
+    @Test func aDirectorysExitCodeIsTheOneTheTableGives() throws {
+        let s = Scratch()
+        try FileManager.default.createDirectory(atPath: s.file("d"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: mic, toPath: s.file("d/a.wav"))
+        let table = try String(contentsOfFile: root + "/docs/reference.md", encoding: .utf8).split(separator: "\n")
+        let usage = try #require(table.first { $0.hasPrefix("| 64 |") })
+        let noInput = try #require(table.first { $0.hasPrefix("| 66 |") })
+        #expect(usage.contains("a directory or several inputs with an output file instead of `-o DIR`"))
+        #expect(noInput.contains("a directory where a file is read (`--reference DIR`"))
+        let convert = try CLI.run(["convert", s.file("d"), s.file("o.wav")])
+        #expect(convert.status == 64 && convert.stderr.contains("d is a directory: a batch writes files"))
+        let reference = try CLI.run(["vad", "detect", mic, "--reference", s.file("d"), "-o", s.file("l.txt")])
+        #expect(reference.status == 66 && reference.stderr.contains("d: is a directory, not an audio file"))
+        #expect(s.contents == ["d"])
+    }
 }
