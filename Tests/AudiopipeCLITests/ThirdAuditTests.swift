@@ -145,4 +145,46 @@ import _AudioPipelineTestSupport
         #expect(reference.status == 66 && reference.stderr.contains("d: is a directory, not an audio file"))
         #expect(s.contents == ["d"])
     }
+
+    /// A batch whose every file failed left its `-o` directory, made for the outputs, empty behind
+    /// it; a directory that got an output stays.
+    @Test func aBatchWhoseFilesAllFailedLeavesNoDirectory() throws {
+        let s = Scratch(), inputs = Scratch()
+        try FileManager.default.createDirectory(atPath: inputs.file("sub"), withIntermediateDirectories: true)
+        try "junk\n".write(toFile: inputs.file("a.wav"), atomically: true, encoding: .utf8)
+        try "junk\n".write(toFile: inputs.file("sub/b.wav"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["convert", inputs.path, "--recursive", "-o", s.file("out/16k"), "-q"])
+        #expect(r.status == 65 && r.stderr.contains("a.wav: cannot decode"), "\(r.stderr)")
+        #expect(s.contents.isEmpty, "\(s.contents)")
+        try FileManager.default.copyItem(atPath: mic, toPath: inputs.file("c.wav"))
+        let some = try CLI.run(["convert", inputs.path, "--recursive", "-o", s.file("out"), "-q"])
+        #expect(some.status == 65)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: s.file("out")) == ["c.wav"])
+    }
+
+    /// SIGINT before a batch's first file finished left a 0-byte `--report` and the empty `-o`
+    /// directory: both go, as the temporary files do (the input, a FIFO nobody writes, never ends).
+    @Test func anInterruptedBatchLeavesNoEmptyReport() throws {
+        let s = Scratch(), inputs = Scratch()
+        #expect(mkfifo(inputs.file("waiting.wav"), 0o600) == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = [
+            "convert", inputs.file("waiting.wav"), mic, "-o", s.file("out"), "--report", s.file("r.jsonl"), "-j", "1",
+            "-q",
+        ]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let deadline = Date().addingTimeInterval(120)
+        while Date() < deadline && p.isRunning && !FileManager.default.fileExists(atPath: s.file("out")) {
+            usleep(2_000)
+        }
+        usleep(100_000)
+        #expect(s.contents == ["out", "r.jsonl"], "the batch started: \(s.contents)")
+        kill(p.processIdentifier, SIGINT)
+        p.waitUntilExit()
+        #expect(p.terminationReason == .exit && p.terminationStatus == 130)
+        #expect(s.contents.isEmpty, "\(s.contents)")
+    }
 }
