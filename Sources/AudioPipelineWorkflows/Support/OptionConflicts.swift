@@ -27,10 +27,11 @@ public enum OptionConflicts {
         }
         let framework = command == "vad detect" ? "--scores" : command == "vad tune" ? "--emulate" : nil
         if let framework, has(framework), let energy = energyParameters(given).first {
+            let settings =
+                framework == "--scores" ? "--config is the framework's" : "--config and --set are the framework's"
             throw AudioPipelineError(
                 .invalidConfiguration,
-                "\(energy) sets the energy VAD, which \(framework) does not run (--config and --set "
-                    + "are the framework's there): drop \(energy)")
+                "\(energy) sets the energy VAD, which \(framework) does not run (\(settings) there): drop \(energy)")
         }
         if let policy = given["--policy"] ?? nil, policy.hasPrefix("fixed:"), has("--quantile") {
             throw AudioPipelineError(
