@@ -241,6 +241,10 @@ public final class AudioFileWriter {
         try flushStaging()
         guard let h = handle else { return }
         handle = nil
+        // libsndfile starts the FLAC encoder, which writes the stream's header, at the first write:
+        // a file of no frames was left empty (0 bytes, no FLAC). Writing the header now makes it a
+        // valid FLAC of no audio.
+        if type == .flac && framesWritten == 0 { sf_command(h, Int32(SFC_UPDATE_HEADER_NOW), nil, 0) }
         let rc = sf_close(h)
         if let fd = ownedDescriptor {
             ownedDescriptor = nil

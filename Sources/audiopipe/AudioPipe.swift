@@ -27,6 +27,7 @@ struct AudioPipe: ParsableCommand {
         Interruption.install()
         do {
             var command = try parseAsRoot()
+            try OptionConflicts.refuse(Array(CommandLine.arguments.dropFirst()))
             if let c = command as? any TakesInputs, c.inputPaths.isEmpty && c.batch.inputList == nil {
                 throw UsageError(type(of: command), "no input files: give them as arguments, or --input-list FILE")
             }

@@ -94,7 +94,9 @@ import _AudioPipelineTestSupport
             "--device-rate", "--device-channels", "--chunk-ms", "--duration", "--iterations", "--warmup", "--cpu",
             "--tick-ms", "--frame-ms",
         ] {
-            let quick = ["bench", "--iterations", "50", "--warmup", "5", "--no-peers", "--quiet"]
+            // (--iterations fixes the chunks per row, and is refused beside --duration.)
+            let chunks = option == "--duration" ? [] : ["--iterations", "50"]
+            let quick = ["bench"] + chunks + ["--warmup", "5", "--no-peers", "--quiet"]
             cases.append(({ quick + [option, $0] }, [option, "frame_ms", "chunk"]))
         }
         for name in Self.vadParameters {

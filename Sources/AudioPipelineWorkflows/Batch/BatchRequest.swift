@@ -32,6 +32,26 @@ public struct BatchRequest: Sendable {
             || paths.contains(where: BatchSelection.isDirectory)
     }
 
+    /// `isBatch`, refusing in one file's run the options only a batch reads (`convert a.wav b.wav
+    /// --include '*.wav'` converted a.wav): `--include`, `--exclude`, `--name` (other than the
+    /// default), `--fail-fast`.
+    /// - Throws: a usage error (exit code 64) naming the first one given.
+    public static func isBatch(
+        paths: [String], outputDirectory: String?, batchOptionGiven: Bool, include: [String], exclude: [String],
+        name: String, failFast: Bool
+    ) throws(AudioPipelineError) -> Bool {
+        if isBatch(paths: paths, outputDirectory: outputDirectory, batchOptionGiven: batchOptionGiven) { return true }
+        let given = [
+            ("--include", !include.isEmpty), ("--exclude", !exclude.isEmpty),
+            ("--name", name != OutputTree.defaultTemplate), ("--fail-fast", failFast),
+        ]
+        if let option = given.first(where: \.1)?.0 {
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(option) is for a batch's files, and this run has one file: drop \(option)")
+        }
+        return false
+    }
+
     /// Each input with its output, refusing collisions and an empty set before anything runs.
     public func plan() throws(AudioPipelineError) -> [BatchItem] {
         // An empty directory would put every output at the filesystem's root (`{dir}/{stem}.{ext}`).

@@ -207,6 +207,7 @@ public enum BatchRunner {
             worker.start()
         }
         group.wait()
+        TemporaryFiles.removeEmptyDirectories()  // those of files that failed
         if let e = results.error { throw e }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return state.summary(

@@ -9,6 +9,9 @@ final class ResultsFile: @unchecked Sendable {
     private let fd: Int32
     private let lock = NSLock()
     private(set) var error: AudioPipelineError?
+    /// A file this run made that holds no result yet: removed if the run is interrupted
+    /// (`TemporaryFiles`), as an empty report says nothing (SIGINT left a 0-byte one).
+    private var empty = false
 
     /// Opens `path` (nil: no file). Without `append` an existing file is started anew, with it
     /// added to — either only if it is empty or a results file (its first line a result): anything
@@ -23,10 +26,15 @@ final class ResultsFile: @unchecked Sendable {
                 "\(path): exists and is not a results file (its first line is not a batch result); "
                     + "remove it or choose another --report path")
         }
+        let existed = access(path, F_OK) == 0
         fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (append ? 0 : O_TRUNC), 0o666)
         guard fd >= 0 else {
             throw AudioPipelineError(
                 .outputFailed, "\(path): cannot open the results file: \(String(cString: strerror(errno)))")
+        }
+        if !existed {
+            empty = true
+            TemporaryFiles.register(path)
         }
         // A line cut short by a crash: end it, so the next line starts on its own.
         var st = stat()
@@ -62,6 +70,10 @@ final class ResultsFile: @unchecked Sendable {
         defer { lock.unlock() }
         do {
             try line.withUnsafeBytes { b in try FileDescriptorIO.writeAll(fd, b, path: path!) }
+            if empty {
+                TemporaryFiles.unregister(path!)
+                empty = false
+            }
         } catch let e as AudioPipelineError {
             error = error ?? e
         } catch {}
@@ -218,12 +230,20 @@ public enum OutputTree {
         }
     }
 
-    /// Creates the directories above `path`.
+    /// Creates the directories above `path`, each registered to be removed if the run leaves it
+    /// empty (`TemporaryFiles.registerDirectory`).
     static func makeParent(of path: String) throws(AudioPipelineError) {
         let dir = PathParts.split(PathParts.normalized(path)).directory
         guard !dir.isEmpty, !FileManager.default.fileExists(atPath: dir) else { return }
+        var missing: [String] = []
+        var d = dir
+        while !d.isEmpty, d != "/", d != ".", !FileManager.default.fileExists(atPath: d) {
+            missing.append(d)
+            d = PathParts.split(d).directory
+        }
         do {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            missing.forEach(TemporaryFiles.registerDirectory)
         } catch {
             // Another worker may have made it in the meantime.
             var isDirectory: ObjCBool = false

@@ -124,6 +124,7 @@ public enum BenchJob {
     public static func run(
         _ o: BenchOptions, progress: (String) -> Void = { _ in }
     ) throws(AudioPipelineError) -> (report: BenchReport, failures: [String]) {
+        try SamePathGuard.refuse(inputs: [], options: [("--csv", o.csvPath), ("--plot", o.plotPath)])
         let budgets = try o.budget.map { b throws(AudioPipelineError) in try BenchBudget.parse(b) } ?? []
         let s = try settings(o)
         var pinned: String?

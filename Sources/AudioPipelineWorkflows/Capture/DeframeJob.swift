@@ -24,7 +24,7 @@ public enum Deframer {
     public static func deframe(input: String, output: String, options: DeframeOptions) throws(AudioPipelineError)
         -> DeframeReport
     {
-        try SamePathGuard.refuse(inputs: [input], outputs: [output] + (options.tracePath.map { [$0] } ?? []))
+        try SamePathGuard.refuse(inputs: [input], options: [("-o", output), ("--trace", options.tracePath)])
         let type = try Self.outputType(output)
         var writer: AudioOutput?
         var trace: ByteOutput?

@@ -55,6 +55,9 @@ public enum Framer {
     ) throws(AudioPipelineError) -> FrameReport {
         try SamePathGuard.refuse(input: input, output: output)
         let p = options.profile
+        if options.control && p.startMessage == nil && p.stopMessage == nil {
+            throw AudioPipelineError(.invalidConfiguration, "\(p.name) has no start or stop message; drop --control")
+        }
         let reader = try AudioFileReader(path: input, raw: raw)
         let channels: FormatConverter.ChannelPlan = reader.format.channels == 1 ? .keep : .downmix
         let path = try CapturePath(

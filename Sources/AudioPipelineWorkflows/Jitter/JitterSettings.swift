@@ -82,7 +82,19 @@ public struct JitterSettings: Codable, Sendable, Hashable {
         try range(baselineS, 0.1...600, "--baseline-s")
         try range(accelerateMs, 0...10_000, "--accelerate-ms")
         try range(decelerateMs, 0...10_000, "--decelerate-ms")
-        _ = try parsedPolicy(rate: 24_000)
+        if case .fixed = try parsedPolicy(rate: 24_000) {
+            // The fixed policy neither estimates the jitter nor stretches: these would be ignored.
+            let adaptive = [
+                ("--hole-wait-ms", holeWaitMs), ("--margin-ms", marginMs), ("--max-stall-ms", maxStallMs),
+                ("--history-s", historyS), ("--baseline-s", baselineS), ("--accelerate-ms", accelerateMs),
+                ("--decelerate-ms", decelerateMs),
+            ]
+            if let option = adaptive.first(where: { $0.1 != nil })?.0 {
+                throw AudioPipelineError(
+                    .invalidConfiguration, "\(option) tunes the adaptive policy, not --policy \(policy): drop \(option)"
+                )
+            }
+        }
     }
 
     func parsedPolicy(rate: Int) throws(AudioPipelineError) -> JitterBuffer.Policy {

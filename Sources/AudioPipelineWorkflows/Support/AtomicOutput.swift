@@ -179,6 +179,8 @@ public final class AtomicOutput: @unchecked Sendable {
 /// file (and removes it) or finds it already renamed into place — never half of each.
 public enum TemporaryFiles {
     nonisolated(unsafe) private static var paths: Set<String> = []
+    /// Directories a run made for its outputs: removed when they are left empty (`rmdir`).
+    nonisolated(unsafe) private static var directories: Set<String> = []
     private static let lock = NSLock()
     /// While `publishingLast` runs on a thread: the outputs its job finished there, in order, not yet
     /// renamed (per thread, so other work of the process — a batch's workers, tests run in parallel —
@@ -194,6 +196,28 @@ public enum TemporaryFiles {
         lock.lock()
         paths.insert(path)
         lock.unlock()
+    }
+
+    /// Records a directory made for outputs, to remove if it is empty when the run fails or is
+    /// interrupted (`removeEmptyDirectories`): every file of a batch failing left an empty `-o DIR`.
+    public static func registerDirectory(_ path: String) {
+        lock.lock()
+        directories.insert(path)
+        lock.unlock()
+    }
+
+    /// Removes the registered directories that are empty, the deepest first (a directory holding
+    /// an output, or anything else, stays).
+    public static func removeEmptyDirectories() {
+        lock.lock()
+        defer { lock.unlock() }
+        removeEmpty()
+    }
+
+    private static func removeEmpty() {
+        for d in directories.sorted(by: { $0.count > $1.count }) where rmdir(d) == 0 || errno == ENOENT {
+            directories.remove(d)
+        }
     }
 
     /// Forgets a temporary path (renamed into place, or removed).
@@ -341,5 +365,6 @@ public enum TemporaryFiles {
     private static func removeAll() {
         for path in paths { try? FileManager.default.removeItem(atPath: path) }
         paths.removeAll()
+        removeEmpty()
     }
 }

@@ -14,23 +14,37 @@ public enum SamePathGuard {
 
     /// No output may be any input, and no two outputs the same file.
     public static func refuse(inputs: [String], outputs: [String]) throws(AudioPipelineError) {
-        for o in outputs {
-            for i in inputs { try refuse(input: i, output: o) }
+        try refuse(inputs: inputs, options: outputs.map { (option: nil, path: $0) })
+    }
+
+    /// As `refuse(inputs:outputs:)`, each output with the option that gave it (nil: unnamed; a nil
+    /// path: not given): two outputs on one file are refused naming both options (`bench --plot X
+    /// --csv X` wrote the plot, then the CSV over it).
+    public static func refuse(
+        inputs: [String], options outputs: [(option: String?, path: String?)]
+    ) throws(AudioPipelineError) {
+        let given = outputs.compactMap { o in o.path.map { (option: o.option, path: $0) } }
+        for o in given {
+            for i in inputs { try refuse(input: i, output: o.path) }
         }
-        for (k, a) in outputs.enumerated() {
-            for b in outputs[(k + 1)...] where same(a, b) {
+        func both(_ a: (option: String?, path: String), _ b: (option: String?, path: String)) -> String {
+            guard let x = a.option, let y = b.option else { return "also as \(a.path)" }
+            return "\(x) and \(y)"
+        }
+        for (k, a) in given.enumerated() {
+            for b in given[(k + 1)...] where same(a.path, b.path) {
                 throw AudioPipelineError(
-                    .invalidConfiguration, "\(b): given for two outputs (also as \(a)); choose another path")
+                    .invalidConfiguration, "\(b.path): given for two outputs (\(both(a, b))); choose another path")
             }
         }
         // Standard output (`-`, /dev/stdout …) is never "the same file" above, yet two outputs there
         // interleave: a trace inside the WAV data.
-        let standard = outputs.filter(StandardOutput.isStandardOutput)
+        let standard = given.filter { StandardOutput.isStandardOutput($0.path) }
         if standard.count > 1 {
             throw AudioPipelineError(
                 .invalidConfiguration,
-                "\(standard[1]): standard output is given for two outputs (also as \(standard[0])); give a file for one"
-            )
+                "\(standard[1].path): standard output is given for two outputs (\(both(standard[0], standard[1]))); "
+                    + "give a file for one")
         }
     }
 

@@ -115,7 +115,7 @@ public enum VADDetector {
         }
         try SamePathGuard.refuse(
             inputs: [input] + (o.reference.map { [$0] } ?? []) + (o.scores.map { [$0] } ?? []),
-            outputs: [output] + (o.frames.map { [$0] } ?? []))
+            options: [("-o", output), ("--frames", o.frames)])
         if let scores = o.scores { return try emulate(input: input, scores: scores, output: output, options: o) }
         let trace = try o.frames.map { (path) throws(AudioPipelineError) in
             try VADFrameTrace(path: path, reference: o.reference != nil)

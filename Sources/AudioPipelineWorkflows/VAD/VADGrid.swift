@@ -56,6 +56,11 @@ public struct VADGrid: Sendable {
             do {
                 object = try JSONDecoder().decode([String: [Double]].self, from: Data(text.utf8))
             } catch let error as DecodingError {
+                // A number beyond a Double (1e999) fails the whole text, without the field's name.
+                if let name = Self.outOfRange(text) {
+                    throw AudioPipelineError(
+                        .invalidData, "\(file): '\(name)' in the grid has a value that is not a finite number")
+                }
                 throw AudioPipelineError(
                     .invalidData,
                     "\(file): the grid must be a JSON object of lists of numbers: \(DecodingErrorText.describe(error))")
@@ -63,6 +68,10 @@ public struct VADGrid: Sendable {
                 throw AudioPipelineError(.invalidData, "\(file): \(error)")
             }
             axes = object.keys.sorted().map { ($0, object[$0]!) }
+            // An empty axis would be given the baseline's value (`including`): one setting swept.
+            if let empty = axes.first(where: \.values.isEmpty) {
+                throw AudioPipelineError(.invalidData, "\(file): no values for '\(empty.name)' in the grid")
+            }
             for name in object.keys { origins[name] = .file(file) }
         }
         for a in set {
@@ -87,6 +96,16 @@ public struct VADGrid: Sendable {
         var grid = VADGrid(axes: axes)
         grid.origins = origins
         return grid
+    }
+
+    /// The first field (by name) of a grid's text holding a number no Double holds (`1e999`): the
+    /// strict parser reads it as infinite where Foundation's refuses the whole text.
+    static func outOfRange(_ text: String) -> String? {
+        guard let object = (try? JSON.parse(text))?.object else { return nil }
+        return object.keys.sorted().first { name in
+            let values = object[name]?.array ?? object[name].map { [$0] } ?? []
+            return values.contains { $0.number.map { !$0.isFinite } ?? false }
+        }
     }
 
     /// The barge-in policy's axes `vad tune` adds when the recordings have far-end references and

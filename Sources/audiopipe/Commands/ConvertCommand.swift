@@ -54,7 +54,7 @@ struct Convert: ParsableCommand {
         options.strict = raw.strict
         let rawFormat = try raw.rawFormat()
         // IN OUT is one file, as ever; anything else (or -o DIR) is a batch.
-        if batch.isBatch(paths.count == 2 && outputDirectory == nil ? [paths[0]] : paths, output: outputDirectory) {
+        if try batch.isBatch(paths.count == 2 && outputDirectory == nil ? [paths[0]] : paths, output: outputDirectory) {
             options.type = type ?? .wav
             try options.validate()
             return try batch.run(
@@ -62,14 +62,12 @@ struct Convert: ParsableCommand {
                 digest: "convert", options, rawFormat as Any, report: output,
                 job: BatchJobs.convert(options, raw: rawFormat, typeGiven: type != nil))
         }
-        let input = paths[0]
-        let outputPath = paths[1]
-        options.type = try ConvertOptions.outputType(path: outputPath, type: type)
+        options.type = try ConvertOptions.outputType(path: paths[1], type: type)
         let bar = output.progressBar()
         defer { bar.finish() }
         let report = try FileConverter.convert(
-            input: input, raw: rawFormat, output: outputPath, options: options, progress: bar.update)
+            input: paths[0], raw: rawFormat, output: paths[1], options: options, progress: bar.update)
         bar.finish()
-        try ReportPrinter(output, dataOutputs: [outputPath]).print(report, text: report.text)
+        try ReportPrinter(output, dataOutputs: [paths[1]]).print(report, text: report.text)
     }
 }

@@ -38,7 +38,7 @@ struct Frame: ParsableCommand {
             profile: try ProfileLoader.load(profile, rate: rate), chunkMilliseconds: chunkMs, lastChunk: last,
             compatibility: compat, resampler: resampler, commit: commit, control: control, strict: raw.strict)
         let rawFormat = try raw.rawFormat()
-        if batch.isBatch(inputs, output: nil) {
+        if try batch.isBatch(inputs, output: nil) {
             return try batch.run(
                 inputs, kinds: BatchSelection.audioExtensions, output: outputPath,
                 ext: options.profile.isBinary ? "bin" : "jsonl", digest: "frame", options, rawFormat as Any,
@@ -76,7 +76,7 @@ struct Deframe: ParsableCommand {
     func run() throws {
         var options = try capture.deframeOptions()
         options.direction = direction
-        if batch.isBatch(inputs, output: nil) {
+        if try batch.isBatch(inputs, output: nil) {
             try BatchJobs.refuseOneFileOptions(["--trace": trace])
             return try batch.run(
                 inputs, kinds: BatchSelection.captureExtensions, output: outputPath, ext: "wav",

@@ -55,7 +55,7 @@ struct VADDetect: ParsableCommand {
         if try !options.emulate(scores: scores, config: parameters.config) {
             options.configuration = try parameters.configuration()
         }
-        if batch.isBatch(inputs, output: nil) {
+        if try batch.isBatch(inputs, output: nil) {
             try options.checkForBatch()
             let pairing = try ReferenceNaming(suffix: referenceSuffix)
             return try batch.run(

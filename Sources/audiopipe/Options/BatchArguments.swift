@@ -20,8 +20,10 @@ struct BatchArguments: ParsableArguments {
 
     var optionGiven: Bool { recursive || inputList != nil || results != nil || shard != nil || jobs != nil }
 
-    func isBatch(_ paths: [String], output: String?) -> Bool {
-        BatchRequest.isBatch(paths: paths, outputDirectory: output, batchOptionGiven: paths.isEmpty || optionGiven)
+    func isBatch(_ paths: [String], output: String?) throws -> Bool {
+        try BatchRequest.isBatch(
+            paths: paths, outputDirectory: output, batchOptionGiven: paths.isEmpty || optionGiven,
+            include: include, exclude: exclude, name: name, failFast: failFast)
     }
 
     func validate() throws {
