@@ -22,7 +22,7 @@ struct RunningQuantile {
     let withPower: Bool
     /// A second quantile of the same window, or NaN: a value and its spread learnt from the same
     /// values (the echo model's gain and its 75th percentile per band) share one histogram and one
-    /// ring — one add where two took 5 % of a frame in which the agent talks.
+    /// ring: one add where there were two (the frame where the agent talks, p50 2.33 → 2.29 µs).
     let upperQuantile: Double
     private var upperIndex = 0
     private var upperBelow = 0
