@@ -89,6 +89,45 @@ import _AudioPipelineTestSupport
         #expect(s.contents.isEmpty)
     }
 
+    /// `frame --commit` on a profile without a commit message was refused only once the whole input
+    /// had been framed: now before the input is read (an input that is not audio shows which comes
+    /// first).
+    @Test func commitOnAProfileWithoutACommitMessageIsRefusedFirst() throws {
+        let s = Scratch()
+        try "not audio".write(toFile: s.file("x.wav"), atomically: true, encoding: .utf8)
+        let r = try CLI.run(["frame", s.file("x.wav"), "--profile", "gemini-live", "--commit", "-o", s.file("m.jsonl")])
+        #expect(r.status == 64, "\(r.stderr)")
+        #expect(r.stderr.contains("gemini-live has no commit message; drop --commit"), "\(r.stderr)")
+        #expect(s.contents == ["x.wav"])
+    }
+
+    /// `vad detect --scores` with the energy VAD's `--explain` was refused file by file inside a
+    /// batch (an error for every file); now once, before any file is read. `--resampler`, for a
+    /// reference that `--scores` never reads, was ignored.
+    @Test func scoresRefuseTheEnergyVADsOutputsOnce() throws {
+        let s = Scratch()
+        try #"{"pipecat": {}}"#.write(toFile: s.file("p.json"), atomically: true, encoding: .utf8)
+        let scores = root + "/samples/vad-scores/pipecat"
+        let inputs = [root + "/samples/vad/keyboard.wav", root + "/samples/vad/pink-noise.wav"]
+        let batch = try CLI.run(
+            ["vad", "detect"] + inputs + [
+                "--scores", scores, "--config", s.file("p.json"), "--explain", "--format", "json",
+                "-o", s.file("out"),
+            ])
+        #expect(batch.status == 64, "\(batch.stderr)")
+        let message = "--scores emulates a framework: --reference, --align, --explain and --frames are the"
+        #expect(batch.stderr.components(separatedBy: message).count == 2, "once: \(batch.stderr)")
+        #expect(s.contents == ["p.json"])
+        let resampler = try CLI.run([
+            "vad", "detect", inputs[0], "--scores", scores + "/keyboard.csv", "--config", s.file("p.json"),
+            "--resampler", "src-best", "-o", s.file("l.txt"),
+        ])
+        #expect(resampler.status == 64, "\(resampler.stderr)")
+        #expect(
+            resampler.stderr.contains("--resampler is for a reference, and --scores reads none"), "\(resampler.stderr)")
+        #expect(s.contents == ["p.json"])
+    }
+
     /// `--shards` counts the shards of `--shard auto`; with `--shard I/N`, or alone, it was ignored.
     @Test(arguments: [["--shard", "1/2", "--shards", "4"], ["--shards", "4"]])
     func shardsWithoutShardAutoIsRefused(options: [String]) throws {

@@ -58,6 +58,10 @@ public enum Framer {
         if options.control && p.startMessage == nil && p.stopMessage == nil {
             throw AudioPipelineError(.invalidConfiguration, "\(p.name) has no start or stop message; drop --control")
         }
+        // (Refused before the input is read, not after the whole of it.)
+        if options.commit && p.commitMessage == nil {
+            throw AudioPipelineError(.invalidConfiguration, "\(p.name) has no commit message; drop --commit")
+        }
         let reader = try AudioFileReader(path: input, raw: raw)
         let channels: FormatConverter.ChannelPlan = reader.format.channels == 1 ? .keep : .downmix
         let path = try CapturePath(
@@ -116,11 +120,7 @@ final class MessageWriter {
 
     /// The commit and stop messages; then the output is put in place.
     func finish(rate: Int) throws(AudioPipelineError) {
-        if options.commit {
-            guard let commit = options.profile.commitMessage else {
-                throw AudioPipelineError(
-                    .invalidConfiguration, "\(options.profile.name) has no commit message; drop --commit")
-            }
+        if options.commit, let commit = options.profile.commitMessage {
             let ms = Double(frames) * 1000 / Double(rate)
             if let min = options.profile.minimumCommitMilliseconds, ms < min {
                 throw AudioPipelineError(

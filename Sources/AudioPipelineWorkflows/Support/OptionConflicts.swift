@@ -7,7 +7,8 @@ public enum OptionConflicts {
     /// Refuses:
     /// - `bench --iterations` with `--duration` (the chunks per row, or the time they fill);
     /// - the energy VAD's parameters (`--enter-db`, `--param NAME=…`) with `vad detect --scores` or
-    ///   `vad tune --emulate`, which run a framework's VAD instead;
+    ///   `vad tune --emulate`, which run a framework's VAD instead, and `vad detect --resampler` with
+    ///   `--scores` (no reference is read);
     /// - `--quantile` with `--policy fixed:MS` (`JitterSettings.validate` refuses the other
     ///   adaptive options);
     /// - `--shards` without `--shard auto`;
@@ -32,6 +33,10 @@ public enum OptionConflicts {
             throw AudioPipelineError(
                 .invalidConfiguration,
                 "\(energy) sets the energy VAD, which \(framework) does not run (\(settings) there): drop \(energy)")
+        }
+        if framework == "--scores", has("--scores"), has("--resampler") {
+            throw AudioPipelineError(
+                .invalidConfiguration, "--resampler is for a reference, and --scores reads none: drop --resampler")
         }
         if let policy = given["--policy"] ?? nil, policy.hasPrefix("fixed:"), has("--quantile") {
             throw AudioPipelineError(

@@ -51,11 +51,32 @@ public struct VADDetectOptions: Sendable {
     }
 
     /// With `scores`, emulate the framework `config` names (read here); returns whether it does.
+    /// - Throws: as `checkEmulation`, before any file is read (a batch refused each file in turn).
     public mutating func emulate(scores: String?, config: String?) throws(AudioPipelineError) -> Bool {
         guard let scores else { return false }
         self.scores = scores
         framework = try config.map { (path) throws(AudioPipelineError) in try FrameworkConfiguration.read(path) }
+        _ = try checkEmulation()
         return true
+    }
+
+    /// What emulating a framework needs (`--config` naming it) and cannot do (the energy VAD's
+    /// reference, alignment, explanations and frame trace); returns the framework's configuration.
+    /// - Throws: `AudioPipelineError` naming the option.
+    func checkEmulation() throws(AudioPipelineError) -> FrameworkConfiguration {
+        guard let framework else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--scores needs --config FILE naming the framework: {\"pipecat\": {…}} or {\"livekit\": {…}} "
+                    + "(vad tune --emulate writes it; {\"pipecat\": {}} for pipecat's defaults)")
+        }
+        guard reference == nil, !align, !explain, frames == nil else {
+            throw AudioPipelineError(
+                .invalidConfiguration,
+                "--scores emulates a framework: --reference, --align, --explain and --frames are the "
+                    + "energy VAD's")
+        }
+        return framework
     }
 }
 
@@ -154,18 +175,7 @@ public enum VADDetector {
     static func emulate(input: String, scores: String, output: String, options o: VADDetectOptions)
         throws(AudioPipelineError) -> VADDetectReport
     {
-        guard let config = o.framework else {
-            throw AudioPipelineError(
-                .invalidConfiguration,
-                "--scores needs --config FILE naming the framework: {\"pipecat\": {…}} or {\"livekit\": {…}} "
-                    + "(vad tune --emulate writes it; {\"pipecat\": {}} for pipecat's defaults)")
-        }
-        guard o.reference == nil, !o.align, !o.explain, o.frames == nil else {
-            throw AudioPipelineError(
-                .invalidConfiguration,
-                "--scores emulates a framework: --reference, --align, --explain and --frames are the "
-                    + "energy VAD's")
-        }
+        let config = try o.checkEmulation()
         let recording = try FrameworkRecording(audio: input, scores: scores, framework: config.framework)
         let segments = try recording.segments(config.framework, config.setting)
         var setting = config.framework.defaults
