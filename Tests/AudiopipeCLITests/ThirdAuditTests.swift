@@ -87,6 +87,13 @@ import _AudioPipelineTestSupport
         #expect(r.status == 64, "\(r.stderr)")
         #expect(r.stderr.contains("openai-realtime has no start or stop message; drop --control"), "\(r.stderr)")
         #expect(s.contents.isEmpty)
+        // A batch is refused once, before its files (it said so for every file).
+        let batch = try CLI.run([
+            "frame", mic, phone, "--profile", "openai-realtime", "--control", "--commit", "-o", s.file("out"),
+        ])
+        #expect(batch.status == 64, "\(batch.stderr)")
+        #expect(batch.stderr.components(separatedBy: "has no start or stop message").count == 2, "\(batch.stderr)")
+        #expect(s.contents.isEmpty)
     }
 
     /// `frame --commit` on a profile without a commit message was refused only once the whole input

@@ -22,11 +22,12 @@ public struct FrameOptions: Sendable {
     public var strict = false
 
     /// Options for `profile`; the rest at `frame`'s defaults.
+    /// - Throws: as `validate` (a batch's run refused each file in turn).
     public init(
         profile: WireProfile, chunkMilliseconds: Double = 20, lastChunk: Chunker<Int16>.LastChunk = .emitShort,
         compatibility: PCMCompatibility = .standard, resampler: ResamplerChoice = .default, commit: Bool = false,
         control: Bool = false, strict: Bool = false
-    ) {
+    ) throws(AudioPipelineError) {
         self.profile = profile
         self.chunkMilliseconds = chunkMilliseconds
         self.lastChunk = lastChunk
@@ -35,6 +36,20 @@ public struct FrameOptions: Sendable {
         self.commit = commit
         self.control = control
         self.strict = strict
+        try validate()
+    }
+
+    /// Refuses the messages `profile` does not have: `commit` without a commit message, `control`
+    /// without a start or stop message — before any input is read.
+    /// - Throws: a usage error (exit code 64) naming the option to drop.
+    public func validate() throws(AudioPipelineError) {
+        if control && profile.startMessage == nil && profile.stopMessage == nil {
+            throw AudioPipelineError(
+                .invalidConfiguration, "\(profile.name) has no start or stop message; drop --control")
+        }
+        if commit && profile.commitMessage == nil {
+            throw AudioPipelineError(.invalidConfiguration, "\(profile.name) has no commit message; drop --commit")
+        }
     }
 }
 
@@ -54,14 +69,8 @@ public enum Framer {
         progress: ProgressHandler = { _ in }
     ) throws(AudioPipelineError) -> FrameReport {
         try SamePathGuard.refuse(input: input, output: output)
+        try options.validate()  // (its fields may have changed since it was made)
         let p = options.profile
-        if options.control && p.startMessage == nil && p.stopMessage == nil {
-            throw AudioPipelineError(.invalidConfiguration, "\(p.name) has no start or stop message; drop --control")
-        }
-        // (Refused before the input is read, not after the whole of it.)
-        if options.commit && p.commitMessage == nil {
-            throw AudioPipelineError(.invalidConfiguration, "\(p.name) has no commit message; drop --commit")
-        }
         let reader = try AudioFileReader(path: input, raw: raw)
         let channels: FormatConverter.ChannelPlan = reader.format.channels == 1 ? .keep : .downmix
         let path = try CapturePath(

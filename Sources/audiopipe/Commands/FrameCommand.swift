@@ -34,7 +34,7 @@ struct Frame: ParsableCommand {
     func validate() throws { try ChunkOption.check(chunkMs) }
 
     func run() throws {
-        let options = FrameOptions(
+        let options = try FrameOptions(
             profile: try ProfileLoader.load(profile, rate: rate), chunkMilliseconds: chunkMs, lastChunk: last,
             compatibility: compat, resampler: resampler, commit: commit, control: control, strict: raw.strict)
         let rawFormat = try raw.rawFormat()
