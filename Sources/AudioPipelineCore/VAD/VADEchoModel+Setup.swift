@@ -105,7 +105,7 @@ extension VADEchoModel {
         }
         for i in scores.indices { scores[i] = 0 }
         for i in referenceScores.indices { referenceScores[i] = 0 }
-        for i in referenceChangePowers.indices { referenceChangePowers[i] = 0 }
+        for i in changeColumns.indices { changeColumns[i] = 0 }
         micChangePower = 0
         head = 0
         frames = 0

@@ -139,8 +139,9 @@ public struct VADEchoModel: Sendable {
     /// Per lag, the running mean of Σ_b Δref_b(lag)²; with `micChangePower`, the correlation's
     /// normalisation (`moveCorrelation`).
     var referenceScores: [Double]
-    /// A ring like `changes`: each frame's Σ_b Δref_b².
-    var referenceChangePowers: [Double]
+    /// `changes` in columns for the correlation's kernel (`cvk_delay_correlate`): per band, then
+    /// Σ_b Δref_b², 2 · ring values, the newest first, each twice (`pushChange`).
+    var changeColumns: [Double]
     /// The running mean of Σ_b Δmic_b².
     var micChangePower = 0.0
     var scored = 0
@@ -247,7 +248,7 @@ public struct VADEchoModel: Sendable {
         referenceScores = scores
         bounds = [SIMD8<Double>](repeating: SIMD8(repeating: .infinity), count: searchMax + 1)
         boundFrames = frames(Self.boundSeconds)
-        referenceChangePowers = [Double](repeating: 0, count: ring)
+        changeColumns = [Double](repeating: 0, count: 9 * 2 * ring)
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
         settledGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.5) }
@@ -284,7 +285,7 @@ public struct VADEchoModel: Sendable {
         r.replace(with: -140, where: .!(r .>= -140))
         for b in bandCount..<8 { r[b] = -140 }
         changes[head] = Self.change(r, from: frames > 0 ? history[slot(1)] : r)
-        referenceChangePowers[head] = (changes[head] * changes[head]).sum()
+        pushChange(changes[head])
         history[head] = r
         writeBlock(r)
         // The same over the search range alone (without the tail): whether an echo may still be

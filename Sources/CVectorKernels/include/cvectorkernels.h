@@ -187,4 +187,29 @@ void cvk_steep_bands_avx512_wide(const float *coefs, const float *scale, float *
                                  const float *x1, size_t n, size_t quarter_length, size_t quarter_from, float *energy,
                                  float *quarters);
 #endif
+// The VAD echo model's delay correlation (delaycorrelation.c). `columns`: nine columns of 2·ring
+// doubles (the reference's band changes 0–7 and their sum of squares), the frame `d` frames back
+// at `at + d` (`at` moves down a slot a frame: the newest first), each value written twice, a ring
+// apart (cvk_delay_push), so lags at…at+ring−1 are contiguous. Per lag d in lag_min…lag_max (< ring):
+// scores[d] += α·(Σ_b mic[b]·column_b[at + d] − scores[d]) and reference[d] += α·(column_8[at + d]
+// − reference[d]), each as m + α·(x − m) with no fused operation, the products summed in band
+// order. Returns the first lag with the largest score above 0 (peak 0 and lag_min when none is) and
+// Σ|scores[d]|, summed in four partial sums by (d − lag_min) mod 4, combined (m0 + m1) + (m2 + m3).
+// The same bits from every kernel.
+typedef struct {
+    double peak;
+    double magnitude;
+    size_t lag;
+} cvk_delay_peak;
+/// Writes a frame's eight band changes and their sum of squares at slot `at` of each column (and `at + ring`).
+void cvk_delay_push(double *columns, size_t ring, size_t at, const double *change, double power);
+cvk_delay_peak cvk_delay_correlate(double *scores, double *reference, const double *columns, size_t ring, size_t at,
+                                   const double *mic, size_t lag_min, size_t lag_max, double alpha);
+/// 1 when the CPU runs cvk_delay_correlate_avx2, else 0 (x86-64 only above 0).
+int cvk_delay_level(void);
+#if defined(__x86_64__) || defined(_M_X64)
+/// AVX2, four lags a register (call only when cvk_delay_level() is 1).
+cvk_delay_peak cvk_delay_correlate_avx2(double *scores, double *reference, const double *columns, size_t ring,
+                                        size_t at, const double *mic, size_t lag_min, size_t lag_max, double alpha);
+#endif
 #endif

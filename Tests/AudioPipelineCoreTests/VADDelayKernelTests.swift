@@ -1,0 +1,148 @@
+import CVectorKernels
+import Testing
+
+@testable import AudioPipelineCore
+
+/// The echo model's delay correlation kernels (`CVectorKernels/delaycorrelation.c`): the portable
+/// one and, where the CPU has it, the AVX2 one give the same bits as the rule written out in Swift
+/// below (each lag's products summed in band order, m + α·(x − m), the first largest score above
+/// 0, magnitudes in four partial sums), over lag ranges that start anywhere in the ring, wrap
+/// around it, and leave a remainder after the groups of four.
+@Suite struct VADDelayKernel {
+    struct Peak: Equatable {
+        var peak: Double
+        var magnitude: Double
+        var lag: Int
+    }
+
+    /// The rule, on the changes as rows (`rows[slot]`, the frame `d` back at slot (head − d) mod ring).
+    static func rule(
+        scores: inout [Double], reference: inout [Double], rows: [SIMD8<Double>], powers: [Double], head: Int,
+        mic: SIMD8<Double>, lags: ClosedRange<Int>, alpha: Double
+    ) -> Peak {
+        var best = [Double](repeating: 0, count: 4)
+        var bestLag = [Int](repeating: lags.lowerBound, count: 4)
+        var magnitude = [Double](repeating: 0, count: 4)
+        for d in lags {
+            let slot = (head - d + rows.count) % rows.count
+            let s = scores[d] + alpha * ((mic * rows[slot]).sum() - scores[d])
+            scores[d] = s
+            let k = (d - lags.lowerBound) % 4
+            if s > best[k] {
+                best[k] = s
+                bestLag[k] = d
+            }
+            magnitude[k] += abs(s)
+            reference[d] += alpha * (powers[slot] - reference[d])
+        }
+        var out = Peak(
+            peak: 0, magnitude: (magnitude[0] + magnitude[1]) + (magnitude[2] + magnitude[3]), lag: lags.lowerBound)
+        for k in 0..<4 where best[k] > out.peak || (best[k] == out.peak && best[k] > 0 && bestLag[k] < out.lag) {
+            out.peak = best[k]
+            out.lag = bestLag[k]
+        }
+        return out
+    }
+
+    @Test func everyKernelGivesTheRulesBits() {
+        var g = SplitMix64(seed: 77)
+        let ring = 37
+        for trial in 0..<300 {
+            var rows = [SIMD8<Double>](repeating: SIMD8(), count: ring)
+            var powers = [Double](repeating: 0, count: ring)
+            var columns = [Double](repeating: 0, count: 18 * ring)
+            // Frames pushed as the model pushes them: head moves up, the columns' slot down.
+            var head = 0
+            for frame in 0..<(ring + trial % ring) {
+                head = frame % ring
+                var change = SIMD8<Double>()
+                for b in 0..<8 { change[b] = Double.random(in: -20...20, using: &g).rounded() / (b == 3 ? 3 : 1) }
+                // Ties between lags: repeat a frame now and then.
+                if frame > 0 && trial % 3 == 0 { change = rows[(head + ring - 1) % ring] }
+                rows[head] = change
+                powers[head] = (change * change).sum()
+                columns.withUnsafeMutableBufferPointer { c in
+                    withUnsafeBytes(of: change) { v in
+                        cvk_delay_push(
+                            c.baseAddress!, ring, ring - 1 - head, v.baseAddress!.assumingMemoryBound(to: Double.self),
+                            powers[head])
+                    }
+                }
+            }
+            let low = Int.random(in: 0...5, using: &g)
+            let lags = low...Int.random(in: low...(ring - 1), using: &g)
+            var mic = SIMD8<Double>()
+            for b in 0..<8 { mic[b] = Double.random(in: -20...20, using: &g) }
+            let alpha = 1.0 / Double.random(in: 2...300, using: &g)
+            let start = (0..<ring).map { _ in Double.random(in: -50...50, using: &g) }
+            var ruleScores = start
+            var ruleReference = start.reversed() as [Double]
+            let expected = Self.rule(
+                scores: &ruleScores, reference: &ruleReference, rows: rows, powers: powers, head: head, mic: mic,
+                lags: lags, alpha: alpha)
+            for level in 0...Int(cvk_delay_level()) {
+                var scores = start
+                var reference = start.reversed() as [Double]
+                var m = mic
+                let got = scores.withUnsafeMutableBufferPointer { s in
+                    reference.withUnsafeMutableBufferPointer { r in
+                        columns.withUnsafeBufferPointer { c in
+                            withUnsafeBytes(of: &m) { mp in
+                                let mp = mp.baseAddress!.assumingMemoryBound(to: Double.self)
+                                return Self.run(
+                                    level: level, s.baseAddress!, r.baseAddress!, c.baseAddress!, ring, ring - 1 - head,
+                                    mp, lags, alpha)
+                            }
+                        }
+                    }
+                }
+                let peak = Peak(peak: got.peak, magnitude: got.magnitude, lag: got.lag)
+                #expect(peak == expected, "trial \(trial), level \(level), lags \(lags)")
+                #expect(scores == ruleScores, "trial \(trial), level \(level)")
+                #expect(reference == ruleReference, "trial \(trial), level \(level)")
+            }
+        }
+    }
+
+    static func run(
+        level: Int, _ s: UnsafeMutablePointer<Double>, _ r: UnsafeMutablePointer<Double>, _ c: UnsafePointer<Double>,
+        _ ring: Int, _ at: Int, _ m: UnsafePointer<Double>, _ lags: ClosedRange<Int>, _ alpha: Double
+    ) -> cvk_delay_peak {
+        #if arch(x86_64)
+            if level == 1 {
+                return cvk_delay_correlate_avx2(s, r, c, ring, at, m, lags.lowerBound, lags.upperBound, alpha)
+            }
+        #endif
+        return cvk_delay_correlate(s, r, c, ring, at, m, lags.lowerBound, lags.upperBound, alpha)
+    }
+
+    /// No lag scores above 0: the peak is 0 at the range's first lag (as the model's loop had it).
+    @Test func noPositiveScoreGivesTheFirstLag() {
+        let ring = 12
+        var columns = [Double](repeating: 0, count: 18 * ring)
+        for at in 0..<ring {
+            let change = SIMD8<Double>(repeating: 1)
+            columns.withUnsafeMutableBufferPointer { c in
+                withUnsafeBytes(of: change) { v in
+                    cvk_delay_push(c.baseAddress!, ring, at, v.baseAddress!.assumingMemoryBound(to: Double.self), 8)
+                }
+            }
+        }
+        for level in 0...Int(cvk_delay_level()) {
+            var scores = [Double](repeating: 0, count: ring)
+            var reference = scores
+            let mic = [Double](repeating: -1, count: 8)
+            let got = scores.withUnsafeMutableBufferPointer { s in
+                reference.withUnsafeMutableBufferPointer { r in
+                    columns.withUnsafeBufferPointer { c in
+                        Self.run(level: level, s.baseAddress!, r.baseAddress!, c.baseAddress!, ring, 3, mic, 2...9, 0.5)
+                    }
+                }
+            }
+            #expect(got.peak == 0 && got.lag == 2, "level \(level)")
+            #expect(got.magnitude == 8 * 4, "level \(level): 8 lags at |−8 · 0.5|")
+            #expect(scores[2...9].allSatisfy { $0 == -4 } && scores[0] == 0 && scores[10] == 0, "level \(level)")
+            #expect(reference[2...9].allSatisfy { $0 == 4 }, "level \(level)")
+        }
+    }
+}
