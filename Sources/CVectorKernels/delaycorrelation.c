@@ -1,13 +1,13 @@
 // The VAD echo model's delay correlation (VADEchoModel+Delay.swift): per lag of the search range,
 // the running mean of Σ_b Δmic_b · Δref_b(lag) and of Σ_b Δref_b(lag)², and the peak and mean
 // magnitude over the lags. In Swift, on the SSE2 baseline, the loop over ~50 lags was the echo
-// model's dearest part (0.24 µs of a 2.3 µs frame with the agent talking, perf on an Intel Xeon):
+// model's dearest part (0.24 µs of a 2.3 µs frame with the agent talking, perf on an AMD EPYC):
 // every lag's eight products summed in order is a chain of seven dependent adds, and eight lanes
 // of doubles are four SSE2 registers. Here four lags run side by side in one AVX2 register, each
-// lag's sum still in band order: the reference's changes are kept in columns as well (one per band,
-// and one of their sums of squares), newest first and each written twice, a ring's length apart,
-// so that any run of lags is contiguous in every column (`cvk_delay_push`). (Transposing four lags'
-// rows in registers instead: 0.13 µs, bound by the shuffles.)
+// lag's sum still in band order: the reference's changes are kept in columns (one per band, and
+// one of their sums of squares), newest first and each written twice, a ring's length apart, so
+// that any run of lags is contiguous in every column (`VADEchoModel.pushChange`). (Transposing
+// four lags' rows in registers instead was bound by the shuffles: 0.13 µs against 0.07.)
 //
 // Every kernel gives the same bits: no fused multiply-add (the pragma below; the AVX2 kernel's
 // target has no FMA), each lag's products summed in band order (((p0 + p1) + p2) + …) + p7 as
@@ -20,15 +20,6 @@
 
 // Column b (0–7: the reference's band changes; 8: their sum of squares) of lag d: columns[b·2·ring + at + d].
 static inline const double *column(const double *columns, size_t ring, size_t b) { return columns + b * 2 * ring; }
-
-void cvk_delay_push(double *columns, size_t ring, size_t at, const double *change, double power) {
-    for (size_t b = 0; b < 9; b++) {
-        double *c = columns + b * 2 * ring;
-        const double v = b < 8 ? change[b] : power;
-        c[at] = v;
-        c[at + ring] = v;
-    }
-}
 
 // One lag's update; the peak and magnitude per lane (k = (d − lag_min) mod 4).
 static inline void correlate_lag(double *scores, double *reference, const double *columns, size_t ring, size_t at,

@@ -44,64 +44,75 @@ import Testing
         return out
     }
 
+    /// The model's own columns (`pushChange`, frame by frame as `update` writes them) against rows
+    /// of the same changes, over lag ranges anywhere in the search range and beyond the ring's wrap.
     @Test func everyKernelGivesTheRulesBits() {
         var g = SplitMix64(seed: 77)
-        let ring = 37
-        for trial in 0..<300 {
+        for trial in 0..<40 {
+            var model = VADEchoModel(configuration: VADConfiguration())
+            let ring = model.history.count
             var rows = [SIMD8<Double>](repeating: SIMD8(), count: ring)
-            var powers = [Double](repeating: 0, count: ring)
-            var columns = [Double](repeating: 0, count: 18 * ring)
-            // Frames pushed as the model pushes them: head moves up, the columns' slot down.
-            var head = 0
-            for frame in 0..<(ring + trial % ring) {
-                head = frame % ring
+            var scores = (0..<(model.searchMax + 1)).map { _ in Double.random(in: -50...50, using: &g) }
+            var reference = scores.map { abs($0) }
+            for frame in 0..<(ring / 2 + trial * 17) {
                 var change = SIMD8<Double>()
                 for b in 0..<8 { change[b] = Double.random(in: -20...20, using: &g).rounded() / (b == 3 ? 3 : 1) }
                 // Ties between lags: repeat a frame now and then.
-                if frame > 0 && trial % 3 == 0 { change = rows[(head + ring - 1) % ring] }
-                rows[head] = change
-                powers[head] = (change * change).sum()
-                columns.withUnsafeMutableBufferPointer { c in
-                    withUnsafeBytes(of: change) { v in
-                        cvk_delay_push(
-                            c.baseAddress!, ring, ring - 1 - head, v.baseAddress!.assumingMemoryBound(to: Double.self),
-                            powers[head])
-                    }
+                if frame > 0 && trial % 3 == 0 { change = rows[(model.head + ring - 1) % ring] }
+                rows[model.head] = change
+                model.pushChange(change)
+                let low = Int.random(in: 0...5, using: &g)
+                let lags = low...Int.random(in: low...model.searchMax, using: &g)
+                var mic = SIMD8<Double>()
+                for b in 0..<8 { mic[b] = Double.random(in: -20...20, using: &g) }
+                let alpha = 1.0 / Double.random(in: 2...300, using: &g)
+                var ruleScores = scores
+                var ruleReference = reference
+                let powers = rows.map { ($0 * $0).sum() }
+                let expected = Self.rule(
+                    scores: &ruleScores, reference: &ruleReference, rows: rows, powers: powers, head: model.head,
+                    mic: mic, lags: lags, alpha: alpha)
+                for level in 0...Int(cvk_delay_level()) {
+                    var levelScores = scores
+                    var levelReference = reference
+                    let got = Self.correlate(
+                        level: level, scores: &levelScores, reference: &levelReference, columns: model.changeColumns,
+                        at: model.columnSlot, mic: mic, lags: lags, alpha: alpha)
+                    #expect(got == expected, "trial \(trial), frame \(frame), level \(level), lags \(lags)")
+                    #expect(levelScores == ruleScores, "trial \(trial), frame \(frame), level \(level)")
+                    #expect(levelReference == ruleReference, "trial \(trial), frame \(frame), level \(level)")
                 }
-            }
-            let low = Int.random(in: 0...5, using: &g)
-            let lags = low...Int.random(in: low...(ring - 1), using: &g)
-            var mic = SIMD8<Double>()
-            for b in 0..<8 { mic[b] = Double.random(in: -20...20, using: &g) }
-            let alpha = 1.0 / Double.random(in: 2...300, using: &g)
-            let start = (0..<ring).map { _ in Double.random(in: -50...50, using: &g) }
-            var ruleScores = start
-            var ruleReference = start.reversed() as [Double]
-            let expected = Self.rule(
-                scores: &ruleScores, reference: &ruleReference, rows: rows, powers: powers, head: head, mic: mic,
-                lags: lags, alpha: alpha)
-            for level in 0...Int(cvk_delay_level()) {
-                var scores = start
-                var reference = start.reversed() as [Double]
-                var m = mic
-                let got = scores.withUnsafeMutableBufferPointer { s in
-                    reference.withUnsafeMutableBufferPointer { r in
-                        columns.withUnsafeBufferPointer { c in
-                            withUnsafeBytes(of: &m) { mp in
-                                let mp = mp.baseAddress!.assumingMemoryBound(to: Double.self)
-                                return Self.run(
-                                    level: level, s.baseAddress!, r.baseAddress!, c.baseAddress!, ring, ring - 1 - head,
-                                    mp, lags, alpha)
-                            }
-                        }
-                    }
-                }
-                let peak = Peak(peak: got.peak, magnitude: got.magnitude, lag: got.lag)
-                #expect(peak == expected, "trial \(trial), level \(level), lags \(lags)")
-                #expect(scores == ruleScores, "trial \(trial), level \(level)")
-                #expect(reference == ruleReference, "trial \(trial), level \(level)")
+                // What `estimateDelay` calls: the best kernel this CPU has.
+                let inUse = VADEchoModel.correlate(
+                    scores: &scores, referenceScores: &reference, columns: model.changeColumns, at: model.columnSlot,
+                    micChange: mic, lags: lags, alpha: alpha)
+                #expect(Peak(peak: inUse.peak, magnitude: inUse.magnitude, lag: inUse.lag) == expected)
+                #expect(scores == ruleScores && reference == ruleReference)
+                // A frame's reference change read back as the watches read it.
+                #expect(model.referenceChange(0) == change)
+                model.head = model.head + 1 == ring ? 0 : model.head + 1
             }
         }
+    }
+
+    static func correlate(
+        level: Int, scores: inout [Double], reference: inout [Double], columns: [Double], at: Int, mic: SIMD8<Double>,
+        lags: ClosedRange<Int>, alpha: Double
+    ) -> Peak {
+        var m = mic
+        let ring = columns.count / 18
+        let got = scores.withUnsafeMutableBufferPointer { s in
+            reference.withUnsafeMutableBufferPointer { r in
+                columns.withUnsafeBufferPointer { c in
+                    withUnsafeBytes(of: &m) { mp in
+                        Self.run(
+                            level: level, s.baseAddress!, r.baseAddress!, c.baseAddress!, ring, at,
+                            mp.baseAddress!.assumingMemoryBound(to: Double.self), lags, alpha)
+                    }
+                }
+            }
+        }
+        return Peak(peak: got.peak, magnitude: got.magnitude, lag: got.lag)
     }
 
     static func run(
@@ -118,27 +129,18 @@ import Testing
 
     /// No lag scores above 0: the peak is 0 at the range's first lag (as the model's loop had it).
     @Test func noPositiveScoreGivesTheFirstLag() {
-        let ring = 12
-        var columns = [Double](repeating: 0, count: 18 * ring)
-        for at in 0..<ring {
-            let change = SIMD8<Double>(repeating: 1)
-            columns.withUnsafeMutableBufferPointer { c in
-                withUnsafeBytes(of: change) { v in
-                    cvk_delay_push(c.baseAddress!, ring, at, v.baseAddress!.assumingMemoryBound(to: Double.self), 8)
-                }
-            }
+        var model = VADEchoModel(configuration: VADConfiguration())
+        let ring = model.history.count
+        for _ in 0..<ring {
+            model.pushChange(SIMD8(repeating: 1))
+            model.head = model.head + 1 == ring ? 0 : model.head + 1
         }
         for level in 0...Int(cvk_delay_level()) {
-            var scores = [Double](repeating: 0, count: ring)
+            var scores = [Double](repeating: 0, count: 12)
             var reference = scores
-            let mic = [Double](repeating: -1, count: 8)
-            let got = scores.withUnsafeMutableBufferPointer { s in
-                reference.withUnsafeMutableBufferPointer { r in
-                    columns.withUnsafeBufferPointer { c in
-                        Self.run(level: level, s.baseAddress!, r.baseAddress!, c.baseAddress!, ring, 3, mic, 2...9, 0.5)
-                    }
-                }
-            }
+            let got = Self.correlate(
+                level: level, scores: &scores, reference: &reference, columns: model.changeColumns,
+                at: model.columnSlot, mic: SIMD8(repeating: -1), lags: 2...9, alpha: 0.5)
             #expect(got.peak == 0 && got.lag == 2, "level \(level)")
             #expect(got.magnitude == 8 * 4, "level \(level): 8 lags at |−8 · 0.5|")
             #expect(scores[2...9].allSatisfy { $0 == -4 } && scores[0] == 0 && scores[10] == 0, "level \(level)")

@@ -77,7 +77,7 @@ extension VADEchoModel {
                 if learnable { louderBaselines[b].add(excess[b]) }
             }
         }
-        let referenceChange = changes[slot(delay ?? start)]
+        let referenceChange = referenceChange(delay ?? start)
         louderProducts += louderAlpha * (micChange * referenceChange - louderProducts)
         louderMicPowers += louderAlpha * (micChange * micChange - louderMicPowers)
         louderReferencePowers += louderAlpha * (referenceChange * referenceChange - louderReferencePowers)
@@ -172,7 +172,7 @@ extension VADEchoModel {
         mic m: SIMD8<Double>, micChange: SIMD8<Double>, tracked: SIMD8<Double>, flat: SIMD8<Double>,
         echo: SIMD8<Double>, start: Int, plays: Bool
     ) -> Bool {
-        let referenceChange = changes[slot(delay ?? start)]
+        let referenceChange = referenceChange(delay ?? start)
         let a = Self.stepAlpha
         stepProducts += a * (micChange * referenceChange - stepProducts)
         stepMicPowers += a * (micChange * micChange - stepMicPowers)

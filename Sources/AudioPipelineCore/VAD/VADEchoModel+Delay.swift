@@ -98,19 +98,36 @@ extension VADEchoModel {
         }
     }
 
-    /// Writes this frame's reference changes (`head`'s slot of `changes`) into `changeColumns`, with
-    /// their sum of squares: the frame `d` back sits at `columnSlot + d` in each column.
-    @inline(__always)
+    /// Writes this frame's reference band-level changes into `changeColumns`, with their sum of
+    /// squares: the frame `d` back sits at `columnSlot + d` in each column, and again a ring further.
+    /// (Not inlined: inlined into `update`, the frame with a talking reference took 20–40 ns more,
+    /// though the push itself is 18 stores — the rest of `update` compiled differently.)
+    @inline(never)
     mutating func pushChange(_ change: SIMD8<Double>) {
-        var c = change
         let power = (change * change).sum()
         let ring = history.count
         let at = columnSlot
         changeColumns.withUnsafeMutableBufferPointer { columns in
-            withUnsafeBytes(of: &c) { v in
-                cvk_delay_push(
-                    columns.baseAddress!, ring, at, v.baseAddress!.assumingMemoryBound(to: Double.self), power)
+            let c = columns.baseAddress!
+            for b in 0..<8 {
+                c[b * 2 * ring + at] = change[b]
+                c[b * 2 * ring + at + ring] = change[b]
             }
+            c[16 * ring + at] = power
+            c[17 * ring + at] = power
+        }
+    }
+
+    /// The reference's band-level changes `d` frames back (from `changeColumns`).
+    /// (`mutating` though it only reads: see the type's note on its cost.)
+    @inline(__always)
+    mutating func referenceChange(_ d: Int) -> SIMD8<Double> {
+        let ring = history.count
+        let at = columnSlot + d
+        return changeColumns.withUnsafeBufferPointer { c in
+            var v = SIMD8<Double>()
+            for b in 0..<8 { v[b] = c[b * 2 * ring + at] }
+            return v
         }
     }
 

@@ -95,7 +95,6 @@ extension VADEchoModel {
     public mutating func reset() {
         for i in history.indices {
             history[i] = SIMD8(repeating: -140)
-            changes[i] = SIMD8()
             micHistory[i] = SIMD8(repeating: -140)
             learnable[i] = false
         }

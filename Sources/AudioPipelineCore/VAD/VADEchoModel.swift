@@ -119,9 +119,9 @@ public struct VADEchoModel: Sendable {
     public var bandCount = 8
     /// Frames of `replaySeconds`.
     let replayFrames: Int
-    /// Rings (one slot per lag 0…searchMax): reference band levels (dB) and their change from the
-    /// frame before.
-    var history: [SIMD8<Double>], changes: [SIMD8<Double>]
+    /// A ring (one slot per lag 0…searchMax and the tail, replay beyond): reference band levels (dB).
+    /// (Their changes from the frame before are in `changeColumns`.)
+    var history: [SIMD8<Double>]
     /// The reference's maximum per block of eight frames (block `a >> 3` of the stream's frame `a`,
     /// in slot `(a >> 3) & blockMask`; the current block's so far): the window's maximum over ~100
     /// lags takes ~12 blocks and at most 14 single frames (`windowMax`).
@@ -139,8 +139,9 @@ public struct VADEchoModel: Sendable {
     /// Per lag, the running mean of Σ_b Δref_b(lag)²; with `micChangePower`, the correlation's
     /// normalisation (`moveCorrelation`).
     var referenceScores: [Double]
-    /// `changes` in columns for the correlation's kernel (`cvk_delay_correlate`): per band, then
-    /// Σ_b Δref_b², 2 · ring values, the newest first, each twice (`pushChange`).
+    /// The reference's band-level changes from the frame before, in columns for the correlation's
+    /// kernel (`cvk_delay_correlate`): per band, then Σ_b Δref_b², 2 · ring values each, the newest
+    /// first, each value twice (`pushChange`, `referenceChange`).
     var changeColumns: [Double]
     /// The running mean of Σ_b Δmic_b².
     var micChangePower = 0.0
@@ -241,7 +242,6 @@ public struct VADEchoModel: Sendable {
         blockMax = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: blocks)
         decayedBlockMax = blockMax
         blockMask = blocks - 1
-        changes = [SIMD8<Double>](repeating: SIMD8(), count: ring)
         micHistory = [SIMD8<Double>](repeating: SIMD8(repeating: -140), count: ring)
         learnable = [Bool](repeating: false, count: ring)
         scores = [Double](repeating: 0, count: searchMax + 1)
@@ -284,8 +284,7 @@ public struct VADEchoModel: Sendable {
         var r = fastDB(rp)
         r.replace(with: -140, where: .!(r .>= -140))
         for b in bandCount..<8 { r[b] = -140 }
-        changes[head] = Self.change(r, from: frames > 0 ? history[slot(1)] : r)
-        pushChange(changes[head])
+        pushChange(Self.change(r, from: frames > 0 ? history[slot(1)] : r))
         history[head] = r
         writeBlock(r)
         // The same over the search range alone (without the tail): whether an echo may still be

@@ -172,8 +172,8 @@ void cvk_steep_bands(const float *coefs, const float *scale, float *state, const
 int cvk_steep_level(void);
 /// The steep band kernel to use: cvk_steep_level(), except 2 in place of 3 on AMD CPUs before
 /// family 26 (Zen 5). Level 3 was measured faster than level 2 on an Intel Xeon (20–28 %) and on an
-/// AMD EPYC of family 26 (17 %); Zen 4 (family 25) splits 512-bit operations in two, so level 3 would
-/// likely be slower there (not measured).
+/// AMD EPYC of family 26 (17 %); Zen 4 (family 25) splits 512-bit operations in two, and level 3 was
+/// slower there (an EPYC of family 25: 661 ns a 160-sample frame against level 2's 578–582 ns).
 int cvk_steep_preferred_level(void);
 #if defined(__x86_64__) || defined(_M_X64)
 /// AVX2 + FMA (call only when cvk_steep_level() ≥ 1).
@@ -190,10 +190,10 @@ void cvk_steep_bands_avx512_wide(const float *coefs, const float *scale, float *
 // The VAD echo model's delay correlation (delaycorrelation.c). `columns`: nine columns of 2·ring
 // doubles (the reference's band changes 0–7 and their sum of squares), the frame `d` frames back
 // at `at + d` (`at` moves down a slot a frame: the newest first), each value written twice, a ring
-// apart (cvk_delay_push), so lags at…at+ring−1 are contiguous. Per lag d in lag_min…lag_max (< ring):
-// scores[d] += α·(Σ_b mic[b]·column_b[at + d] − scores[d]) and reference[d] += α·(column_8[at + d]
-// − reference[d]), each as m + α·(x − m) with no fused operation, the products summed in band
-// order. Returns the first lag with the largest score above 0 (peak 0 and lag_min when none is) and
+// apart (VADEchoModel.pushChange), so lags at…at+ring−1 are contiguous. Per lag d in
+// lag_min…lag_max (< ring): scores[d] += α·(Σ_b mic[b]·column_b[at + d] − scores[d]) and
+// reference[d] += α·(column_8[at + d] − reference[d]), each as m + α·(x − m) with no fused
+// operation, the products summed in band order. Returns the first lag with the largest score above 0 (peak 0 and lag_min when none is) and
 // Σ|scores[d]|, summed in four partial sums by (d − lag_min) mod 4, combined (m0 + m1) + (m2 + m3).
 // The same bits from every kernel.
 typedef struct {
@@ -201,8 +201,6 @@ typedef struct {
     double magnitude;
     size_t lag;
 } cvk_delay_peak;
-/// Writes a frame's eight band changes and their sum of squares at slot `at` of each column (and `at + ring`).
-void cvk_delay_push(double *columns, size_t ring, size_t at, const double *change, double power);
 cvk_delay_peak cvk_delay_correlate(double *scores, double *reference, const double *columns, size_t ring, size_t at,
                                    const double *mic, size_t lag_min, size_t lag_max, double alpha);
 /// 1 when the CPU runs cvk_delay_correlate_avx2, else 0 (x86-64 only above 0).
