@@ -79,15 +79,15 @@
 ///   the delay is found the flat window already expects the echo anywhere; a guard over the whole
 ///   search range then only deafened the session's start.)
 ///
-/// Per frame it costs a pass over the search range (the correlation) and over the tail (the
-/// tracked echo), the window's maximum from blocks of eight frames (`windowMax`), two running
-/// quantiles per band once the tracked gain is in use (five before: the window model stops
-/// learning then, `windowRetired`; the louder-echo watch adds up to two every second frame; the
-/// room's fall one in a frame of the reference's tail, and a pass over the ring when the decay in
-/// use moves) and no allocation. The helpers `update` calls that only read the model (`windowMax`, `trackedParts`,
-/// `directPathPlays`, `withLeakage`) are `mutating` all the same: as plain methods, called from a
-/// mutating path, the compiler handed each a copy of the whole model (688 bytes, a `memcpy`, three
-/// to four a frame).
+/// Per frame it costs a pass over the search range (the correlation, in C: delaycorrelation.c)
+/// and over the tail (the tracked echo), the window's maximum from blocks of eight frames
+/// (`windowMax`), two running quantiles per band once the tracked gain is in use (five before: the
+/// window model stops learning then, `windowRetired`; the louder-echo watch adds up to two every
+/// second frame; the room's fall one in a frame of the reference's tail, and a pass over the ring
+/// when the decay in use moves) and no allocation. The helpers `update` calls that only read the
+/// model (`windowMax`, `trackedParts`, `directPathPlays`, `withLeakage`, `referenceChange`) are
+/// `mutating` all the same: as plain methods, called from a mutating path, the compiler handed
+/// each a copy of the whole model (688 bytes, a `memcpy`, three to four a frame).
 public struct VADEchoModel: Sendable {
 
     let searchMin: Int, searchMax: Int
