@@ -375,14 +375,25 @@ def section_tables(runs):
 
 def machine():
     cpu, mem, flags = "unknown CPU", "", set()
+    # The family and model as well: virtual machines name AMD's Zen 4 and Zen 5 alike ("AMD EPYC"),
+    # and the vector kernels' figures differ between them (512-bit operations whole or in halves).
+    family = model = None
     try:
         for line in open("/proc/cpuinfo"):
-            if line.startswith("model name") and cpu == "unknown CPU":
-                cpu = line.split(":", 1)[1].strip()
-            elif line.startswith("flags") and not flags:
-                flags = set(line.split(":", 1)[1].split())
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key == "model name" and cpu == "unknown CPU":
+                cpu = value.strip()
+            elif key == "cpu family" and family is None:
+                family = value.strip()
+            elif key == "model" and model is None:
+                model = value.strip()
+            elif key == "flags" and not flags:
+                flags = set(value.split())
     except OSError:
         pass
+    if family is not None:
+        cpu += f" (family {family}" + (f", model {model}" if model is not None else "") + ")"
     try:
         for line in open("/proc/meminfo"):
             if line.startswith("MemTotal"):
