@@ -72,6 +72,15 @@ import Testing
                 let expected = Self.rule(
                     scores: &ruleScores, reference: &ruleReference, rows: rows, powers: powers, head: model.head,
                     mic: mic, lags: lags, alpha: alpha)
+                // The four lanes' peak is the one a single pass over the lags finds (the first
+                // strictly largest score above 0), as the model's Swift loop had it.
+                var singlePeak = 0.0
+                var singleLag = lags.lowerBound
+                for d in lags where ruleScores[d] > singlePeak {
+                    singlePeak = ruleScores[d]
+                    singleLag = d
+                }
+                #expect(expected.peak == singlePeak && expected.lag == singleLag, "trial \(trial), frame \(frame)")
                 for level in 0...Int(cvk_delay_level()) {
                     var levelScores = scores
                     var levelReference = reference
