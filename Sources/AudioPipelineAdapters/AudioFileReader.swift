@@ -62,8 +62,9 @@ public final class AudioFileReader {
                 .invalidConfiguration,
                 "\(name): a headerless raw file needs its format: give --in-rate, --in-channels and --in-encoding")
         }
+        let opened: SndFileOpen.Outcome
         if path == "-" {
-            handle = sf_open_fd(STDIN_FILENO, Int32(SFM_READ), &info, 0)
+            opened = SndFileOpen.open { sf_open_fd(STDIN_FILENO, Int32(SFM_READ), &info, 0) }
         } else {
             try Self.checkReadable(path)
             // Its header would be read as samples: the raw options are a mistake here, not an override.
@@ -73,9 +74,11 @@ public final class AudioFileReader {
                     "\(name): is a \(kind) file, with a header that gives its format; --in-rate, --in-channels "
                         + "and --in-encoding are for headerless raw input: leave them out")
             }
-            handle = sf_open(path, Int32(SFM_READ), &info)
+            opened = SndFileOpen.open { sf_open(path, Int32(SFM_READ), &info) }
         }
-        guard let handle else { throw Self.openFailure(name: name, path: path, rawGiven: raw != nil) }
+        guard let handle = opened.handle else {
+            throw Self.openFailure(name: name, path: path, rawGiven: raw != nil, reason: opened.reason)
+        }
         self.handle = handle
         guard info.channels >= 1 else {
             sf_close(handle)
@@ -204,8 +207,8 @@ public final class AudioFileReader {
     }
 
     /// Why libsndfile could not open the file, in the user's words.
-    private static func openFailure(name: String, path: String, rawGiven: Bool) -> AudioPipelineError {
-        let reason = String(cString: sf_strerror(nil))
+    /// (`reason`: libsndfile's, read with the open: `SndFileOpen`.)
+    private static func openFailure(name: String, path: String, rawGiven: Bool, reason: String) -> AudioPipelineError {
         let code: AudioPipelineError.Code =
             reason.localizedCaseInsensitiveContains("unknown format")
                 || reason.localizedCaseInsensitiveContains("not supported") ? .unsupportedFormat : .invalidData

@@ -102,9 +102,10 @@ public final class AudioFileWriter {
                         + "write a file, or use --type wav or raw")
             }
         }
-        handle = sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE))
+        let opened = SndFileOpen.open { sf_open_fd(fd, Int32(SFM_WRITE), &info, Int32(SF_FALSE)) }
+        handle = opened.handle
         guard handle != nil else {
-            let raw = String(cString: sf_strerror(nil))
+            let raw = opened.reason
             let reason = AudioFileReader.tidy(raw)
             // The file is open: a system error here is the header's write failing (a full disk,
             // /dev/full), an I/O error (74), not a file that cannot be created (73).

@@ -131,6 +131,48 @@ import _AudioPipelineTestSupport
     }
 }
 
+/// libsndfile keeps a failed open's error in one process-wide variable, and every open clears it:
+/// opened side by side (a batch's workers), a file that is not audio must still say why, not
+/// "No Error" (`SndFileOpen`; without its lock, 3 of 300 such files in a 2-job `convert` did).
+@Suite struct OpeningSideBySide {
+    @Test func eachFailedOpenKeepsItsOwnReason() throws {
+        let dir = TempDir()
+        let bad = dir.file("text.wav")
+        try #require(FileManager.default.createFile(atPath: bad, contents: Data("not audio\n".utf8)))
+        let good = repositoryRoot + "/samples/mic-16k-pcm16-mono.wav"
+        let rounds = 400
+        let reasons = Reasons()
+        DispatchQueue.concurrentPerform(iterations: 4) { worker in
+            for _ in 0..<rounds {
+                if worker % 2 == 0 {
+                    _ = try? AudioFileReader(path: good)
+                    continue
+                }
+                let reason: String
+                do throws(AudioPipelineError) {
+                    _ = try AudioFileReader(path: bad)
+                    reason = "opened"
+                } catch {
+                    reason = error.message
+                }
+                reasons.add(reason)
+            }
+        }
+        let all = reasons.all
+        #expect(all.count == 2 * rounds)
+        let wrong = all.filter { !$0.hasSuffix(": cannot decode: Format not recognised") }
+        #expect(wrong.isEmpty, "\(wrong.count) of \(all.count): \(Set(wrong))")
+    }
+
+    /// The workers' reasons, gathered under a lock.
+    final class Reasons: @unchecked Sendable {
+        private let lock = NSLock()
+        private var list: [String] = []
+        func add(_ reason: String) { lock.withLock { list.append(reason) } }
+        var all: [String] { lock.withLock { list } }
+    }
+}
+
 @Suite struct NonFiniteSamples {
     /// NaN in a float file reads as 0 and ±inf as ±full scale (1), counted, the first one's frame
     /// kept — wherever they fall: inside an eight-sample group, at a block's tail, at the very end.
