@@ -336,6 +336,39 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         #expect(run[..<first].allSatisfy { !$0.frame.speech }, "nothing before the user")
     }
 
+    /// A user who starts before the delay is found, at a lag the reference has reached only while he
+    /// talked: each new lag is one frame's evidence of an echo "just arriving" there, and the worst
+    /// plausible echo covered him until the delay was found (0.4–0.7 s late on generated items). Band
+    /// levels straight into the model: the reference steady from frame 20, its echo 20 dB down from
+    /// frame 35 (150 ms), a user 15 dB over the echo from frame 55, before the window model has learnt.
+    /// Once the echo's first arrival has held 50 ms the lags more than 50 ms past it are not read
+    /// (`VADEchoModel+Bound.swift`): the expected echo stays near the echo, under him; with every lag
+    /// read it stands over him. A talker already in the room before the reference began is no arrival.
+    @Test(arguments: [false, true])
+    func lagsPastTheEchosFirstArrivalAreNotRead(talkerBefore: Bool) {
+        var model = VADEchoModel(configuration: VADConfiguration())
+        var rng = TestRNG(seed: 61)
+        var expected: [SIMD8<Double>] = []
+        for k in 0..<60 {
+            var mic = SIMD8<Double>(repeating: -70)
+            // A talker in the room from the start: 70 ms bursts 25 dB over the noise, 30 ms gaps.
+            if talkerBefore, k % 10 < 7 { mic = SIMD8(repeating: -45) }
+            if k >= 35 { mic = SIMD8(repeating: talkerBefore ? -30 : -40) }
+            if k >= 55, !talkerBefore { mic = SIMD8(repeating: -25) }
+            for b in 0..<8 { mic[b] += Double.random(in: -1...1, using: &rng) }
+            let reference = SIMD8<Double>(repeating: k >= 20 ? 0.01 : 1e-14)
+            expected.append(model.update(mic: mic, reference: reference).echo)
+        }
+        // The talker's bursts stand 25 dB over the quiet level, but not 10 dB over his level before
+        // the reference began: the first arrival is the echo's.
+        let firstArrival = model.arrivals.firstIndex { $0 >= 5 }
+        #expect(firstArrival.map { (14...16).contains($0) } ?? false, "arrival at lag \(firstArrival ?? -1)")
+        guard !talkerBefore else { return }
+        for k in 56..<60 {
+            #expect(largestLane(expected[k]) < -32, "frame \(k): the echo expected at \(largestLane(expected[k])) dB")
+        }
+    }
+
     /// Headphones: the reference plays but no echo arrives. The window model settles low (the median
     /// over frames while the reference plays within the search range), and a user at an ordinary
     /// level is heard within 300 ms of each utterance, nothing before.

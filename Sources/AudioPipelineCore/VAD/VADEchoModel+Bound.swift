@@ -21,11 +21,34 @@
 /// `boundSeconds` after the reference first played, when the delay moves (`relearning`) and once
 /// the tracked model is in use. docs/design/vad-experiments.md, "The worst echo bounded by what the
 /// microphone showed".
+///
+/// **The first arrival.** Lags the reference reached only while the microphone was loud keep the
+/// worst — and a user who starts within `echo_delay_max_ms` of the agent's first sound is exactly
+/// that: at each new lag his voice is one frame's evidence of an echo "just arriving" there, and he
+/// stays covered until the delay is found (0.4–0.7 s late on generated items). But an echo's direct
+/// path comes first, and what comes through later lags is its reverberation, which the bounded
+/// echo already counts at full level (the loudest reference at that lag or before it). So once the
+/// echo has arrived — at a lag where, from the first frame the reference played there, the
+/// microphone stood `arrivalMargin` over its quiet level and over its level just before the
+/// reference began (a background talker already there does not count), for `arrivalSeconds`, in
+/// every such frame since (`arrivals`, −1 once one was not) — lags more than `arrivalReachSeconds`
+/// past the shortest such lag are not read. A noise that rises between the reference's start and
+/// its echo can look like the arrival and hide a longer lag's echo: babble 10 dB under the echo did
+/// at a 6 dB margin, not at 10 (docs/design/vad-experiments.md, "The echo's first arrival").
 extension VADEchoModel {
     /// What the bound adds to the lowest microphone-over-reference level of a lag, dB.
     static let boundMargin = 6.0
     /// How long after the reference first plays the bound is used, s.
     static let boundSeconds = 3.0
+    /// How far the microphone must stand over its quiet level, and over its level before the
+    /// reference began, for the echo to have arrived (in two bands), dB.
+    static let arrivalMargin = 10.0
+    /// How long it must stand there, from the first frame the reference at a lag plays, s.
+    static let arrivalSeconds = 0.05
+    /// The lags past the first arrival that the bounded echo still reads (the direct path's spread), s.
+    static let arrivalReachSeconds = 0.05
+    /// How fast the microphone's level before the reference began is forgotten, dB/s.
+    static let arrivalBaselineFall = 40.0
 
     /// Whether the bound is in use this frame (and learns from it). (The helpers here are
     /// `mutating` though they only read: see the type's note on its cost.)
@@ -44,10 +67,15 @@ extension VADEchoModel {
     @inline(__always)
     mutating func learnBound(mic m: SIMD8<Double>, reference r: SIMD8<Double>) {
         if boundStart == nil, largestLane(r) > threshold { boundStart = frames }
-        guard boundStart != nil else { return }
+        guard boundStart != nil else {
+            let fallen = arrivalBaseline - Self.arrivalBaselineFall * frameMilliseconds / 1000
+            arrivalBaseline = laneMax(fallen, m)
+            return
+        }
         var quiet = m
         for b in 0..<bandCount { quiet[b] = micQuiet[b].value(or: m[b]) }
         let level = laneMax(m, quiet)
+        let arrived = standsOut(m, over: quiet)
         let last = min(searchMax, frames - 1)
         guard last >= searchMin else { return }
         for d in searchMin...last {
@@ -56,7 +84,35 @@ extension VADEchoModel {
             let quieter = now.replacing(with: before, where: before .< now)
             let over = level - quieter
             bounds[d] = bounds[d].replacing(with: over, where: over .< bounds[d])
+            if arrivals[d] >= 0, largestLane(now) > threshold { arrivals[d] = arrived ? arrivals[d] + 1 : -1 }
         }
+    }
+
+    /// Whether the microphone stands `arrivalMargin` over its quiet level and over its level before
+    /// the reference began, in two bands or more: what an echo's arrival shows.
+    @inline(__always)
+    func standsOut(_ m: SIMD8<Double>, over quiet: SIMD8<Double>) -> Bool {
+        let excess = m - laneMax(quiet, arrivalBaseline)
+        var bands = 0
+        for b in 0..<bandCount where excess[b] >= Self.arrivalMargin { bands += 1 }
+        return bands >= 2
+    }
+
+    /// The longest lag the bounds are read at: `searchMax`, or, once the echo has arrived at a lag (the
+    /// microphone stood out from the first frame the reference at that lag played, for
+    /// `arrivalSeconds`, and every such frame since), the shortest such lag and `arrivalReachSeconds`.
+    @inline(__always)
+    func arrivalReach() -> Int {
+        let held = arrivalFrames(Self.arrivalSeconds)
+        for d in searchMin...searchMax where arrivals[d] >= held {
+            return min(searchMax, d + arrivalFrames(Self.arrivalReachSeconds))
+        }
+        return searchMax
+    }
+
+    @inline(__always)
+    func arrivalFrames(_ seconds: Double) -> Int {
+        max(1, Int((seconds * 1000 / frameMilliseconds).rounded()))
     }
 
     /// The most echo the bounds allow in this frame, per band: over the lags the reference has
@@ -71,9 +127,10 @@ extension VADEchoModel {
         guard oldest >= searchMin else { return expected }
         var loudest = SIMD8<Double>(repeating: -140)
         let worstGain = SIMD8<Double>(repeating: worst)
+        let reach = arrivalReach()
         for lag in stride(from: oldest, through: searchMin, by: -1) {
             loudest = laneMax(loudest, history[slot(lag)])
-            guard lag <= searchMax else { continue }
+            guard lag <= reach else { continue }
             let bounded = bounds[lag] + Self.boundMargin
             let gain = worstGain.replacing(with: bounded, where: bounded .< worstGain)
             expected = laneMax(expected, gain + loudest)

@@ -131,6 +131,8 @@ extension VADEchoModel {
         windowRetired = false
         directPathHeard = false
         for d in bounds.indices { bounds[d] = SIMD8(repeating: .infinity) }
+        for d in arrivals.indices { arrivals[d] = 0 }
+        arrivalBaseline = SIMD8(repeating: -140)
         boundLearning = true
         boundStart = nil
         for b in 0..<Self.maxBands { micQuiet[b].reset() }

@@ -188,6 +188,10 @@ public struct VADEchoModel: Sendable {
     var bounds: [SIMD8<Double>]
     var boundLearning = true
     var boundStart: Int?
+    /// Per lag, the frames the microphone stood out while the reference at that lag played, −1 once
+    /// it did not; per band, its level before the reference began, falling (`standsOut`).
+    var arrivals: [Int]
+    var arrivalBaseline = SIMD8<Double>(repeating: -140)
     let boundFrames: Int
     /// The louder-echo watch (`watchEchoLevel`): per band, the median of the microphone over the
     /// expected echo in the last `louderWindowSeconds` of frames the reference played through the
@@ -248,6 +252,7 @@ public struct VADEchoModel: Sendable {
         referenceScores = scores
         bounds = [SIMD8<Double>](repeating: SIMD8(repeating: .infinity), count: searchMax + 1)
         boundFrames = frames(Self.boundSeconds)
+        arrivals = [Int](repeating: 0, count: searchMax + 1)
         changeColumns = [Double](repeating: 0, count: 9 * 2 * ring)
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
