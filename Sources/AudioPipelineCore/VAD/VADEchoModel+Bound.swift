@@ -78,6 +78,8 @@ extension VADEchoModel {
         let arrived = standsOut(m, over: quiet)
         let last = min(searchMax, frames - 1)
         guard last >= searchMin else { return }
+        let held = arrivalFrames(Self.arrivalSeconds)
+        var firstHeld = Int.max
         for d in searchMin...last {
             let now = history[slot(d)]
             let before = history[slot(d + 1)]
@@ -85,7 +87,10 @@ extension VADEchoModel {
             let over = level - quieter
             bounds[d] = bounds[d].replacing(with: over, where: over .< bounds[d])
             if arrivals[d] >= 0, largestLane(now) > threshold { arrivals[d] = arrived ? arrivals[d] + 1 : -1 }
+            if firstHeld == .max, arrivals[d] >= held { firstHeld = d }
         }
+        let reach = firstHeld == .max ? searchMax : firstHeld + arrivalFrames(Self.arrivalReachSeconds)
+        arrivalReach = min(searchMax, reach)
     }
 
     /// Whether the microphone stands `arrivalMargin` over its quiet level and over its level before
@@ -96,18 +101,6 @@ extension VADEchoModel {
         var bands = 0
         for b in 0..<bandCount where excess[b] >= Self.arrivalMargin { bands += 1 }
         return bands >= 2
-    }
-
-    /// The longest lag the bounds are read at: `searchMax`, or, once the echo has arrived at a lag (the
-    /// microphone stood out from the first frame the reference at that lag played, for
-    /// `arrivalSeconds`, and every such frame since), the shortest such lag and `arrivalReachSeconds`.
-    @inline(__always)
-    func arrivalReach() -> Int {
-        let held = arrivalFrames(Self.arrivalSeconds)
-        for d in searchMin...searchMax where arrivals[d] >= held {
-            return min(searchMax, d + arrivalFrames(Self.arrivalReachSeconds))
-        }
-        return searchMax
     }
 
     @inline(__always)
@@ -127,10 +120,9 @@ extension VADEchoModel {
         guard oldest >= searchMin else { return expected }
         var loudest = SIMD8<Double>(repeating: -140)
         let worstGain = SIMD8<Double>(repeating: worst)
-        let reach = arrivalReach()
         for lag in stride(from: oldest, through: searchMin, by: -1) {
             loudest = laneMax(loudest, history[slot(lag)])
-            guard lag <= reach else { continue }
+            guard lag <= arrivalReach else { continue }
             let bounded = bounds[lag] + Self.boundMargin
             let gain = worstGain.replacing(with: bounded, where: bounded .< worstGain)
             expected = laneMax(expected, gain + loudest)

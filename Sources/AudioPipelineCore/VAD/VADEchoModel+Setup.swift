@@ -133,6 +133,7 @@ extension VADEchoModel {
         for d in bounds.indices { bounds[d] = SIMD8(repeating: .infinity) }
         for d in arrivals.indices { arrivals[d] = 0 }
         arrivalBaseline = SIMD8(repeating: -140)
+        arrivalReach = searchMax
         boundLearning = true
         boundStart = nil
         for b in 0..<Self.maxBands { micQuiet[b].reset() }

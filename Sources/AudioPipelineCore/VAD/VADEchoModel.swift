@@ -188,10 +188,11 @@ public struct VADEchoModel: Sendable {
     var bounds: [SIMD8<Double>]
     var boundLearning = true
     var boundStart: Int?
-    /// Per lag, the frames the microphone stood out while the reference at that lag played, −1 once
-    /// it did not; per band, its level before the reference began, falling (`standsOut`).
+    /// Per lag, the frames the microphone stood out while the reference there played (−1 once it did
+    /// not); its level before the reference began; the longest lag the bounds are read at (`learnBound`).
     var arrivals: [Int]
     var arrivalBaseline = SIMD8<Double>(repeating: -140)
+    var arrivalReach: Int
     let boundFrames: Int
     /// The louder-echo watch (`watchEchoLevel`): per band, the median of the microphone over the
     /// expected echo in the last `louderWindowSeconds` of frames the reference played through the
@@ -253,6 +254,7 @@ public struct VADEchoModel: Sendable {
         bounds = [SIMD8<Double>](repeating: SIMD8(repeating: .infinity), count: searchMax + 1)
         boundFrames = frames(Self.boundSeconds)
         arrivals = [Int](repeating: 0, count: searchMax + 1)
+        arrivalReach = searchMax
         changeColumns = [Double](repeating: 0, count: 9 * 2 * ring)
         let window = frames(c.echoGainWindowSeconds)
         envelopeGains = (0..<Self.maxBands).map { _ in RunningQuantile(window: window, quantile: 0.9) }
