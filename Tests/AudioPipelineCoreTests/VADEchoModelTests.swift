@@ -361,7 +361,8 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         }
         // The talker's bursts stand 25 dB over the quiet level, but not 10 dB over his level before
         // the reference began: the first arrival is the echo's.
-        let firstArrival = model.arrivals.firstIndex { $0 >= 5 }
+        let held = model.arrivalFrames(VADEchoModel.arrivalSeconds)
+        let firstArrival = model.arrivals.firstIndex { $0 >= held }
         #expect(firstArrival.map { (14...16).contains($0) } ?? false, "arrival at lag \(firstArrival ?? -1)")
         guard !talkerBefore else { return }
         for k in 56..<60 {

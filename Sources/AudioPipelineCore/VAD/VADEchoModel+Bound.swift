@@ -33,7 +33,7 @@
 /// reference began (a background talker already there does not count), for `arrivalSeconds`, in
 /// every such frame since (`arrivals`, −1 once one was not) — lags more than `arrivalReachSeconds`
 /// past the shortest such lag are not read. A noise that rises between the reference's start and
-/// its echo can look like the arrival and hide a longer lag's echo: babble 10 dB under the echo did
+/// its echo can look like the arrival and hide a longer lag's echo: babble at −55 and −60 dBFS did
 /// at a 6 dB margin, not at 10 (docs/design/vad-experiments.md, "The echo's first arrival").
 extension VADEchoModel {
     /// What the bound adds to the lowest microphone-over-reference level of a lag, dB.
