@@ -45,7 +45,10 @@ def build(kind, tmp):
         sys.exit(f"echo-cancelled-items: {package} or {compiler} not found (Debian: apt-get install {debian} "
                  f"{'g++' if compiler == 'g++' else 'gcc'} pkg-config)")
     binary = pathlib.Path(tmp) / kind
-    subprocess.run([compiler, "-O2", "-o", str(binary), str(HERE / source)] + flags.stdout.split(), check=True)
+    built = subprocess.run([compiler, "-O2", "-o", str(binary), str(HERE / source)] + flags.stdout.split(),
+                           capture_output=True, text=True)
+    if built.returncode != 0:
+        sys.exit(f"echo-cancelled-items: {source} did not build:\n{built.stderr.strip()}")
     return binary
 
 

@@ -51,9 +51,13 @@ int main(int argc, char **argv) {
         float *reverse_out[1] = {rout.data()};
         const float *capture_in[1] = {mf.data()};
         float *capture_out[1] = {of.data()};
-        if (apm->ProcessReverseStream(reverse_in, stream, stream, reverse_out) != 0) return 2;
+        int failed = apm->ProcessReverseStream(reverse_in, stream, stream, reverse_out);
         apm->set_stream_delay_ms(0);
-        if (apm->ProcessStream(capture_in, stream, stream, capture_out) != 0) return 2;
+        if (failed == 0) failed = apm->ProcessStream(capture_in, stream, stream, capture_out);
+        if (failed != 0) {
+            std::fprintf(stderr, "webrtc_apm: the audio processing module returned error %d\n", failed);
+            return 2;
+        }
         for (size_t i = 0; i < frame; i++) {
             float v = of[i] * 32768.f;
             o[i] = v > 32767.f ? 32767 : v < -32768.f ? -32768 : static_cast<int16_t>(v);
