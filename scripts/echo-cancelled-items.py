@@ -17,7 +17,8 @@ Cancellers (built here from scripts/echo-cancellers/ with gcc and g++):
   speex, speex-suppressor  speexdsp's MDF canceller (Debian libspeexdsp-dev), a 256 ms filter,
       without or with its residual echo suppressor.
 Items must be 16-bit PCM mono; WebRTC takes 8, 16, 32 or 48 kHz. Exit 1 on a missing library or
-compiler, a bad item or a canceller that fails; 2 on bad arguments.
+compiler, a bad item, a canceller that fails (OUT then gets nothing) or OUT the same folder as SRC;
+2 on bad arguments.
 """
 import argparse
 import pathlib
@@ -71,10 +72,15 @@ def main():
                    and p.with_suffix(".ref.wav").exists())
     if not items:
         sys.exit(f"echo-cancelled-items: {src}: no NAME.wav with a NAME.ref.wav")
+    if out.resolve() == src.resolve():
+        sys.exit(f"echo-cancelled-items: {out}: is the source folder; give another (the items are not overwritten)")
     kind, args = CANCELLERS[a.canceller]
-    out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         binary = build(kind, tmp)
+        # The whole set is made in a staging folder first: a bad item or a failing canceller leaves
+        # nothing in OUT.
+        staged = pathlib.Path(tmp) / "items"
+        staged.mkdir()
         for item in items:
             reference = item.with_suffix(".ref.wav")
             rate, mic = pcm(item)
@@ -88,15 +94,18 @@ def main():
                                   capture_output=True, text=True)
             if done.returncode != 0:
                 sys.exit(f"echo-cancelled-items: {item}: the canceller failed: {done.stderr.strip()}")
-            with wave.open(str(out / item.name), "wb") as w:
+            with wave.open(str(staged / item.name), "wb") as w:
                 w.setnchannels(1)
                 w.setsampwidth(2)
                 w.setframerate(rate)
                 w.writeframes(paths[2].read_bytes())
-            shutil.copyfile(reference, out / reference.name)
+            shutil.copyfile(reference, staged / reference.name)
             labels = item.with_suffix(".txt")
             if labels.exists():
-                shutil.copyfile(labels, out / labels.name)
+                shutil.copyfile(labels, staged / labels.name)
+        out.mkdir(parents=True, exist_ok=True)
+        for made in staged.iterdir():
+            shutil.move(str(made), out / made.name)
     print(f"echo-cancelled-items: {len(items)} items through {a.canceller} into {out}")
 
 
