@@ -1,3 +1,4 @@
+import AudioPipelineCore
 import Testing
 
 @testable import AudioPipelineWorkflows
@@ -28,5 +29,23 @@ import Testing
         #expect(SessionModes.settingOption("enter_db", given: ["--enter-db": "9"]) == "--enter-db")
         #expect(SessionModes.settingOption("exit_db", given: ["--param exit_db": "exit_db=2"]) == "--param exit_db")
         #expect(SessionModes.settingOption("rt60_ms", given: ["--enter-db": "9"]) == nil)
+    }
+
+    /// `--sweep NAME=v1,v2,…`: an empty entry and a value given twice are refused, not skipped or run
+    /// twice into one folder; what is well formed keeps its order.
+    @Test func aSweepRefusesEmptyEntriesAndRepeatedValues() throws {
+        let parsed = try SessionSweep.parse("echo_delay_ms=40, 0,120")
+        #expect(parsed.name == "echo_delay_ms" && parsed.values == [40, 0, 120])
+        for text in ["echo_delay_ms=1,,2", "echo_delay_ms=1,2,", "echo_delay_ms=,1", "echo_delay_ms="] {
+            #expect(throws: AudioPipelineError.self, "\(text)") { try SessionSweep.parse(text) }
+        }
+        for text in ["echo_delay_ms=1,1", "echo_delay_ms=1,2,1.0"] {
+            do {
+                _ = try SessionSweep.parse(text)
+                Issue.record("\(text) was accepted")
+            } catch {
+                #expect(error.message.contains("echo_delay_ms=1 is given twice"), "\(error.message)")
+            }
+        }
     }
 }

@@ -73,18 +73,28 @@ public enum SessionSweep {
         return c
     }
 
-    /// Parses `NAME=v1,v2,…` (2 to 100 values).
+    /// Parses `NAME=v1,v2,…` (1 to 100 values, each once). An empty entry (`1,,2`, a trailing comma)
+    /// is refused, not skipped: it is a typo more often than a wish; so is a value given twice (both
+    /// runs would write the same `NAME=VALUE/`, the second over the first).
     public static func parse(_ text: String) throws(AudioPipelineError) -> (name: String, values: [Double]) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
         let values =
             parts.count == 2
-            ? parts[1].split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) } : []
+            ? parts[1].split(separator: ",", omittingEmptySubsequences: false).map {
+                Double($0.trimmingCharacters(in: .whitespaces))
+            } : []
         guard parts.count == 2, !values.isEmpty, values.count <= 100, values.allSatisfy({ $0?.isFinite ?? false })
         else {
             throw AudioPipelineError(
                 .invalidConfiguration, "--sweep: expected NAME=v1,v2,… (1–100 numbers), got '\(text)'")
         }
-        return (parts[0], values.map { $0! })
+        let numbers = values.map { $0! }
+        // (Compared as the runs' folders name them: two values that print alike share a folder.)
+        let names = numbers.map { NumberText.plain($0) }
+        for (index, name) in names.enumerated() where names[..<index].contains(name) {
+            throw AudioPipelineError(.invalidConfiguration, "--sweep: \(parts[0])=\(name) is given twice in '\(text)'")
+        }
+        return (parts[0], numbers)
     }
 
     /// Runs `c` once per value of `sweep` (`NAME=v1,v2,…`) into `output/NAME=VALUE/`, and writes

@@ -185,8 +185,12 @@ public enum FrameworkTuner {
         }
         for a in axes {
             let parts = a.split(separator: "=", maxSplits: 1).map(String.init)
-            let values = parts.count == 2 ? parts[1].split(separator: ",").map { Double($0.trimmingSpaces) } : []
-            let numbers = values.compactMap { $0 }
+            // An empty value (`0.1,,0.3`, a trailing comma) is no number, as in the detector's own `--set`.
+            let values =
+                parts.count == 2
+                ? parts[1].split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingSpaces) }
+                : []
+            let numbers = values.compactMap { $0 }.filter(\.isFinite)
             guard parts.count == 2, !values.isEmpty, numbers.count == values.count else {
                 throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
             }
