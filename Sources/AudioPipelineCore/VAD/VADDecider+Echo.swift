@@ -63,6 +63,36 @@ extension VADDecider {
     /// `power(unlearntFloor)`, computed once.
     static let unlearntFloorPower = power(unlearntFloor)
 
+    /// Per band, the excess of the level `m` over noise floor ⊕ (expected echo + its margin); the
+    /// floors learn here (with a reference, only where no echo is expected: else a talkative agent
+    /// would lift the floor to its echo level; before any, it is negligible).
+    @inline(__always)
+    mutating func excess(
+        _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, hasReference: Bool,
+        lastWasEcho: Bool, detail: inout Detail
+    ) -> BandExcess {
+        guard hasReference else {
+            detail.echoes = expected.echo
+            var excess = SIMD8<Double>(repeating: -.infinity)
+            var floorPower = 0.0
+            var floorsAbove300 = 0.0
+            var floorPowers = SIMD8<Double>()
+            for b in 0..<count {
+                let f = floors[b].valueAndPower(or: m[b])
+                floorPowers[b] = floors[b].isEmpty ? .infinity : f.power
+                floors[b].add(m[b])
+                excess[b] = m[b] - f.db
+                floorPower += f.power
+                if b >= above300 { floorsAbove300 += f.power }
+                detail.floors[b] = f.db
+            }
+            return BandExcess(
+                excess: excess, floorPower: floorPower, floorsAbove300: floorsAbove300, floorPowers: floorPowers)
+        }
+        return excessOverEcho(
+            m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
+    }
+
     /// Per band, the excess of the level `m` over noise floor ⊕ the bound on the echo: the expected
     /// echo plus its margin, or what was heard as echo ringing on where that is more
     /// (`lastWasEcho`: the frame before turned out to be echo).

@@ -81,7 +81,9 @@ extension VADDecider {
         var fallWaited = false
 
         /// Fills `detail`'s waits on a run's frames that this state keeps (`running`: out of speech,
-        /// in a run).
+        /// in a run). (Inlined: as a call, `decide` handed it a copy of the whole state, 233 bytes,
+        /// three `memcpy` a frame.)
+        @inline(__always)
         func noteWaits(in detail: inout Detail, running: Bool) {
             detail.attackWaited = running && attack
             detail.highOnlyWaited = running && highOnly
@@ -381,16 +383,4 @@ extension VADDecider {
     /// knock's attack", 2026-12-02). At 10 dB the talking grid's −3 dB / 300 ms user, who rises
     /// 14.5 dB and is heard for 30 ms before the echo returns, waited 638 ms.
     public static let leadInRiseMax = 15.0
-
-    /// The frame before as a lead-in of this one (of `score`): the mean of its excesses in this
-    /// frame's two largest bands, at most its own score; none (−inf) more than `leadInRiseMax` under.
-    @inline(__always)
-    func leadInScore(excess: SIMD8<Double>, count: Int, score: Double) -> Double {
-        var first = 0
-        for b in 1..<count where excess[b] > excess[first] { first = b }
-        var second = first == 0 ? 1 : 0
-        for b in 0..<count where b != first && excess[b] > excess[second] { second = b }
-        let lead = min(previousScore, (onset.previousExcess[first] + onset.previousExcess[second]) / 2)
-        return score - lead > Self.leadInRiseMax ? -.infinity : lead
-    }
 }

@@ -69,3 +69,29 @@ extension VADDecider {
             || excess[3] >= voiceUnder1k
     }
 }
+
+// The lead-in read (`OnsetReading.leadInScore`; split from VADDecider+Onset.swift, the core's file-size
+// rule, beside `leadInRiseMax` there).
+extension VADDecider {
+    /// The frame before as a lead-in of this one (of `score`): the mean of its excesses in this
+    /// frame's two largest bands, at most its own score; none (−inf) more than `leadInRiseMax` under.
+    /// (The largest so far kept beside its band: read back by the band's index, each step stored the
+    /// vector and waited on the load, a chain of sixteen through memory — 2 % of a frame.)
+    @inline(__always)
+    func leadInScore(excess: SIMD8<Double>, count: Int, score: Double) -> Double {
+        var first = 0
+        var firstExcess = excess[0]
+        for b in 1..<count where excess[b] > firstExcess {
+            first = b
+            firstExcess = excess[b]
+        }
+        var second = first == 0 ? 1 : 0
+        var secondExcess = excess[second]
+        for b in 0..<count where b != first && excess[b] > secondExcess {
+            second = b
+            secondExcess = excess[b]
+        }
+        let lead = min(previousScore, (onset.previousExcess[first] + onset.previousExcess[second]) / 2)
+        return score - lead > Self.leadInRiseMax ? -.infinity : lead
+    }
+}

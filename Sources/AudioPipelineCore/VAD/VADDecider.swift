@@ -211,7 +211,6 @@ public struct VADDecider: Sendable {
         let count = frame.bandCount
         let m = Self.bandLevels(p, count: count)
         let hasReference = rp != nil
-        var expected = VADEchoModel.Estimate()
         var explained = false
         if let rp {
             // What stood out over the expected echo in the frame before (an onset's lead-in, or a
@@ -219,9 +218,12 @@ public struct VADDecider: Sendable {
             let stoodOut = previousScore - max(0, echoBias.value(or: 0)) >= Self.leadInMinimum
             explained = !stoodOut && run == 0 && !speaking
             echoModel.bandCount = count
-            expected = echoModel.update(mic: m, reference: rp, nearEnd: speaking, unexplained: stoodOut || run > 0)
-            echoEstimate = expected
+            // (Into the stored estimate, read once below: returned, it went three times by `memcpy`.)
+            if case .none = echoEstimate { echoEstimate = VADEchoModel.Estimate() }
+            echoModel.update(
+                mic: m, reference: rp, nearEnd: speaking, unexplained: stoodOut || run > 0, into: &echoEstimate!)
         }
+        let expected = hasReference ? echoEstimate! : VADEchoModel.Estimate()
         let bands = excess(
             m, count: count, above300: frame.firstBandAbove300, expected: expected, hasReference: hasReference,
             lastWasEcho: explained, detail: &detail)
@@ -280,36 +282,6 @@ public struct VADDecider: Sendable {
         return Frame(
             level: levelDB, floor: db(bands.floorPower),
             echo: bands.echoPower > 0 ? db(bands.echoPower) : -.infinity, score: score, speech: speaking)
-    }
-
-    /// Per band, the excess of the level `m` over noise floor ⊕ (expected echo + its margin); the
-    /// floors learn here (with a reference, only where no echo is expected: else a talkative agent
-    /// would lift the floor to its echo level; before any, it is negligible).
-    @inline(__always)
-    private mutating func excess(
-        _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, hasReference: Bool,
-        lastWasEcho: Bool, detail: inout Detail
-    ) -> BandExcess {
-        guard hasReference else {
-            detail.echoes = expected.echo
-            var excess = SIMD8<Double>(repeating: -.infinity)
-            var floorPower = 0.0
-            var floorsAbove300 = 0.0
-            var floorPowers = SIMD8<Double>()
-            for b in 0..<count {
-                let f = floors[b].valueAndPower(or: m[b])
-                floorPowers[b] = floors[b].isEmpty ? .infinity : f.power
-                floors[b].add(m[b])
-                excess[b] = m[b] - f.db
-                floorPower += f.power
-                if b >= above300 { floorsAbove300 += f.power }
-                detail.floors[b] = f.db
-            }
-            return BandExcess(
-                excess: excess, floorPower: floorPower, floorsAbove300: floorsAbove300, floorPowers: floorPowers)
-        }
-        return excessOverEcho(
-            m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
     }
 
     /// The decision: speech holds while the hold test passes, plus the hangover (or ends at once as

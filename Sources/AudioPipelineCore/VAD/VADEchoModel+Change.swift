@@ -53,16 +53,19 @@ extension VADEchoModel {
 
     /// One frame of the watch (tracked stage): `tracked` the reference the echo follows, `flat` the
     /// window's loudest reference, `echo` the expected echo (before the margin), `start` the direct
-    /// path's first lag, `learnable` whether the gains learn from the frame.
+    /// path's first lag, `plays` whether it plays (`directPathPlays`), `learnable` whether the gains
+    /// learn from the frame.
     @inline(never)
     mutating func watchEchoLevel(
         mic m: SIMD8<Double>, micChange: SIMD8<Double>, tracked: SIMD8<Double>, flat: SIMD8<Double>,
         echo: SIMD8<Double>,
-        start: Int, learnable: Bool
+        start: Int, plays: Bool, learnable: Bool
     ) {
-        let plays = directPathPlays(start: start, age: 0, tracked: tracked)
+        // (The reference's changes at the delay read once, for both watches.)
+        let referenceChange = referenceChange(delay ?? start)
         if echoStepped(
-            mic: m, micChange: micChange, tracked: tracked, flat: flat, echo: echo, start: start, plays: plays)
+            mic: m, micChange: micChange, referenceChange: referenceChange, tracked: tracked, flat: flat, echo: echo,
+            plays: plays)
         {
             relearnLouder(start: start)
             return
@@ -72,12 +75,17 @@ extension VADEchoModel {
         // when every frame fed them), the test every `louderCheckFrames`: a window of 1.5 s needs no more.
         if louderSeen % Self.louderStride == 0 {
             let excess = clampLanes(m - echo, SIMD8(repeating: -40), SIMD8(repeating: 40))
-            for b in 0..<bandCount where echo[b] > -120 && tracked[b] >= flat[b] - Self.louderPeakGap {
-                louderRecent[b].add(excess[b])
-                if learnable { louderBaselines[b].add(excess[b]) }
+            // (Through the buffers: written by index, each array was checked for a unique owner per band.)
+            let count = bandCount
+            louderRecent.withUnsafeMutableBufferPointer { recent in
+                louderBaselines.withUnsafeMutableBufferPointer { baselines in
+                    for b in 0..<count where echo[b] > -120 && tracked[b] >= flat[b] - Self.louderPeakGap {
+                        recent[b].add(excess[b])
+                        if learnable { baselines[b].add(excess[b]) }
+                    }
+                }
             }
         }
-        let referenceChange = referenceChange(delay ?? start)
         louderProducts += louderAlpha * (micChange * referenceChange - louderProducts)
         louderMicPowers += louderAlpha * (micChange * micChange - louderMicPowers)
         louderReferencePowers += louderAlpha * (referenceChange * referenceChange - louderReferencePowers)
@@ -163,16 +171,16 @@ extension VADEchoModel {
     static let stepBaselineMinimum = 4
 
     /// The fast watch for an echo that stepped louder (see the extension's note): whether it has
-    /// now held `stepHold` frames. `plays`: the direct path plays (`directPathPlays`); its running
+    /// now held `stepHold` frames. `referenceChange`: the reference's changes at the delay
+    /// (`referenceChange`). `plays`: the direct path plays (`directPathPlays`); its running
     /// means take every frame of the tracked stage (the response's onset, where the direct path's
     /// first lags are still silent, is where an echo follows its reference most plainly), its test
     /// only the frames where the direct path plays.
     @inline(__always)
     mutating func echoStepped(
-        mic m: SIMD8<Double>, micChange: SIMD8<Double>, tracked: SIMD8<Double>, flat: SIMD8<Double>,
-        echo: SIMD8<Double>, start: Int, plays: Bool
+        mic m: SIMD8<Double>, micChange: SIMD8<Double>, referenceChange: SIMD8<Double>, tracked: SIMD8<Double>,
+        flat: SIMD8<Double>, echo: SIMD8<Double>, plays: Bool
     ) -> Bool {
-        let referenceChange = referenceChange(delay ?? start)
         let a = Self.stepAlpha
         stepProducts += a * (micChange * referenceChange - stepProducts)
         stepMicPowers += a * (micChange * micChange - stepMicPowers)

@@ -6,6 +6,14 @@ extension VADEchoModel {
     /// Which delay correlation kernel runs (`cvk_delay_level`): 1 AVX2, 0 the portable one.
     static let delayKernelLevel = Int(cvk_delay_level())
 
+    /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
+    @inline(__always)
+    static func change(_ now: SIMD8<Double>, from before: SIMD8<Double>) -> SIMD8<Double> {
+        let lo = SIMD8<Double>(repeating: -100), hi = SIMD8<Double>(repeating: 0)
+        let d = clampLanes(now, lo, hi) - clampLanes(before, lo, hi)
+        return clampLanes(d, SIMD8(repeating: -20), SIMD8(repeating: 20))
+    }
+
     /// Updates the correlation while the reference plays in the window; once it is confident,
     /// takes its direct-path lag as the delay when it has pointed there (within a frame) for half
     /// of `echoDelaySmoothingSeconds` of updates in a row and there is no delay yet, or for the whole

@@ -7,11 +7,12 @@ extension VADEchoModel {
     /// quantiles are read one by one into lane buffers (through memory: a lane written by index in a
     /// loop took the whole vector out of its registers and back each time — with the same for the
     /// decider's excesses, 1.92 → 1.70 µs per 10 ms frame with a reference), and the rest is worked
-    /// on eight lanes; lanes from `bandCount` on keep the estimate's defaults.
+    /// on eight lanes; lanes from `bandCount` on keep the estimate's defaults. `parts`: `tracked`'s
+    /// (`trackedParts`), read only with it (not an optional: its 129 bytes went by `memcpy`, twice).
     @inline(__always)
     mutating func expect(
         into e: inout Estimate, flat: SIMD8<Double>, tracked: SIMD8<Double>?,
-        parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)?
+        parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)
     ) {
         var x: SIMD8<Double>
         var gains = SIMD8<Double>()
@@ -25,7 +26,7 @@ extension VADEchoModel {
             var offsets = SIMD8<Double>()
             // The tail's level learnt: its median once it has learnt, before that (from
             // `tailEarlyFrames`) the loudest it has shown, the direct path's where a band had none.
-            let tailInUse = parts != nil && tailLearnt >= Self.tailEarlyFrames
+            let tailInUse = tailLearnt >= Self.tailEarlyFrames
             let tailMedian = tailLearnt >= learnFrames
             withUnsafeMutableBytes(of: &gains) { g in
                 withUnsafeMutableBytes(of: &spread) { sp in
@@ -44,7 +45,7 @@ extension VADEchoModel {
                     }
                 }
             }
-            if let parts, tailInUse {
+            if tailInUse {
                 let withTail = laneMax(parts.direct, parts.tail + offsets)
                 for b in 0..<bandCount { x[b] = withTail[b] }
             }

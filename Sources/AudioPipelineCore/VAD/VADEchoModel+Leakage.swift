@@ -1,3 +1,4 @@
+import CVectorKernels
 import RealModule
 
 /// What a band of the steep filters lets through from another band's sound: split from
@@ -97,21 +98,34 @@ extension VADEchoModel {
     /// leak: per band `b`, the most of `gains[b] + x[b]`, `gains[k] + min(x[b], distantLeakage[k][b] +
     /// x[k])` over the bands `k`, and `gains[k] + x[b]` over those where `x[b]` is `neighbourMargin`
     /// under `leakage[k][b] + x[k]`. Eight steep bands only (four are the one-pole analysis: no table).
+    /// Per band k, with `gain` = gains[k] on every lane:
+    ///
+    ///     part = x, replaced by distant[k] + x[k] where that is less; echo = max(echo, part + gain)
+    ///     echo = x + gain where x < all[k] + (x[k] − neighbourMargin) and echo < x + gain
+    ///
+    /// (for bands two or more apart the first line already gives as much), in C
+    /// (`cvk_vad_leakage`, vadlanes.c: with AVX2, four lanes a register and a lane select one
+    /// instruction; here, two lanes and three: 3.5 % of the frame; the same bits).
     /// (`mutating` though it only reads: see the type's note on its cost.)
     @inline(__always)
     mutating func withLeakage(gains: SIMD8<Double>, x: SIMD8<Double>) -> SIMD8<Double> {
-        var echo = gains + x
-        guard bandCount == VADSteepBank.bands else { return echo }
-        let distant = distantLeakage
-        let all = leakage
-        for k in 0..<VADSteepBank.bands {
-            let gain = SIMD8(repeating: gains[k])
-            let leaked = distant[k] + SIMD8(repeating: x[k])
-            let part = x.replacing(with: leaked, where: leaked .< x)
-            echo = laneMax(echo, part + gain)
-            // (For bands two or more apart the line above already gives as much.)
-            let mostlyLeak = x .< all[k] + SIMD8(repeating: x[k] - Self.neighbourMargin)
-            echo = echo.replacing(with: x + gain, where: mostlyLeak .& (echo .< x + gain))
+        guard bandCount == VADSteepBank.bands else { return gains + x }
+        var echo = SIMD8<Double>()
+        withUnsafeBytes(of: gains) { g in
+            withUnsafeBytes(of: x) { levels in
+                withUnsafeMutableBytes(of: &echo) { e in
+                    distantLeakage.withUnsafeBytes { distant in
+                        leakage.withUnsafeBytes { all in
+                            cvk_vad_leakage(
+                                g.baseAddress!.assumingMemoryBound(to: Double.self),
+                                levels.baseAddress!.assumingMemoryBound(to: Double.self),
+                                distant.baseAddress!.assumingMemoryBound(to: Double.self),
+                                all.baseAddress!.assumingMemoryBound(to: Double.self), Self.neighbourMargin,
+                                e.baseAddress!.assumingMemoryBound(to: Double.self))
+                        }
+                    }
+                }
+            }
         }
         return echo
     }

@@ -30,10 +30,11 @@ extension VADEchoModel {
     /// Learns the window model's gains from frames with reference in the window (`flat`: its loudest
     /// frame with the tail; `direct`: without it), and the tracked
     /// model's from frames whose direct path (the delay's frame and the two after it) played and is
-    /// not stopping.
+    /// not stopping (`plays`: `directPathPlays` of this frame).
     @inline(__always)
     mutating func learn(
-        mic m: SIMD8<Double>, flat: SIMD8<Double>, direct: SIMD8<Double>, tracked: SIMD8<Double>?, start: Int?
+        mic m: SIMD8<Double>, flat: SIMD8<Double>, direct: SIMD8<Double>, tracked: SIMD8<Double>?, start: Int?,
+        plays: Bool
     ) {
         // The envelope only where something arrived: before the echo of the reference's first frames
         // can reach the microphone, it holds the noise alone, and a gain learnt from that is far too
@@ -56,6 +57,6 @@ extension VADEchoModel {
         if arrived { windowLearnt += 1 }
         if settled { settledLearnt += 1 }
         guard let tracked, let start else { return }
-        learnTracked(mic: m, tracked: tracked, start: start, age: 0)
+        learnTracked(mic: m, tracked: tracked, start: start, age: 0, plays: plays)
     }
 }

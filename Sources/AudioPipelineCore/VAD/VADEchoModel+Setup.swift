@@ -44,6 +44,16 @@ extension VADEchoModel {
         public init() {}
     }
 
+    /// One frame (`update(mic:reference:nearEnd:unexplained:into:)`, whose parameters it takes).
+    /// - Returns: The echo expected in this frame, with what it rests on.
+    public mutating func update(
+        mic m: SIMD8<Double>, reference rp: SIMD8<Double>, nearEnd: Bool = false, unexplained: Bool = false
+    ) -> Estimate {
+        var e = Estimate()
+        update(mic: m, reference: rp, nearEnd: nearEnd, unexplained: unexplained, into: &e)
+        return e
+    }
+
     /// The most bands a frame holds (`VADBandPairAnalyzer`'s eight): state is kept for as many.
     public static let maxBands = 8
     /// Playing reference the gain needs before it is used, s.
@@ -218,16 +228,20 @@ extension VADEchoModel {
 extension VADEchoModel {
     /// The tracked model's gain learns from the frame `age` frames back (its microphone levels `m`,
     /// the reference it follows `tracked`) if its direct path (the lag `start` and the two after it)
-    /// played and is not stopping.
+    /// played and is not stopping (`plays`, when the caller has it; else `directPathPlays`).
     @inline(__always)
-    mutating func learnTracked(mic m: SIMD8<Double>, tracked: SIMD8<Double>, start: Int, age: Int) {
-        guard directPathPlays(start: start, age: age, tracked: tracked) else { return }
+    mutating func learnTracked(mic m: SIMD8<Double>, tracked: SIMD8<Double>, start: Int, age: Int, plays: Bool? = nil) {
+        guard plays ?? directPathPlays(start: start, age: age, tracked: tracked) else { return }
         var gains = SIMD8<Double>()
         for b in 0..<bandCount { gains[b] = trackedGains[b].value(or: worst) }
         let lowers = leakLowers(tracked, gains: gains)
-        for b in 0..<bandCount where tracked[b] > -120 && !lowers[b] {
-            let v = Self.limited(m[b] - tracked[b], trackedGains[b], learnt: trackedLearnt >= learnFrames)
-            trackedGains[b].add(v)
+        // (Through the buffer: written by index, the array was checked for a unique owner per band.)
+        let count = bandCount
+        let learnt = trackedLearnt >= learnFrames
+        trackedGains.withUnsafeMutableBufferPointer { q in
+            for b in 0..<count where tracked[b] > -120 && !lowers[b] {
+                q[b].add(Self.limited(m[b] - tracked[b], q[b], learnt: learnt))
+            }
         }
         trackedLearnt += 1
     }

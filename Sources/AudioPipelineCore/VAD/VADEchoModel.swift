@@ -283,10 +283,12 @@ public struct VADEchoModel: Sendable {
     ///     delay still does). It may be the user, not yet declared — a user talking over the agent's
     ///     first words taught the window model a gain as loud as his voice within a few frames, and
     ///     was then not heard at all (docs/design/vad-experiments.md).
-    /// - Returns: The echo expected in this frame, with what it rests on.
+    ///   - e: Set to the echo expected in this frame, with what it rests on (every field written: in
+    ///     the caller's storage, where a returned estimate was copied twice, 234 bytes by `memcpy`).
     public mutating func update(
-        mic m: SIMD8<Double>, reference rp: SIMD8<Double>, nearEnd: Bool = false, unexplained: Bool = false
-    ) -> Estimate {
+        mic m: SIMD8<Double>, reference rp: SIMD8<Double>, nearEnd: Bool = false, unexplained: Bool = false,
+        into e: inout Estimate
+    ) {
         // (A NaN band — a frame with a NaN sample — counts as silence, as the lane maxima below pass it over.)
         var r = fastDB(rp)
         r.replace(with: -140, where: .!(r .>= -140))
@@ -313,7 +315,7 @@ public struct VADEchoModel: Sendable {
         previousMic = m
         estimateDelay(micChange: micChange, active: active && !nearEnd)
         trackOnsets(r)
-        var e = Estimate()
+        e = Estimate()
         e.bandCount = bandCount
         e.delayFrames = delay
         e.delayInDoubt = delay != nil && !delayStandsOut
@@ -325,21 +327,25 @@ public struct VADEchoModel: Sendable {
                 sinceOnset <= d + guardFrames && (sinceOnset >= d - Self.guardLeadFrames || !delayStandsOut)
             } ?? false
         // The echo follows from one frame before the direct path (the delay's fraction of a frame).
+        // (`parts` is read only with a `start`: not an optional, whose 129 bytes went by `memcpy`.)
         let start = delay.map { max(searchMin, $0 - 1) }
-        let parts = start.map { trackedParts(from: $0) }
-        let tracked = parts.map { laneMax($0.direct, $0.tail) }
+        var parts = (direct: SIMD8<Double>(repeating: -140), tail: SIMD8<Double>(repeating: -140))
+        if let start { parts = trackedParts(from: start) }
+        let tracked = start.map { _ in laneMax(parts.direct, parts.tail) }
+        // Whether the direct path plays in this frame, read by the tracked gain's learning, the watch
+        // and `directPathHeard` (each passed over the ring for it: three times a frame).
+        var plays = false
+        if let start, let tracked { plays = directPathPlays(start: start, age: 0, tracked: tracked) }
         if active && !nearEnd && !unexplained {
-            learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start)
-            if let parts, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
+            learn(mic: m, flat: flat, direct: direct, tracked: tracked, start: start, plays: plays)
+            if start != nil, trackedLearnt >= learnFrames { learnTail(mic: m, parts: parts) }
         }
         // The decay learns from the pauses' frames whether or not they stood out (a slower room's tail
         // does): only what the detector heard as the user is left out.
-        if active && !nearEnd, let parts, trackedLearnt >= learnFrames {
+        if active && !nearEnd, start != nil, trackedLearnt >= learnFrames {
             learnDecay(mic: m, change: micChange, parts: parts)
         }
-        if !directPathHeard, let start, let tracked {
-            directPathHeard = directPathPlays(start: start, age: 0, tracked: tracked)
-        }
+        if !directPathHeard, start != nil { directPathHeard = plays }
         expect(into: &e, flat: flat, tracked: tracked, parts: parts)
         // A reference that has not played in the search window and its tail (no frame over
         // `reference_active_dbfs`: digital silence, or a 16-bit track's dither at −96 dBFS) brings no
@@ -349,11 +355,10 @@ public struct VADEchoModel: Sendable {
         if e.stage == .tracked, let tracked, let start {
             watchEchoLevel(
                 mic: m, micChange: micChange, tracked: tracked, flat: flat, echo: e.echo, start: start,
-                learnable: active && !nearEnd && !unexplained)
+                plays: plays, learnable: active && !nearEnd && !unexplained)
         }
         head = head + 1 == history.count ? 0 : head + 1
         frames += 1
-        return e
     }
 
     /// The ring slot of the reference frame `d` frames before the current one (`head`).
@@ -361,14 +366,6 @@ public struct VADEchoModel: Sendable {
     func slot(_ d: Int) -> Int {
         let s = head - d
         return s < 0 ? s + history.count : s
-    }
-
-    /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
-    @inline(__always)
-    static func change(_ now: SIMD8<Double>, from before: SIMD8<Double>) -> SIMD8<Double> {
-        let lo = SIMD8<Double>(repeating: -100), hi = SIMD8<Double>(repeating: 0)
-        let d = clampLanes(now, lo, hi) - clampLanes(before, lo, hi)
-        return clampLanes(d, SIMD8(repeating: -20), SIMD8(repeating: 20))
     }
 
     /// The reference the echo follows once the delay is known, in two parts: the direct path (the

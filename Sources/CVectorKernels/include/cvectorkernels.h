@@ -210,4 +210,19 @@ int cvk_delay_level(void);
 cvk_delay_peak cvk_delay_correlate_avx2(double *scores, double *reference, const double *columns, size_t ring,
                                         size_t at, const double *mic, size_t lag_min, size_t lag_max, double alpha);
 #endif
+// The VAD's eight-lane double arithmetic (vadlanes.c), the same bits as the Swift it stands for, with
+// AVX2 where the CPU has it (chosen on the first call). `cvk_vad_lanes_db`: `fastDB` (Decibels.swift)
+// of eight band powers into `out`; `cvk_vad_lanes_power`: `fastPower` of eight levels. Each returns a
+// bit per lane (bit i: lane i) that was in range; the caller computes the others itself (`out` holds
+// nothing of use there). `cvk_vad_leakage`: `VADEchoModel.withLeakage` of eight bands, `distant` and
+// `all` its tables' eight rows of eight, `margin` its `neighbourMargin`.
+int cvk_vad_lanes_db(const double *p, double *out);
+int cvk_vad_lanes_power(const double *levels, double *out);
+void cvk_vad_leakage(const double *gains, const double *x, const double *distant, const double *all, double margin,
+                     double *echo);
+/// The portable kernels the three above run where the CPU has no AVX2 (the same bits; for the tests).
+int cvk_vad_lanes_db_portable(const double *p, double *out);
+int cvk_vad_lanes_power_portable(const double *levels, double *out);
+void cvk_vad_leakage_portable(const double *gains, const double *x, const double *distant, const double *all,
+                              double margin, double *echo);
 #endif
