@@ -27,16 +27,25 @@ import RealModule
 /// (`cvk_vad_lanes_db`, vadlanes.c: four lanes a register with AVX2, where this baseline's SSE2
 /// took two and three instructions a lane select; the same bits).
 @inline(__always) func fastDB(_ p: SIMD8<Double>) -> SIMD8<Double> {
+    eightLanes(p, cvk_vad_lanes_db, outOfRange: db)
+}
+
+/// `kernel` (vadlanes.c) on the eight lanes of `x`; the lanes it reports out of range from
+/// `outOfRange`, one by one.
+@inline(__always) private func eightLanes(
+    _ x: SIMD8<Double>, _ kernel: (UnsafePointer<Double>?, UnsafeMutablePointer<Double>?) -> Int32,
+    outOfRange: (Double) -> Double
+) -> SIMD8<Double> {
     var out = SIMD8<Double>()
-    let inRange = withUnsafeBytes(of: p) { powers in
-        withUnsafeMutableBytes(of: &out) { levels in
-            cvk_vad_lanes_db(
-                powers.baseAddress!.assumingMemoryBound(to: Double.self),
-                levels.baseAddress!.assumingMemoryBound(to: Double.self))
+    let inRange = withUnsafeBytes(of: x) { input in
+        withUnsafeMutableBytes(of: &out) { output in
+            kernel(
+                input.baseAddress!.assumingMemoryBound(to: Double.self),
+                output.baseAddress!.assumingMemoryBound(to: Double.self))
         }
     }
     if inRange != 0xFF {
-        for i in 0..<8 where inRange & (1 << i) == 0 { out[i] = db(p[i]) }
+        for i in 0..<8 where inRange & (1 << i) == 0 { out[i] = outOfRange(x[i]) }
     }
     return out
 }
@@ -73,16 +82,5 @@ import RealModule
 /// (|y| ≤ 1000), less one where that is above y; the integer's bits are those of the sum less the
 /// constant's. The arithmetic is C's (`cvk_vad_lanes_power`, vadlanes.c, as `fastDB`'s).
 @inline(__always) func fastPower(_ levels: SIMD8<Double>) -> SIMD8<Double> {
-    var out = SIMD8<Double>()
-    let inRange = withUnsafeBytes(of: levels) { dbs in
-        withUnsafeMutableBytes(of: &out) { powers in
-            cvk_vad_lanes_power(
-                dbs.baseAddress!.assumingMemoryBound(to: Double.self),
-                powers.baseAddress!.assumingMemoryBound(to: Double.self))
-        }
-    }
-    if inRange != 0xFF {
-        for i in 0..<8 where inRange & (1 << i) == 0 { out[i] = power(levels[i]) }
-    }
-    return out
+    eightLanes(levels, cvk_vad_lanes_power, outOfRange: power)
 }
