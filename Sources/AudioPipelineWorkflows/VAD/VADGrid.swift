@@ -75,27 +75,33 @@ public struct VADGrid: Sendable {
             for name in object.keys { origins[name] = .file(file) }
         }
         for a in set {
-            let parts = a.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else {
-                throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
-            }
-            let values = parts[1].split(separator: ",", omittingEmptySubsequences: false).map {
-                Double($0.trimmingSpaces)  // an empty value (`10,,12`) is no number
-            }
-            guard !values.isEmpty, values.allSatisfy({ $0 != nil && $0!.isFinite }) else {
-                throw AudioPipelineError(.invalidConfiguration, "--set \(a): values must be finite numbers")
-            }
-            let name = String(parts[0])
+            let (name, values) = try Self.axis(a)
             origins[name] = .option
             if let i = axes.firstIndex(where: { $0.name == name }) {
-                axes[i].values = values.map { $0! }
+                axes[i].values = values
             } else {
-                axes.append((name, values.map { $0! }))
+                axes.append((name, values))
             }
         }
         var grid = VADGrid(axes: axes)
         grid.origins = origins
         return grid
+    }
+
+    /// One `--set NAME=V1,V2,…` axis (the detector's `vad tune` and a framework's): its name and
+    /// values. An empty value (`10,,12`, a trailing comma) is no number; every value must be finite.
+    static func axis(_ a: String) throws(AudioPipelineError) -> (name: String, values: [Double]) {
+        let parts = a.split(separator: "=", maxSplits: 1)
+        guard parts.count == 2 else {
+            throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
+        }
+        let values = parts[1].split(separator: ",", omittingEmptySubsequences: false).map {
+            Double($0.trimmingSpaces)
+        }
+        guard !values.isEmpty, values.allSatisfy({ $0 != nil && $0!.isFinite }) else {
+            throw AudioPipelineError(.invalidConfiguration, "--set \(a): values must be finite numbers")
+        }
+        return (String(parts[0]), values.map { $0! })
     }
 
     /// The first field (by name) of a grid's text holding a number no Double holds (`1e999`): the

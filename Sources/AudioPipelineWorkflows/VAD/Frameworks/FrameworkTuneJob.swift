@@ -184,17 +184,8 @@ public enum FrameworkTuner {
             try Self.set(&grid, name, values, framework: f, what: "\(file ?? ""): \(name)")
         }
         for a in axes {
-            let parts = a.split(separator: "=", maxSplits: 1).map(String.init)
-            // An empty value (`0.1,,0.3`, a trailing comma) is no number, as in the detector's own `--set`.
-            let values =
-                parts.count == 2
-                ? parts[1].split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingSpaces) }
-                : []
-            let numbers = values.compactMap { $0 }.filter(\.isFinite)
-            guard parts.count == 2, !values.isEmpty, numbers.count == values.count else {
-                throw AudioPipelineError(.invalidConfiguration, "--set wants NAME=V1,V2,…, not '\(a)'")
-            }
-            try Self.set(&grid, parts[0], numbers, framework: f, what: "--set")
+            let (name, values) = try VADGrid.axis(a)
+            try Self.set(&grid, name, values, framework: f, what: "--set")
         }
         for i in grid.indices {
             if let v = base[grid[i].name], !grid[i].values.contains(v) { grid[i].values.append(v) }
