@@ -110,6 +110,24 @@ void cvk_vad_leakage_portable(const double *gains, const double *x, const double
     for (int b = 0; b < 8; b++) echo[b] = e[b];
 }
 
+// The ring predictor's third difference (`VADRingPredictor.filter`), eight samples at a time: the
+// same float operations in the same order as its Swift (((x − 3·x₁) + 3·x₂) − x₃, the squares
+// summed per lane, mul then add), which the SSE2 baseline ran four lanes a register.
+size_t cvk_ring_third_difference_portable(const float *x, size_t n, float *out, float *squares) {
+    size_t i = 3;
+    for (int l = 0; l < 8; l++) squares[l] = 0;
+    while (i + 8 <= n) {
+        for (int l = 0; l < 8; l++) {
+            const size_t k = i + (size_t)l;
+            const float y = ((x[k] - 3.0f * x[k - 1]) + 3.0f * x[k - 2]) - x[k - 3];
+            out[k] = y;
+            squares[l] = squares[l] + y * y;
+        }
+        i += 8;
+    }
+    return i;
+}
+
 #if defined(__x86_64__) || defined(_M_X64)
 #include <immintrin.h>
 
@@ -208,6 +226,26 @@ __attribute__((target("avx2"))) static void vad_leakage_avx2(const double *gains
     _mm256_storeu_pd(echo + 4, e1);
 }
 
+__attribute__((target("avx2"))) static size_t ring_third_difference_avx2(const float *x, size_t n, float *out,
+                                                                          float *squares) {
+    const __m256 three = _mm256_set1_ps(3.0f);
+    __m256 sum = _mm256_setzero_ps();
+    size_t i = 3;
+    while (i + 8 <= n) {
+        const __m256 x0 = _mm256_loadu_ps(x + i);
+        const __m256 x1 = _mm256_loadu_ps(x + i - 1);
+        const __m256 x2 = _mm256_loadu_ps(x + i - 2);
+        const __m256 x3 = _mm256_loadu_ps(x + i - 3);
+        const __m256 y =
+            _mm256_sub_ps(_mm256_add_ps(_mm256_sub_ps(x0, _mm256_mul_ps(three, x1)), _mm256_mul_ps(three, x2)), x3);
+        _mm256_storeu_ps(out + i, y);
+        sum = _mm256_add_ps(sum, _mm256_mul_ps(y, y));
+        i += 8;
+    }
+    _mm256_storeu_ps(squares, sum);
+    return i;
+}
+
 // The kernels to use: 1 AVX2, 0 the portable ones; −1 until first asked.
 static int vad_lanes_level = -1;
 
@@ -234,6 +272,11 @@ void cvk_vad_leakage(const double *gains, const double *x, const double *distant
     if (lanes_level() == 1) vad_leakage_avx2(gains, x, distant, all, margin, echo);
     else cvk_vad_leakage_portable(gains, x, distant, all, margin, echo);
 }
+
+size_t cvk_ring_third_difference(const float *x, size_t n, float *out, float *squares) {
+    return lanes_level() == 1 ? ring_third_difference_avx2(x, n, out, squares)
+                              : cvk_ring_third_difference_portable(x, n, out, squares);
+}
 #else
 int cvk_vad_lanes_db(const double *p, double *out) { return cvk_vad_lanes_db_portable(p, out); }
 
@@ -242,5 +285,9 @@ int cvk_vad_lanes_power(const double *levels, double *out) { return cvk_vad_lane
 void cvk_vad_leakage(const double *gains, const double *x, const double *distant, const double *all, double margin,
                      double *echo) {
     cvk_vad_leakage_portable(gains, x, distant, all, margin, echo);
+}
+
+size_t cvk_ring_third_difference(const float *x, size_t n, float *out, float *squares) {
+    return cvk_ring_third_difference_portable(x, n, out, squares);
 }
 #endif

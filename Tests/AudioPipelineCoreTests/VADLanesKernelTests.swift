@@ -6,7 +6,8 @@ import Testing
 /// The VAD's eight-lane kernels (`CVectorKernels/vadlanes.c`): the one the CPU runs (AVX2 where it
 /// has it) and the portable one give the bits of the Swift they stand for, written out below as it
 /// was, over powers and levels across their range, the range's edges, zeros, negatives, NaN and
-/// infinities (a lane out of range is reported, and `fastDB` and `fastPower` give libm's there).
+/// infinities (a lane out of range is reported, and `fastDB` and `fastPower` give libm's there);
+/// and the ring predictor's third difference (float frames, eight samples a step).
 @Suite struct VADLanesKernel {
     typealias Kernel = @convention(c) (UnsafePointer<Double>?, UnsafeMutablePointer<Double>?) -> Int32
 
@@ -178,6 +179,59 @@ import Testing
             for b in 0..<8 {
                 #expect(swift[b].bitPattern == rule[b].bitPattern)
                 #expect(portable[b].bitPattern == rule[b].bitPattern)
+            }
+        }
+    }
+
+    /// `VADRingPredictor.filter`'s third difference as it was in Swift: eight samples a step from
+    /// sample 3 while eight remain, each lane's squares summed.
+    static func thirdDifferenceRule(_ x: [Float]) -> (out: [Float], squares: SIMD8<Float>, next: Int) {
+        var out = [Float](repeating: 0, count: x.count)
+        var squares = SIMD8<Float>()
+        var i = 3
+        while i + 8 <= x.count {
+            var x0 = SIMD8<Float>()
+            var x1 = SIMD8<Float>()
+            var x2 = SIMD8<Float>()
+            var x3 = SIMD8<Float>()
+            for l in 0..<8 {
+                x0[l] = x[i + l]
+                x1[l] = x[i + l - 1]
+                x2[l] = x[i + l - 2]
+                x3[l] = x[i + l - 3]
+            }
+            let y = x0 - 3 * x1 + 3 * x2 - x3
+            for l in 0..<8 { out[i + l] = y[l] }
+            squares += y * y
+            i += 8
+        }
+        return (out, squares, i)
+    }
+
+    /// Frames of 3 to 200 samples (under eight past the first three among them), speech-like
+    /// amplitudes, full scale, subnormals, NaN and infinities.
+    @Test func thirdDifferenceHasTheRulesBits() {
+        var g = SplitMix64(seed: 4_545)
+        let edges: [Float] = [0, -0.0, 1, -1, .leastNonzeroMagnitude, 1e-30, .infinity, -.infinity, .nan, 3e38]
+        for _ in 0..<5_000 {
+            let n = Int.random(in: 3...200, using: &g)
+            let x = (0..<n).map { _ in
+                Int.random(in: 0..<50, using: &g) == 0
+                    ? edges.randomElement(using: &g)! : Float.random(in: -1...1, using: &g)
+            }
+            let rule = Self.thirdDifferenceRule(x)
+            for kernel in [cvk_ring_third_difference, cvk_ring_third_difference_portable] {
+                var out = [Float](repeating: 0, count: n)
+                var squares = [Float](repeating: 0, count: 8)
+                let next = kernel(x, n, &out, &squares)
+                #expect(next == rule.next)
+                for i in 3..<next {
+                    #expect(out[i].bitPattern == rule.out[i].bitPattern || (out[i].isNaN && rule.out[i].isNaN))
+                }
+                for l in 0..<8 {
+                    let same = squares[l].bitPattern == rule.squares[l].bitPattern
+                    #expect(same || (squares[l].isNaN && rule.squares[l].isNaN))
+                }
             }
         }
     }

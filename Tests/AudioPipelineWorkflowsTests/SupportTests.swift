@@ -70,7 +70,7 @@ import _AudioPipelineTestSupport
             try TextInput.text("/dev/zero", what: "the grid file")
         }
         let dir = TempDir()
-        FileManager.default.createFile(atPath: dir.file("big.json"), contents: Data(count: (1 << 20) + 1))
+        _ = FileManager.default.createFile(atPath: dir.file("big.json"), contents: Data(count: (1 << 20) + 1))
         #expect(throws: AudioPipelineError(.invalidData, dir.file("big.json") + ": the grid file is larger than 1 MiB"))
         {
             try TextInput.text(dir.file("big.json"), what: "the grid file", limit: 1 << 20)

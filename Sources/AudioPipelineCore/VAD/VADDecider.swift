@@ -230,11 +230,8 @@ public struct VADDecider: Sendable {
         let score = Self.meanOfTwoLargest(bands.excess, count: count)
         let echoFree = !hasReference || largestLane(expected.echo) == -.infinity
         let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree, hasReference: hasReference)
-        // (Four bands summed as four: the same bits as before there were eight.)
-        let levelDB =
-            count == 4
-            ? db(pointwiseMax(p.lowHalf, SIMD4(repeating: 1e-14)).sum())
-            : db(laneMax(SIMD8(repeating: 1e-14), p).sum())
+        let levels = Self.frameLevels(p, count: count, floorPower: bands.floorPower, echoPower: bands.echoPower)
+        let levelDB = levels[0]
         let loud = levelDB >= c.absoluteThreshold
         talker.add(levelDB)
         let loudest = talker.value(or: levelDB)
@@ -280,8 +277,7 @@ public struct VADDecider: Sendable {
             noteOnsetBands(powers: p, excess: bands.excess, count: count, enter: c.enterThreshold)
         }
         return Frame(
-            level: levelDB, floor: db(bands.floorPower),
-            echo: bands.echoPower > 0 ? db(bands.echoPower) : -.infinity, score: score, speech: speaking)
+            level: levelDB, floor: levels[1], echo: levels[2], score: score, speech: speaking)
     }
 
     /// The decision: speech holds while the hold test passes, plus the hangover (or ends at once as

@@ -225,4 +225,9 @@ int cvk_vad_lanes_db_portable(const double *p, double *out);
 int cvk_vad_lanes_power_portable(const double *levels, double *out);
 void cvk_vad_leakage_portable(const double *gains, const double *x, const double *distant, const double *all,
                               double margin, double *echo);
+/// `VADRingPredictor.filter`'s third difference of x[0..<n) (n ≥ 3): out[i] for i = 3, 4, … eight at a
+/// time while i + 8 ≤ n, and each lane's sum of squares in `squares` (eight floats); returns the first
+/// i it did not do (the caller does the rest). The same bits as the Swift loop it replaces, on every CPU.
+size_t cvk_ring_third_difference(const float *x, size_t n, float *out, float *squares);
+size_t cvk_ring_third_difference_portable(const float *x, size_t n, float *out, float *squares);
 #endif
