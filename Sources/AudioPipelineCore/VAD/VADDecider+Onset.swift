@@ -366,7 +366,7 @@ extension VADDecider {
     static func decays(_ quarters: SIMD4<Float>, quiet: Double, jumpRatio: Float) -> Bool {
         let q = quarters - Float(quiet)
         let least = Float(0.1 * quiet)
-        return max(q[0], q[1]) >= q.max() && q[0] > jumpRatio * max(q[3], least)
+        return max(q[0], q[1]) >= largestQuarter(q) && q[0] > jumpRatio * max(q[3], least)
     }
 
     /// How far a frame may rise over its lead-in, dB, with a reference: more is a click's attack

@@ -123,7 +123,7 @@ extension VADDecider {
     static func lateOnset(_ quarters: SIMD4<Float>, floor: Double, jumpRatio: Float) -> Bool {
         let q = quarters - Float(floor)
         let least = Float(0.1 * floor)
-        return max(q[2], q[3]) >= q.max()
+        return max(q[2], q[3]) >= largestQuarter(q)
             && (q[2] > jumpRatio * max(q[1], least) || q[3] > jumpRatio * max(q[2], least))
     }
 
