@@ -9,7 +9,8 @@ extension VADEchoModel {
     /// Change of clipped band levels (dB), clipped: loud onsets count, not silence's −140 dB.
     @inline(__always)
     static func change(_ now: SIMD8<Double>, from before: SIMD8<Double>) -> SIMD8<Double> {
-        let lo = SIMD8<Double>(repeating: -100), hi = SIMD8<Double>(repeating: 0)
+        let lo = SIMD8<Double>(repeating: -100)
+        let hi = SIMD8<Double>(repeating: 0)
         let d = clampLanes(now, lo, hi) - clampLanes(before, lo, hi)
         return clampLanes(d, SIMD8(repeating: -20), SIMD8(repeating: 20))
     }
