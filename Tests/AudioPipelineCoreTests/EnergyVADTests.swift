@@ -696,6 +696,22 @@ private func speechFraction(_ frames: [VADDecider.Frame], _ from: Double, _ to: 
         #expect(!speech.contains(true))
     }
 
+    /// With a reference, a room's steady noise from the stream's first sample is never speech, in
+    /// the first frames either: there a band's floor holds a few frames, and in the lowest bands
+    /// (a 10 ms frame under 150 Hz holds about three degrees of freedom) their least lay up to
+    /// 10 dB under the noise — the next frames opened speech, a barge-in on the agent's first words
+    /// (`VADDecider.floorFramesToTrust`, `settlingFrames`: without either, 5 of these 531 seeds
+    /// opened speech; without `settlingFrames` alone, one).
+    @Test func aNoiseFromTheFirstSampleIsNotSpeechWithAReference() throws {
+        var opened: [UInt64] = []
+        for seed in UInt64(300)...830 {
+            let mic = noise(rate / 4, dbfs: -52, seed: seed)
+            let frames = try detect(mic, reference: [Float](repeating: 0, count: mic.count))
+            if frames.contains(where: \.speech) { opened.append(seed) }
+        }
+        #expect(opened.isEmpty, "speech in the noise of seeds \(opened)")
+    }
+
     @Test func silenceAndAllNoiseGiveNoSpeech() throws {
         #expect(try detect([Float](repeating: 0, count: 3 * rate)).allSatisfy { !$0.speech })
         #expect(try detect(noise(5 * rate, dbfs: -20, seed: 9)).dropFirst(30).allSatisfy { !$0.speech })

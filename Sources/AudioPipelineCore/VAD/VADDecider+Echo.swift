@@ -62,14 +62,23 @@ extension VADDecider {
     static let floorFramesUnderEcho = 30
     /// `power(unlearntFloor)`, computed once.
     static let unlearntFloorPower = power(unlearntFloor)
+    /// How many frames a floor needs before a band's excess is read over it, not over the frame
+    /// itself (with a reference). Of fewer than five, the floor's 20th percentile is their minimum,
+    /// and in the lowest bands a 10 ms frame of steady noise holds few degrees of freedom (under
+    /// 150 Hz, about three): the least of two to four such frames lies up to 10 dB under the noise,
+    /// and the next frames stood 13–14 dB over it in the two lowest bands — speech 30–50 ms into the
+    /// session and a barge-in on the agent's first words, in 1–2 of 100 rooms with a −60 to −50
+    /// dBFS noise floor (docs/design/vad-experiments.md, "The floors' first frames").
+    static let floorFramesToTrust = 5
 
     /// Per band, the excess of the level `m` over noise floor ⊕ (expected echo + its margin); the
     /// floors learn here (with a reference, only where no echo is expected: else a talkative agent
-    /// would lift the floor to its echo level; before any, it is negligible).
+    /// would lift the floor to its echo level; before any, it is negligible) — with a reference, not
+    /// from the stream's first frame (`learnFloors` false; `settlingFrames`).
     @inline(__always)
     mutating func excess(
         _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, hasReference: Bool,
-        lastWasEcho: Bool, detail: inout Detail
+        lastWasEcho: Bool, learnFloors: Bool, detail: inout Detail
     ) -> BandExcess {
         guard hasReference else {
             detail.echoes = expected.echo
@@ -90,7 +99,8 @@ extension VADDecider {
                 excess: excess, floorPower: floorPower, floorsAbove300: floorsAbove300, floorPowers: floorPowers)
         }
         return excessOverEcho(
-            m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho, detail: &detail)
+            m, count: count, above300: above300, expected: expected, lastWasEcho: lastWasEcho,
+            learnFloors: learnFloors, detail: &detail)
     }
 
     /// Per band, the excess of the level `m` over noise floor ⊕ the bound on the echo: the expected
@@ -98,7 +108,7 @@ extension VADDecider {
     /// (`lastWasEcho`: the frame before turned out to be echo).
     mutating func excessOverEcho(
         _ m: SIMD8<Double>, count: Int, above300: Int, expected: VADEchoModel.Estimate, lastWasEcho: Bool,
-        detail: inout Detail
+        learnFloors: Bool, detail: inout Detail
     ) -> BandExcess {
         var excess = SIMD8<Double>(repeating: -.infinity)
         var floorPower = 0.0
@@ -134,11 +144,20 @@ extension VADDecider {
                     // (Or learnt only under an echo expected `floorUnderEcho` under the frame, from
                     // fewer than `floorFramesUnderEcho` frames: it may be the user's first frames.)
                     let echoFree = echoFreeFloors & (1 << b) != 0
-                    let f =
+                    var f =
                         inUse[b] && !echoFree && floors[b].size < Self.floorFramesUnderEcho
                         ? (db: Self.unlearntFloor, power: Self.unlearntFloorPower)
                         : floors[b].valueAndPower(or: m[b])
-                    if !inUse[b] {
+                    if youngFloors & (1 << b) != 0 && (!inUse[b] || echoFree) {
+                        if floors[b].size < Self.floorFramesToTrust {
+                            f = (m[b], power(m[b]))
+                        } else {
+                            youngFloors &= ~(1 << b)
+                        }
+                    }
+                    if !learnFloors {
+                        // (The stream's first frame: see `settlingFrames`.)
+                    } else if !inUse[b] {
                         floors[b].add(m[b])
                         echoFreeFloors |= 1 << b
                     } else if listening && bound[b] < m[b] - Self.floorUnderEcho {

@@ -5,6 +5,19 @@ extension VADDecider {
     public static let warmUpSeconds = 0.5
     /// What starting speech needs over `enter_db` in the warm-up, dB.
     public static let warmUpMargin = 3.0
+    /// The stream's first frames, which the noise floors do not learn from when there is a
+    /// reference: a capture's first frame may hold its start (a resampler's filter from zeros, a
+    /// device's fade-in), and it is one more of the few frames an early floor is the least of
+    /// (`floorFramesToTrust`). In a session simulated at 48 kHz, the first 10 ms frame of a room's
+    /// steady −57 dBFS noise read 16 dB under it in the band under 150 Hz and 9 dB in the next
+    /// (`vad detect` on the session's microphone; the session's own scores the same: 0, then 13.3
+    /// and 11.4 dB); learnt, the next frames stood 9–16 dB over it: speech 30 ms into the session,
+    /// and a barge-in on the agent's first words (a fresh room of seed 10801, with and without a
+    /// user; with `floorFramesToTrust` alone, still with the user). Without a reference the floors
+    /// learn it still: there the early frames' excess over it raises the noise's own score (`bias`),
+    /// which the dev items' noisiest conditions gained from (left out there too, F1 0.925 → 0.923
+    /// and false alarm 5.5 → 6.5 %; docs/design/vad-experiments.md, "The floors' first frames").
+    static let settlingFrames = 1
 
     /// Without a reference, the scores of the frames of a run that has not (yet) become speech: they
     /// go into the noise's own score (`bias`) only once the run ends without speech, and are dropped

@@ -34,6 +34,9 @@ public struct VADDecider: Sendable {
     var floors: [RunningQuantile]
     /// The bands whose floors have learnt from a frame where no echo was expected (bit b: band b).
     var echoFreeFloors: UInt8 = 0
+    /// Per band (bit b), whether its floor may still hold fewer than `floorFramesToTrust` frames
+    /// (cleared once it is seen to hold them; a floor only loses frames in `reset()`).
+    var youngFloors: UInt8 = 0xFF
     /// The echo of the far-end reference expected per band (used only with a reference).
     private var echoModel: VADEchoModel
     private var talker: RunningQuantile
@@ -142,6 +145,7 @@ public struct VADDecider: Sendable {
     public mutating func reset() {
         for i in floors.indices { floors[i].reset() }
         echoFreeFloors = 0
+        youngFloors = 0xFF
         echoModel.reset()
         echoEstimate = nil
         talker.reset()
@@ -226,7 +230,7 @@ public struct VADDecider: Sendable {
         let expected = hasReference ? echoEstimate! : VADEchoModel.Estimate()
         let bands = excess(
             m, count: count, above300: frame.firstBandAbove300, expected: expected, hasReference: hasReference,
-            lastWasEcho: explained, detail: &detail)
+            lastWasEcho: explained, learnFloors: framesSeen >= Self.settlingFrames, detail: &detail)
         let score = Self.meanOfTwoLargest(bands.excess, count: count)
         let echoFree = !hasReference || largestLane(expected.echo) == -.infinity
         let (exitScore, noiseScore) = exitTestScore(score, echoFree: echoFree, hasReference: hasReference)
