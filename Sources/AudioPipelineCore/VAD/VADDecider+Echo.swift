@@ -148,13 +148,9 @@ extension VADDecider {
                         inUse[b] && !echoFree && floors[b].size < Self.floorFramesUnderEcho
                         ? (db: Self.unlearntFloor, power: Self.unlearntFloorPower)
                         : floors[b].valueAndPower(or: m[b])
-                    if youngFloors & (1 << b) != 0 && (!inUse[b] || echoFree) {
-                        if floors[b].size < Self.floorFramesToTrust {
-                            f = (m[b], power(m[b]))
-                        } else {
-                            youngFloors &= ~(1 << b)
-                        }
-                    }
+                    let young = youngFloors & (1 << b) != 0 && (!inUse[b] || echoFree)
+                    if young && floors[b].size < Self.floorFramesToTrust { f = (m[b], power(m[b])) }
+                    if young && floors[b].size >= Self.floorFramesToTrust { youngFloors &= ~(1 << b) }
                     if !learnFloors {
                         // (The stream's first frame: see `settlingFrames`.)
                     } else if !inUse[b] {

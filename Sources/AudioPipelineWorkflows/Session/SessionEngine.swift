@@ -124,9 +124,9 @@ final class SessionEngine {
         let levels = try makeMicrophone(heard)
         let endS = Double(devicePosition + n) / Double(deviceRate)
         try send(n, endS)
-        let (score, speech, bargeIn) = detect(n, reference: reference ?? heard, playing: p.playing, endS: endS)
+        let detected = try detect(n, reference: reference ?? heard, playing: p.playing, endS: endS)
         var flush: Int64?
-        if let r = bargeIn {
+        if let r = detected.bargeIn {
             flushed.insert(r)
             let it = item(r)
             let heardMs = Int((playedMs[r] ?? 0).rounded(.down))
@@ -145,9 +145,9 @@ final class SessionEngine {
             flush = r
         }
         let tick = SessionTick(
-            timeS: endS, playing: p.playing, vadScore: score, vadSpeech: speech, bufferMs: p.bufferMs,
-            heardDbfs: levels.heard, echoDbfs: levels.echo, micDbfs: levels.mic, concealedMs: p.concealedMs,
-            lateMs: p.lateMs, bargeIn: bargeIn != nil)
+            timeS: endS, playing: p.playing, vadScore: detected.score, vadSpeech: detected.speech,
+            bufferMs: p.bufferMs, heardDbfs: levels.heard, echoDbfs: levels.echo, micDbfs: levels.mic,
+            concealedMs: p.concealedMs, lateMs: p.lateMs, bargeIn: detected.bargeIn != nil)
         tickPlaying.append(p.playing.map { Int32(clamping: $0) } ?? -1)
         timeline?.add(tick)
         try writer?.event(tick)
@@ -157,6 +157,7 @@ final class SessionEngine {
 
     /// The microphone block: the recording, or the user's track plus the echo of `heard` plus the
     /// noise floor; writes heard.wav and mic.wav and tracks the last audible loudspeaker sample.
+    /// (vad-mic.wav and vad-reference.wav are written in `detect`, at the client rate.)
     private func makeMicrophone(
         _ heard: UnsafeBufferPointer<Float>
     ) throws(AudioPipelineError) -> (heard: Double, echo: Double, mic: Double) {
@@ -225,7 +226,7 @@ final class SessionEngine {
     /// The VAD on the block at the client rate, with the reference; the policy on its decisions.
     private func detect(
         _ n: Int, reference: UnsafeBufferPointer<Float>, playing: Int64?, endS: Double
-    ) -> (score: Double, speech: Bool, bargeIn: Int64?) {
+    ) throws(AudioPipelineError) -> (score: Double, speech: Bool, bargeIn: Int64?) {
         let produced = mic.withUnsafeBufferPointer { m in
             micClient.withUnsafeMutableBufferPointer {
                 micToClient.process(UnsafeBufferPointer(rebasing: m[0..<n]), into: $0).produced
@@ -235,6 +236,7 @@ final class SessionEngine {
             referenceToClient.process(reference, into: $0).produced
         }
         let count = min(produced, producedRef)
+        try writer?.detectorInput(mic: micClient, reference: referenceClient, count: count)
         let frameCount = micClient.withUnsafeBufferPointer { m in
             referenceClient.withUnsafeBufferPointer { r in
                 frames.withUnsafeMutableBufferPointer { f in

@@ -65,7 +65,7 @@ public final class SessionSimulator {
         // A tick of loudspeaker audio after the playback resampler, with room to spare.
         let maxBlock = 2 * tickFrames + 64
         let writer = try outputDirectory.map { (o) throws(AudioPipelineError) in
-            try SessionWriter(path: o, deviceRate: D, maxBlock: maxBlock)
+            try SessionWriter(path: o, deviceRate: D, clientRate: profile.clientRate, maxBlock: maxBlock)
         }
         let engine = try SessionEngine(
             configuration: c, profile: profile, tracks: tracks, maxBlock: maxBlock, writer: writer)

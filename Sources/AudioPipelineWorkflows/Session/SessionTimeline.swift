@@ -221,7 +221,8 @@ struct SessionTimeline {
         if !r.warnings.isEmpty {
             h += "<h2>Warnings</h2><ul>" + r.warnings.map { "<li>\(SVG.escape($0))</li>" }.joined() + "</ul>\n"
         }
-        h += "<p>Files: heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json, timeline.svg.</p>\n"
+        h += "<p>Files: heard.wav, mic.wav, vad-mic.wav, vad-reference.wav, sent.jsonl, events.jsonl, "
+        h += "report.json, timeline.svg.</p>\n"
         // Marks the page with the lanes the browser laid out (width > 0), which a test reads back.
         h += "<script>window.addEventListener('load',()=>{const n=[...document.querySelectorAll('#timeline g.lane')]"
         h += ".filter(g=>g.getBBox().width>100).length;document.body.setAttribute('data-lanes-rendered',n);});"

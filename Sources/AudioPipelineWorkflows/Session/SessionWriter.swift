@@ -2,24 +2,34 @@ import AudioPipelineCore
 import Foundation
 
 /// The output directory of a simulated session, written whole or not at all (`ReportDirectory`):
-/// heard.wav and mic.wav (PCM16 at the device rate), sent.jsonl (every client message with its send
-/// time, as HAR-style JSON Lines that `deframe` reads back), events.jsonl (one row per tick), then
-/// report.json, timeline.svg and report.html. Streams: audio and rows are written as they come.
+/// heard.wav and mic.wav (PCM16 at the device rate), vad-mic.wav and vad-reference.wav (what the
+/// barge-in detector got: the microphone and the far-end reference at the client rate, 32-bit float,
+/// sample for sample — `vad detect vad-mic.wav --reference vad-reference.wav --frames F` gives the
+/// session's decisions frame for frame, with what each was made of), sent.jsonl (every client
+/// message with its send time, as HAR-style JSON Lines that `deframe` reads back), events.jsonl (one
+/// row per tick), then report.json, timeline.svg and report.html. Streams: audio and rows are
+/// written as they come.
 final class SessionWriter {
     let directory: ReportDirectory
     private let heardOut: AudioOutput
     private let micOut: AudioOutput
+    private let detectorMicOut: AudioOutput
+    private let detectorReferenceOut: AudioOutput
     private let sentOut: ByteOutput
     private let eventsOut: ByteOutput
     private var micQuantised: [Int16]
     private var quantiser: Float32ToInt16Converter
 
-    init(path: String, deviceRate: Int, maxBlock: Int) throws(AudioPipelineError) {
+    init(path: String, deviceRate: Int, clientRate: Int, maxBlock: Int) throws(AudioPipelineError) {
         directory = try ReportDirectory(path: path)
         let format = try StreamFormat(sampleRate: try SampleRate(deviceRate), channels: 1)
+        let client = try StreamFormat(sampleRate: try SampleRate(clientRate), channels: 1)
         let base = directory.temporaryPath + "/"
         heardOut = try AudioOutput(path: base + "heard.wav", type: .wav, encoding: .pcm16, format: format)
         micOut = try AudioOutput(path: base + "mic.wav", type: .wav, encoding: .pcm16, format: format)
+        detectorMicOut = try AudioOutput(path: base + "vad-mic.wav", type: .wav, encoding: .float32, format: client)
+        detectorReferenceOut = try AudioOutput(
+            path: base + "vad-reference.wav", type: .wav, encoding: .float32, format: client)
         sentOut = try ByteOutput(path: base + "sent.jsonl")
         eventsOut = try ByteOutput(path: base + "events.jsonl")
         micQuantised = [Int16](repeating: 0, count: maxBlock)
@@ -40,6 +50,17 @@ final class SessionWriter {
         }
         try micQuantised.withUnsafeBufferPointer { (s) throws(AudioPipelineError) in
             try micOut.write(UnsafeBufferPointer(rebasing: s[0..<count]))
+        }
+    }
+
+    /// What the detector got in a tick: `count` samples of the microphone and the reference at the
+    /// client rate.
+    func detectorInput(mic: [Float], reference: [Float], count: Int) throws(AudioPipelineError) {
+        try mic.withUnsafeBufferPointer { (s) throws(AudioPipelineError) in
+            try detectorMicOut.write(UnsafeBufferPointer(rebasing: s[0..<count]))
+        }
+        try reference.withUnsafeBufferPointer { (s) throws(AudioPipelineError) in
+            try detectorReferenceOut.write(UnsafeBufferPointer(rebasing: s[0..<count]))
         }
     }
 
@@ -66,6 +87,8 @@ final class SessionWriter {
     func finish(report: String, timeline: String, page: String) throws(AudioPipelineError) {
         try heardOut.commit()
         try micOut.commit()
+        try detectorMicOut.commit()
+        try detectorReferenceOut.commit()
         try sentOut.commit()
         try eventsOut.commit()
         try directory.write("report.json", report + "\n")

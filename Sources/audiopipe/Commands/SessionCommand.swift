@@ -21,18 +21,17 @@ struct SessionSimulate: ParsableCommand {
             message). Recorded: a microphone recording with real echo and the played reference.
               audiopipe session simulate --agent agent.wav --user user.wav -o sim
               audiopipe session simulate --recorded mic.wav --reference played.wav --user-labels user.txt -o sim
-            -o DIR gets heard.wav, mic.wav, sent.jsonl, events.jsonl, report.json, timeline.svg and \
-            report.html (all or nothing). --sweep NAME=v1,v2,… runs once per value (NAME: \
-            echo_gain_db, echo_delay_ms, min_barge_in_ms, ignore_first_ms, jitter_ms, or any VAD \
-            parameter such as enter_db) into DIR/sweep.csv and sweep.svg. --scenarios SDIR runs every \
-            scenario file SDIR/*.json (a SessionConfiguration; paths relative to it, every setting from \
-            it: other options are refused) on --jobs workers into DIR/NAME/ and one table, \
-            DIR/scenarios.csv. --rooms N draws N random rooms (echo delay 0–300 ms and gain −20…+6 dB, \
-            the loudspeaker's band and resonance, RT60 100–600 ms and direct-to-reverberant ratio 0–12 \
-            dB, soft clipping, noise floor, network jitter; --room NAME=LOW:HIGH changes a range, and \
-            --echo-delay-ms, --echo-gain-db, --noise-dbfs or --network jitter=MS fixes one) and runs \
-            the session in each on --jobs workers into DIR/rooms.csv, rooms.json, rooms.txt (worst \
-            rooms first) and rooms.svg.
+            -o DIR gets heard.wav, mic.wav, vad-mic.wav and vad-reference.wav (what the detector got), sent.jsonl, \
+            events.jsonl, report.json, timeline.svg and report.html (all or nothing). --sweep NAME=v1,v2,… runs once \
+            per value (NAME: echo_gain_db, echo_delay_ms, min_barge_in_ms, ignore_first_ms, jitter_ms, or any VAD \
+            parameter such as enter_db) into DIR/sweep.csv and sweep.svg. --scenarios SDIR runs every scenario file \
+            SDIR/*.json (a SessionConfiguration; paths relative to it, every setting from it: other options are \
+            refused) on --jobs workers into DIR/NAME/ and one table, DIR/scenarios.csv. --rooms N draws N random \
+            rooms (echo delay 0–300 ms and gain −20…+6 dB, the loudspeaker's band and resonance, RT60 100–600 ms and \
+            direct-to-reverberant ratio 0–12 dB, soft clipping, noise floor, network jitter; --room NAME=LOW:HIGH \
+            changes a range, and --echo-delay-ms, --echo-gain-db, --noise-dbfs or --network jitter=MS fixes one) and \
+            runs the session in each on --jobs workers into DIR/rooms.csv, rooms.json, rooms.txt (worst rooms first) \
+            and rooms.svg.
             """)
 
     @Option(help: "Agent audio: WAV (or any audio file) or a captured session (.jsonl, .har).") var agent: String?
