@@ -151,12 +151,11 @@ extension VADDecider {
                     let young = youngFloors & (1 << b) != 0 && (!inUse[b] || echoFree)
                     if young && floors[b].size < Self.floorFramesToTrust { f = (m[b], power(m[b])) }
                     if young && floors[b].size >= Self.floorFramesToTrust { youngFloors &= ~(1 << b) }
-                    if !learnFloors {
-                        // (The stream's first frame: see `settlingFrames`.)
-                    } else if !inUse[b] {
+                    // (Not from the stream's first frame: `learnFloors`, `settlingFrames`.)
+                    if learnFloors && !inUse[b] {
                         floors[b].add(m[b])
                         echoFreeFloors |= 1 << b
-                    } else if listening && bound[b] < m[b] - Self.floorUnderEcho {
+                    } else if learnFloors && listening && bound[b] < m[b] - Self.floorUnderEcho {
                         floors[b].add(m[b])
                     }
                     dbs.storeBytes(of: f.db, toByteOffset: b * 8, as: Double.self)
