@@ -235,4 +235,59 @@ import Testing
             }
         }
     }
+
+    /// The ring predictor's correlations as the Swift loop summed them before the kernel (the rule):
+    /// two sums per lane, even and odd k, a product then its sum, added at the end.
+    static func ringCorrelationsRule(_ y: [Float], h: Int, n: Int, lag: Int) -> VADRingCorrelations {
+        func lanes(_ from: Int) -> SIMD8<Float> {
+            var v = SIMD8<Float>()
+            for j in 0..<8 { v[j] = y[from + j] }
+            return v
+        }
+        var short0 = SIMD8<Float>()
+        var long0 = SIMD8<Float>()
+        var short1 = SIMD8<Float>()
+        var long1 = SIMD8<Float>()
+        var k = h
+        while k + 1 < h + n {
+            short0 += y[k] * lanes(k - 7)
+            long0 += y[k] * lanes(k - lag - 7)
+            short1 += y[k + 1] * lanes(k - 6)
+            long1 += y[k + 1] * lanes(k - lag - 6)
+            k += 2
+        }
+        if k < h + n {
+            short0 += y[k] * lanes(k - 7)
+            long0 += y[k] * lanes(k - lag - 7)
+        }
+        return VADRingCorrelations(short: short0 + short1, long: long0 + long1, floor: 0)
+    }
+
+    /// Frames of 1 to 330 samples (odd and even counts) after histories of lag + 8 samples, speech-like
+    /// values, full scale, subnormals, NaN and infinities: both kernels give the rule's bits.
+    @Test func ringCorrelationsHaveTheRulesBits() {
+        var g = SplitMix64(seed: 4_646)
+        let edges: [Float] = [0, -0.0, 1, -1, .leastNonzeroMagnitude, 1e-30, .infinity, -.infinity, .nan, 3e38]
+        for _ in 0..<3_000 {
+            let lag = Int.random(in: 1...64, using: &g)
+            let h = lag + 8
+            let n = Int.random(in: 1...330, using: &g)
+            let y = (0..<(h + n)).map { _ in
+                Int.random(in: 0..<80, using: &g) == 0
+                    ? edges.randomElement(using: &g)! : Float.random(in: -1...1, using: &g)
+            }
+            let rule = Self.ringCorrelationsRule(y, h: h, n: n, lag: lag)
+            for kernel in [cvk_ring_correlations, cvk_ring_correlations_portable] {
+                var shortLags = [Float](repeating: 7, count: 8)
+                var longLags = [Float](repeating: 7, count: 8)
+                kernel(y, h, n, lag, &shortLags, &longLags)
+                for j in 0..<8 {
+                    let short = shortLags[j].bitPattern == rule.short[j].bitPattern
+                    let long = longLags[j].bitPattern == rule.long[j].bitPattern
+                    #expect(short || (shortLags[j].isNaN && rule.short[j].isNaN), "lag \(lag), n \(n), lane \(j)")
+                    #expect(long || (longLags[j].isNaN && rule.long[j].isNaN), "lag \(lag), n \(n), lane \(j)")
+                }
+            }
+        }
+    }
 }

@@ -60,6 +60,17 @@ struct RunningQuantile {
         var count = count
         var below = below
         var upperBelow = upperBelow
+        if count == 0 {
+            // An empty window (a new stream, a reset): the walk to its quantiles starts at the one
+            // value's bin, where it would end, not at bin 0 — from there it took up to 640 steps, and
+            // the frame that first fed a band's histograms 2–3 µs more (a session's first frame, the
+            // first frames the echo model learnt from). `below` counts the values under `index`: none.
+            index = b
+            upperIndex = b
+            below = 0
+            upperBelow = 0
+            if withPower { indexPower = Self.binPowers[b] }
+        }
         let index = index
         let upperIndex = upperIndex
         storage.withUnsafeMutableBufferPointer { s in

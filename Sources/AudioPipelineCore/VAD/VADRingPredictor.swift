@@ -136,34 +136,21 @@ public struct VADRingPredictor: Sendable {
         let lag = lag
         let n = count
         guard n > 0 else { return VADRingCorrelations() }
-        // (The sums are the closure's own locals: captured, they would live in memory.)
-        var sums = filtered.withUnsafeBufferPointer { buffer -> VADRingCorrelations in
-            let b = buffer.baseAddress!
-            let stride = MemoryLayout<Float>.stride
-            // Lane j of `short` sums y[i]·y[i − (7 − j)]; of `long`, y[i]·y[i − lag − (7 − j)]. Two
-            // accumulators each (even and odd i): the sums' dependency chains are half as long.
-            // (Summing over every second sample only was tried: it biases the sums of a partial
-            // near a quarter of the rate, and noise's chance prediction doubles.)
-            let raw = UnsafeRawPointer(b)
-            var short0 = SIMD8<Float>()
-            var long0 = SIMD8<Float>()
-            var short1 = SIMD8<Float>()
-            var long1 = SIMD8<Float>()
-            var k = h
-            while k + 1 < h + n {
-                let y0 = b[k]
-                let y1 = b[k + 1]
-                short0 += y0 * raw.loadUnaligned(fromByteOffset: (k - 7) * stride, as: SIMD8<Float>.self)
-                long0 += y0 * raw.loadUnaligned(fromByteOffset: (k - lag - 7) * stride, as: SIMD8<Float>.self)
-                short1 += y1 * raw.loadUnaligned(fromByteOffset: (k - 6) * stride, as: SIMD8<Float>.self)
-                long1 += y1 * raw.loadUnaligned(fromByteOffset: (k - lag - 6) * stride, as: SIMD8<Float>.self)
-                k += 2
+        // Lane j of `short` sums y[i]·y[i − (7 − j)]; of `long`, y[i]·y[i − lag − (7 − j)]: in C
+        // (`cvk_ring_correlations`, vadlanes.c: AVX2 where the CPU has it, eight lanes a register
+        // where this SSE2 baseline takes two; the same operations in the same order, the same bits),
+        // two sums each (even and odd i): the sums' dependency chains are half as long. (Summing over
+        // every second sample only was tried: it biases the sums of a partial near a quarter of the
+        // rate, and noise's chance prediction doubles.)
+        var sums = VADRingCorrelations()
+        filtered.withUnsafeBufferPointer { buffer in
+            withUnsafeMutableBytes(of: &sums.short) { shortLags in
+                withUnsafeMutableBytes(of: &sums.long) { longLags in
+                    cvk_ring_correlations(
+                        buffer.baseAddress!, h, n, lag, shortLags.baseAddress!.assumingMemoryBound(to: Float.self),
+                        longLags.baseAddress!.assumingMemoryBound(to: Float.self))
+                }
             }
-            if k < h + n {
-                short0 += b[k] * raw.loadUnaligned(fromByteOffset: (k - 7) * stride, as: SIMD8<Float>.self)
-                long0 += b[k] * raw.loadUnaligned(fromByteOffset: (k - lag - 7) * stride, as: SIMD8<Float>.self)
-            }
-            return VADRingCorrelations(short: short0 + short1, long: long0 + long1, floor: 0)
         }
         guard (sums.short.sum() + sums.long.sum()).isFinite else { return VADRingCorrelations() }
         sums.floor = floor * Float(n)

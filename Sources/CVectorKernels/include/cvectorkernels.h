@@ -230,4 +230,10 @@ void cvk_vad_leakage_portable(const double *gains, const double *x, const double
 /// i it did not do (the caller does the rest). The same bits as the Swift loop it replaces, on every CPU.
 size_t cvk_ring_third_difference(const float *x, size_t n, float *out, float *squares);
 size_t cvk_ring_third_difference_portable(const float *x, size_t n, float *out, float *squares);
+/// `VADRingPredictor.correlations`: over the filtered samples y[h…h+n−1] (h ≥ lag + 7), lane j of
+/// `short_lags` sums y[k]·y[k − 7 + j] and of `long_lags` y[k]·y[k − lag − 7 + j] (eight floats each).
+/// The same bits as the Swift loop it replaces, on every CPU.
+void cvk_ring_correlations(const float *y, size_t h, size_t n, size_t lag, float *short_lags, float *long_lags);
+void cvk_ring_correlations_portable(const float *y, size_t h, size_t n, size_t lag, float *short_lags,
+                                    float *long_lags);
 #endif
