@@ -132,7 +132,8 @@ size_t cvk_ring_third_difference_portable(const float *x, size_t n, float *out, 
 // y[h]…y[h + n − 1]: lane j of `short_lags` sums y[k]·y[k − 7 + j], of `long_lags`
 // y[k]·y[k − lag − 7 + j] (h ≥ lag + 7), each in two sums, over even and odd k from h, added at the
 // end; a product, then its sum (no fused multiply-add), as the Swift they replace, whose SSE2
-// baseline took each eight lanes as two registers (a frame with the ring test 0.2 µs longer).
+// baseline took each eight lanes as two registers: 0.19 µs of a frame that reads the ring test,
+// 0.10 µs with the AVX2 kernel below (a probe's timers, Zen 4).
 void cvk_ring_correlations_portable(const float *y, size_t h, size_t n, size_t lag, float *short_lags,
                                     float *long_lags) {
     float s0[8] = {0}, l0[8] = {0}, s1[8] = {0}, l1[8] = {0};
