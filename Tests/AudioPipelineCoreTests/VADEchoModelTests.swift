@@ -682,6 +682,37 @@ private func tone(_ hz: Double, seconds: Double, dbfs: Double) -> [Float] {
         }
     }
 
+    /// The window model's envelope stands per band once that band has learnt from `learnFrames`
+    /// frames where its echo arrived, not once the stage has (it counts frames where any band's did).
+    /// An agent that opens on a fricative — its four low bands at −60 dB for 0.15 s, then a vowel at
+    /// −20 — with its echo 200 ms later, 10 dB down, over noise at −90 dB that jitters by 10 dB in the
+    /// top band (counted as arrivals before any echo): the stage opens while the low bands have heard
+    /// only the fricative's weak echo under a window that already holds the vowel, 50 dB under it.
+    /// The vowel's echo must stay under what the model expects and its margin (before the rule, 34 dB
+    /// over them).
+    @Test func aBandsWindowEnvelopeStandsOnceThatBandHasLearnt() {
+        var model = VADEchoModel(configuration: VADConfiguration())
+        var windowFrames = 0
+        var vowelFrames = 0
+        for k in 0..<80 {
+            var reference = SIMD8<Double>(repeating: 1e-2)
+            for b in 0..<4 where k < 15 { reference[b] = 1e-6 }
+            var mic = SIMD8<Double>(repeating: -90)
+            mic[7] = k % 10 == 0 ? -90 : -80
+            if k >= 20 {
+                for b in 0..<8 { mic[b] = b < 4 && k < 35 ? -70 : -30 }
+            }
+            let e = model.update(mic: mic, reference: reference)
+            guard e.stage == .window else { continue }
+            windowFrames += 1
+            if k >= 35 { vowelFrames += 1 }
+            for b in 0..<4 {
+                #expect(e.echo[b] + e.margins[b] >= mic[b], "frame \(k), band \(b): \(e.echo[b]) dB")
+            }
+        }
+        #expect(windowFrames >= 30 && vowelFrames >= 20, "\(windowFrames) window frames, \(vowelFrames) with the vowel")
+    }
+
     /// The frames where the reference's loudest band (as the model sees it) rises over −55 dBFS
     /// after at least 200 ms under it: the onsets the guard follows.
     private func referenceOnsets(_ agent: [Float]) -> [Int] {

@@ -67,12 +67,7 @@ extension VADEchoModel {
             e.stage = !relearning && (settled || windowLearnt >= learnFrames) ? .window : .worstCase
             e.margins = SIMD8(repeating: marginMax + (settled ? Self.settledMargin : 0))
             if e.stage == .window {
-                withUnsafeMutableBytes(of: &gains) { g in
-                    for b in 0..<bandCount {
-                        let window = settled ? settledGains[b] : envelopeGains[b]
-                        g.storeBytes(of: window.value(or: worst), toByteOffset: b * 8, as: Double.self)
-                    }
-                }
+                gains = windowGains(settled: settled)
             } else {
                 for b in 0..<bandCount { gains[b] = worst }
             }
@@ -84,5 +79,27 @@ extension VADEchoModel {
         let echo = withLeakage(gains: e.gains, x: x)
         e.echo = echo.replacing(with: -.infinity, where: .!(x .> -120))
         for b in bandCount..<8 { e.echo[b] = -.infinity }
+    }
+
+    /// The window model's gains per band (lanes from `bandCount` on hold 0): the settled median
+    /// (`settled`), else the envelope.
+    @inline(__always)
+    private func windowGains(settled: Bool) -> SIMD8<Double> {
+        var gains = SIMD8<Double>()
+        withUnsafeMutableBytes(of: &gains) { g in
+            for b in 0..<bandCount {
+                // A band's envelope once that band has learnt from `learnFrames` frames where its echo
+                // arrived (the stage counts frames where any band's did); until then the worst
+                // plausible gain. An agent that opens on a fricative: the weak echo of its low bands
+                // arrives while the window already holds the vowel after it, whose echo has not yet; at
+                // the vowel's echo 300–600 Hz stood 16–19 dB over an envelope learnt from 11 frames.
+                // docs/design/vad-experiments.md, "A band's envelope from its own frames".
+                let learnt = settled || envelopeGains[b].size >= learnFrames
+                let window = settled ? settledGains[b] : envelopeGains[b]
+                let gain = learnt ? window.value(or: worst) : worst
+                g.storeBytes(of: gain, toByteOffset: b * 8, as: Double.self)
+            }
+        }
+        return gains
     }
 }

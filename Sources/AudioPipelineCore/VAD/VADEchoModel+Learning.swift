@@ -46,8 +46,9 @@ extension VADEchoModel {
         let settled = !windowRetired && activeFrames > searchMax + tail && largestLane(direct) > threshold
         for b in 0..<bandCount where !windowRetired && flat[b] > -120 {
             if m[b] > micQuiet[b].value(or: m[b]) + Self.arrivedMargin {
-                envelopeGains[b].add(
-                    Self.limited(m[b] - flat[b], envelopeGains[b], learnt: windowLearnt >= learnFrames))
+                // (Limited once the band's own envelope has learnt, as the expectation uses it.)
+                let learnt = envelopeGains[b].size >= learnFrames
+                envelopeGains[b].add(Self.limited(m[b] - flat[b], envelopeGains[b], learnt: learnt))
                 arrived = true
             }
             if settled {

@@ -50,7 +50,8 @@
 ///   the window's maximum, with the full margin: first the 90th percentile of mic − window over
 ///   frames where something arrived — the band `arrivedMargin` over its own quiet level (before
 ///   the echo of the first reference reaches the microphone it holds noise alone, and a gain learnt
-///   from that was far too low: a false barge-in when the echo came) — an upper envelope; once the
+///   from that was far too low: a false barge-in when the echo came) — an upper envelope, for each
+///   band once that band has `learnSeconds` of such frames of its own (the worst gain until then); once the
 ///   reference has filled the window and its tail (an echo would have arrived by then), the median
 ///   over every frame plus `settledMargin` (with headphones no echo arrives, and the envelope of
 ///   what did arrive is the user's voice: the median of the quiet frames is as low as it should
