@@ -440,6 +440,23 @@ func writeTestWav(_ path: String, frames: Int, rate: Int = 48_000, channels: Int
         #expect(s.ok == 8 && s.jobs == 8, "\(s.failures)")
     }
 
+    /// A run removes the empty directories it made for its outputs, not another run's: two runs in
+    /// one process (an app's batches, tests in parallel) share the registry, and the other's output
+    /// directory, made and not yet written into, must stay (removing every empty one once failed a
+    /// file of `failuresAreReportedAndTheResultsFileHasALinePerFile` under ThreadSanitizer).
+    @Test func aRunRemovesOnlyTheEmptyDirectoriesAboveItsOwnOutputs() throws {
+        let dir = TempDir()
+        let mine = dir.file("mine/sub/out.wav")
+        let theirs = dir.file("theirs/out.wav")
+        try OutputTree.makeParent(of: mine)
+        try OutputTree.makeParent(of: theirs)
+        TemporaryFiles.removeEmptyDirectories(among: OutputTree.parents(of: [mine]))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("mine")))
+        #expect(FileManager.default.fileExists(atPath: dir.file("theirs")))
+        TemporaryFiles.removeEmptyDirectories(among: OutputTree.parents(of: [theirs]))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("theirs")))
+    }
+
     @Test func staleTemporariesOfAKilledRunAreRemoved() throws {
         let dir = TempDir()
         try corpus(dir, 3, bad: false)

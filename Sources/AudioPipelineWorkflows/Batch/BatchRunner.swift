@@ -207,7 +207,9 @@ public enum BatchRunner {
             worker.start()
         }
         group.wait()
-        TemporaryFiles.removeEmptyDirectories()  // those of files that failed
+        // Those of files that failed: the directories above this run's outputs and report.
+        let outputs = todo.compactMap(\.output) + (options.reportPath.map { [$0] } ?? [])
+        TemporaryFiles.removeEmptyDirectories(among: OutputTree.parents(of: outputs))
         if let e = results.error { throw e }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return state.summary(

@@ -230,6 +230,18 @@ public enum OutputTree {
         }
     }
 
+    /// Every directory above each of `paths`, as `makeParent` names them.
+    static func parents(of paths: [String]) -> Set<String> {
+        var parents: Set<String> = []
+        for path in paths {
+            var d = PathParts.split(PathParts.normalized(path)).directory
+            while !d.isEmpty, d != "/", d != ".", parents.insert(d).inserted {
+                d = PathParts.split(d).directory
+            }
+        }
+        return parents
+    }
+
     /// Creates the directories above `path`, each registered to be removed if the run leaves it
     /// empty (`TemporaryFiles.registerDirectory`).
     static func makeParent(of path: String) throws(AudioPipelineError) {

@@ -206,12 +206,18 @@ public enum TemporaryFiles {
         lock.unlock()
     }
 
-    /// Removes the registered directories that are empty, the deepest first (a directory holding
-    /// an output, or anything else, stays).
-    public static func removeEmptyDirectories() {
+    /// Removes the registered directories among `candidates` that are empty, the deepest first (a
+    /// directory holding an output, or anything else, stays). A run passes the directories above its
+    /// own outputs: the registry is the process's, and another run in it (a batch beside this one in
+    /// an app, tests in parallel) may have just made its output directory and not yet written into
+    /// it — removing every empty registered directory once failed such a run's next file.
+    public static func removeEmptyDirectories(among candidates: Set<String>) {
         lock.lock()
         defer { lock.unlock() }
-        removeEmpty()
+        for d in directories.sorted(by: { $0.count > $1.count })
+        where candidates.contains(d) && (rmdir(d) == 0 || errno == ENOENT) {
+            directories.remove(d)
+        }
     }
 
     private static func removeEmpty() {
