@@ -214,14 +214,14 @@ public enum TemporaryFiles {
     public static func removeEmptyDirectories(among candidates: Set<String>) {
         lock.lock()
         defer { lock.unlock() }
-        for d in directories.sorted(by: { $0.count > $1.count })
-        where candidates.contains(d) && (rmdir(d) == 0 || errno == ENOENT) {
-            directories.remove(d)
-        }
+        removeEmpty(among: candidates)
     }
 
-    private static func removeEmpty() {
-        for d in directories.sorted(by: { $0.count > $1.count }) where rmdir(d) == 0 || errno == ENOENT {
+    /// Removes the registered directories that are empty (those among `candidates`, when given), the
+    /// deepest first. Under `lock`.
+    private static func removeEmpty(among candidates: Set<String>? = nil) {
+        for d in directories.sorted(by: { $0.count > $1.count })
+        where (candidates?.contains(d) ?? true) && (rmdir(d) == 0 || errno == ENOENT) {
             directories.remove(d)
         }
     }
