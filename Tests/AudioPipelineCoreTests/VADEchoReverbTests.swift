@@ -82,7 +82,7 @@ struct VADEchoReverbTests {
         let parts = (direct: SIMD8<Double>(repeating: -140), tail: SIMD8<Double>(repeating: -30))
         let m = SIMD8<Double>(repeating: -30)
         let measured = { (model: VADEchoModel) in
-            min(model.configuredDecay, max(model.slowestDecay, -model.decayChanges.value(or: 0) / 4))
+            min(model.configuredDecay, max(model.slowestDecay, -model.decayFit.slope(or: 0)))
         }
         // A fall of 0.6 dB a frame, learnt.
         for _ in 0..<VADEchoModel.decayEarlyFrames {

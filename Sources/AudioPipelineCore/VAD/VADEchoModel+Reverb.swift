@@ -10,11 +10,12 @@
 /// measures the fall, from the bands whose level (the mean of this frame's and the one before's)
 /// stands `tailGap` over the echo the direct path explains — what they hold is the room's tail, in
 /// the agent's pauses and the dips between its words — and `decayMargin` over their quiet level
-/// (the noise floor would flatten the fall): the mean change of those bands' levels. (The two
-/// frames' mean, not each frame: a frame that dipped under a threshold left out falls and kept
-/// rises, and rooms of 450 ms read up to 900.) Its median over the last `decayWindowSeconds` of
-/// such frames is the room's fall per frame (the tail's level jitters around a straight line in
-/// dB, and the median of the changes is its slope). From `decayEarlyFrames` such frames the tail
+/// (the noise floor would flatten the fall). (The two frames' mean, not each frame: a frame that
+/// dipped under a threshold left out falls and kept rises, and rooms of 450 ms read up to 900.) A
+/// band's frames in a row that hold the tail are a run; the room's fall per frame is the weighted
+/// median of the runs' least-squares slopes, the longest runs weighing most, over about the last
+/// `decayWindowSeconds` of such frames (`VADDecayFit`: the median of the frames' changes, used
+/// until 2026-12-06, read halls up to twice too fast). From `decayEarlyFrames` such frames the tail
 /// falls at the slower of the configured decay and the measured one, no slower than a room of
 /// `slowestReverbSeconds`: the configured RT60 is the fastest the model ever assumes. A user who
 /// talks in a pause, not yet heard, can only make the measured fall slower; a tail too slow costs
@@ -24,13 +25,13 @@
 /// and the tail's level is learnt anew then (it was learnt against the slower tail). Until the
 /// fall is measured the configured one is assumed: holding the tail slower then spared a short
 /// reply in a hall but hid a user who talks early (the talking echo grid, 0 → 33 of 66 cells late).
-/// docs/design/vad-experiments.md, "The room's reverberation measured in the agent's pauses" and
-/// "The tail learnt anew when the decay moves faster".
+/// docs/design/vad-experiments.md, "The room's reverberation measured in the agent's pauses", "The
+/// tail learnt anew when the decay moves faster" and "A hall's fall fitted over runs".
 extension VADEchoModel {
     /// How far over its quiet level a band must stand (the mean of this frame and the one before) to
     /// measure the fall, dB.
     static let decayMargin = 12.0
-    /// The frames the measured fall is the median of, s of pauses' frames.
+    /// The learning frames over which a run's weight in the measured fall is forgotten by `e`, s.
     static let decayWindowSeconds = 4.0
     /// Pauses' frames before the measured fall is used.
     static let decayEarlyFrames = 20
@@ -56,24 +57,25 @@ extension VADEchoModel {
         mic m: SIMD8<Double>, change c: SIMD8<Double>, parts: (direct: SIMD8<Double>, tail: SIMD8<Double>)
     ) {
         guard configuredDecay > 0, largestLane(parts.tail) > threshold else { return }
-        var sum = 0.0
-        var bands = 0
-        for b in 0..<bandCount {
-            let quiet = micQuiet[b].value(or: m[b]) + Self.decayMargin
-            let direct = trackedGains[b].value(or: worst) + parts.direct[b] + Self.tailGap
-            // The two frames' mean, not each: a frame that dipped under a threshold would leave
-            // out falls and keep rises, and the median would read the room slower than it is.
-            let mean = m[b] - c[b] / 2
-            if mean > max(quiet, direct) {
-                sum += c[b]
-                bands += 1
+        // What a band must stand over: its quiet level and the direct path's echo, each with its gap
+        // (lanes past `bandCount`: never). (Written through memory: a lane written by index in a
+        // loop took the whole vector out of its registers and back each time.)
+        var over = SIMD8<Double>(repeating: .infinity)
+        withUnsafeMutableBytes(of: &over) { lanes in
+            for b in 0..<bandCount {
+                let quiet = micQuiet[b].value(or: m[b]) + Self.decayMargin
+                let direct = trackedGains[b].value(or: worst) + parts.direct[b] + Self.tailGap
+                lanes.storeBytes(of: max(quiet, direct), toByteOffset: b * 8, as: Double.self)
             }
         }
-        guard bands > 0 else { return }
-        decayChanges.add(4 * sum / Double(bands))
+        // The two frames' mean, not each: a frame that dipped under a threshold would end a run
+        // early and start the next on its rise.
+        let taking = m - c / 2 .> over
+        guard any(taking) else { return }
+        decayFit.add(frame: frames, taking: taking, change: c)
         decayLearnt += 1
-        guard decayLearnt >= Self.decayEarlyFrames else { return }
-        let fall = -decayChanges.value(or: 0) / 4
+        guard decayLearnt >= Self.decayEarlyFrames, !decayFit.isEmpty else { return }
+        let fall = -decayFit.slope(or: 0)
         let measured = min(configuredDecay, max(slowestDecay, fall))
         guard abs(measured - decay) > Self.decayStep * decay else {
             decayOffFrames = 0

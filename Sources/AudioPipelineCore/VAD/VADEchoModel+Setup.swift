@@ -131,7 +131,7 @@ extension VADEchoModel {
         }
         forgetTail()
         decay = configuredDecay
-        decayChanges.reset()
+        decayFit.reset()
         decayLearnt = 0
         decayOffFrames = 0
         windowLearnt = 0

@@ -84,8 +84,9 @@
 /// and over the tail (the tracked echo), the window's maximum from blocks of eight frames
 /// (`windowMax`), two running quantiles per band once the tracked gain is in use (five before: the
 /// window model stops learning then, `windowRetired`; the louder-echo watch adds up to two every
-/// second frame; the room's fall one in a frame of the reference's tail, and a pass over the ring
-/// when the decay in use moves) and no allocation. The helpers `update` calls that only read the
+/// second frame; the room's fall a few lane operations in a frame of the reference's tail, a bin
+/// where a band's run of it ends, and a pass over the ring when the decay in use moves) and no
+/// allocation. The helpers `update` calls that only read the
 /// model (`windowMax`, `trackedParts`, `directPathPlays`, `withLeakage`, `referenceChange`) are
 /// `mutating` all the same: as plain methods, called from a mutating path, the compiler handed
 /// each a copy of the whole model (688 bytes, a `memcpy`, three to four a frame).
@@ -106,9 +107,9 @@ public struct VADEchoModel: Sendable {
     /// The decay of a room of `slowestReverbSeconds`, dB per frame: the slowest the model assumes.
     let slowestDecay: Double
     let frameMilliseconds: Double
-    /// The microphone's fall per frame in the reference's pauses (×4: the histogram's 0.25 dB bins
-    /// would round a decay of 0.7 dB a frame to 0.5 or 0.75), and how many frames it has learnt from.
-    var decayChanges: RunningQuantile
+    /// The microphone's fall per frame in the reference's pauses, fitted over the bands' runs of tail
+    /// frames, and how many frames it has learnt from.
+    var decayFit: VADDecayFit
     var decayLearnt = 0
     /// Learning frames in a row whose measured fall stood more than `decayStep` from the decay in use.
     var decayOffFrames = 0
@@ -231,7 +232,7 @@ public struct VADEchoModel: Sendable {
         decay = configuredDecay
         frameMilliseconds = c.frameMilliseconds
         slowestDecay = 60 * c.frameMilliseconds / (Self.slowestReverbSeconds * 1000)
-        decayChanges = RunningQuantile(window: frames(Self.decayWindowSeconds), quantile: 0.5)
+        decayFit = VADDecayFit(window: frames(Self.decayWindowSeconds))
         tail = min(frames(1), Int((c.echoReverbMilliseconds / c.frameMilliseconds).rounded(.up)))
         worst = c.initialEchoGain
         marginMax = c.echoMargin
