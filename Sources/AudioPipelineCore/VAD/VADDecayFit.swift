@@ -14,11 +14,12 @@ import RealModule
 /// to frame, as much as a hall's tail falls in five frames; and most frames that hold the tail are
 /// the first of a short run, whose change still carries the last of the direct path's echo (in a
 /// hall of 786 ms: the runs' first three frames fell 2.2 dB a frame at the median, the later ones
-/// 0.7–0.9, the room 0.76). In 80 generated halls (RT60 400–900 ms, two draws) the median of the
-/// changes left 8 rooms at 0.8× their RT60 or faster (0.57× the worst), and a tail expected too
-/// fast stopped the agent on its own echo; the fit leaves 2, both rooms whose echo is too weak to
-/// measure (the configured RT60 stands) (docs/design/vad-experiments.md, "A hall's fall fitted over
-/// runs").
+/// 0.7–0.9, the room 0.76). In 80 generated halls (RT60 400–900 ms, the two draws that chose the
+/// fit) the median of the changes left 8 rooms at 0.8× their RT60 or faster (0.57× the worst), and a
+/// tail expected too fast stopped the agent on its own echo; the fit leaves 2, both rooms whose
+/// echo is too weak to measure (the configured RT60 stands). In 120 halls of three draws never used
+/// to choose it: 17 → 4 (0.59× → 0.63× the worst) (docs/design/vad-experiments.md, "A hall's fall
+/// fitted over runs").
 struct VADDecayFit {
     /// The slopes the histogram holds, dB per frame (outside, the end bins), and its bin width.
     static let lowest = -8.0
